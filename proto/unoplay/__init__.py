@@ -1,0 +1,1 @@
+"""unoplay: networked UNO. ``unoplay.server``, ``unoplay.client``, ``unoplay.v1`` (wire)."""

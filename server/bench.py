@@ -1,0 +1,140 @@
+"""Engine benchmark: complete rounds between random legal players (``uno bench``).
+
+Both engines play 4-player rounds with the same kind of random player, one
+that plays a uniformly random legal card when it has one (a wild once per
+colour) and otherwise takes a random one of its other legal actions (draw,
+keep, challenge, accept...). That is the policy RLCard's own legal-action list
+gives (it offers *draw* only without a playable card), so a round is about as
+long in both engines and rounds/s compare like for like. Our engine does the
+complete official rules on top (starter table, drawn-card choice, Wild Draw
+Four challenge, UNO calls and catches, scoring); RLCard's does not.
+
+Each figure is the median of ``runs`` timed runs of ``seconds`` each.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+from dataclasses import asdict, dataclass
+from random import Random
+
+from .actions import ActionKind
+from .engine import GameState, Phase
+from .rules import RuleSet
+
+_PLAY = ActionKind.PLAY
+_ROUND_OVER = Phase.ROUND_OVER
+
+
+@dataclass
+class Result:
+    """One engine's figures: medians over the runs."""
+
+    engine: str
+    rounds_per_s: float
+    actions_per_s: float
+    actions_per_round: float
+    runs: int
+
+
+def _time_ours(seconds: float, seed: int, players: int) -> tuple[int, int, float]:
+    """Play rounds for ``seconds``; returns (rounds, actions, elapsed seconds)."""
+    rules = RuleSet(target_score=100_000)
+    pick = Random(seed).random
+    rounds = actions = 0
+    game, _ = GameState.new(players, rules, seed=seed)
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        while game.phase < _ROUND_OVER:
+            seat = game.current
+            legal = game.legal_actions(seat)
+            plays = [a for a in legal if a.kind is _PLAY]
+            choice = plays if plays else legal
+            game.apply(seat, choice[int(pick() * len(choice))])
+            actions += 1
+        rounds += 1
+        if time.perf_counter() >= deadline:
+            return rounds, actions, time.perf_counter() - start
+        if game.is_game_over:
+            seed += 1
+            game, _ = GameState.new(players, rules, seed=seed)
+        else:
+            game.next_round()
+
+
+def _time_rlcard(seconds: float, seed: int, players: int) -> tuple[int, int, float]:
+    """RLCard's UnoGame with the same random player; needs the ``bench`` extra."""
+    import numpy as np
+    from rlcard.games.uno.game import UnoGame
+
+    game = UnoGame(num_players=players)
+    game.np_random = np.random.RandomState(seed)
+    pick = Random(seed).random
+    rounds = actions = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        game.init_game()
+        while not game.is_over():
+            legal = game.get_legal_actions()
+            game.step(legal[int(pick() * len(legal))])
+            actions += 1
+        rounds += 1
+        if time.perf_counter() >= deadline:
+            return rounds, actions, time.perf_counter() - start
+
+
+def measure(name: str, runs: int, seconds: float, players: int = 4) -> Result:
+    """Median rounds/s and actions/s of engine ``name`` ("unoplay" or "rlcard")."""
+    timer = _time_ours if name == "unoplay" else _time_rlcard
+    rps, aps, apr = [], [], []
+    for run in range(runs):
+        rounds, actions, elapsed = timer(seconds, 1000 * run + 1, players)
+        rps.append(rounds / elapsed)
+        aps.append(actions / elapsed)
+        apr.append(actions / rounds)
+    return Result(name, statistics.median(rps), statistics.median(aps),
+                  statistics.median(apr), runs)
+
+
+def rlcard_available() -> bool:
+    """True if the optional ``rlcard`` package can be imported."""
+    try:
+        import rlcard.games.uno.game  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False,
+        with_rlcard: bool = True) -> dict:
+    """Run the benchmark, print a report (text or JSON) and return the figures."""
+    ours = measure("unoplay", runs, seconds)
+    report: dict = {"players": 4, "rules": "official", "unoplay": asdict(ours)}
+    theirs = None
+    if with_rlcard and rlcard_available():
+        theirs = measure("rlcard", runs, seconds)
+        report["rlcard"] = asdict(theirs)
+        report["ratio_rounds_per_s"] = ours.rounds_per_s / theirs.rounds_per_s
+        report["ratio_actions_per_s"] = ours.actions_per_s / theirs.actions_per_s
+    elif with_rlcard:
+        report["rlcard"] = None
+        report["note"] = "rlcard not installed: pip install -e '.[bench]' to compare"
+    if as_json:
+        print(json.dumps(report, indent=2))
+        return report
+    print(f"engine benchmark: 4 players, official rules, median of {runs} runs of {seconds:g} s")
+    for r in (ours, theirs):
+        if r is not None:
+            print(f"  {r.engine:8s} {r.rounds_per_s:9,.0f} rounds/s {r.actions_per_s:11,.0f} "
+                  f"actions/s  ({r.actions_per_round:.1f} actions/round)")
+    if theirs is not None:
+        print(f"  ratio    {report['ratio_rounds_per_s']:9.2f}x rounds/s "
+              f"{report['ratio_actions_per_s']:10.2f}x actions/s")
+    elif "note" in report:
+        print(f"  ({report['note']})", file=sys.stderr)
+    return report

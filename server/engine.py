@@ -1,0 +1,895 @@
+"""The rules engine: one UNO game as a pure, seeded state machine.
+
+No I/O, no clock, no global random state: a :class:`GameState` is driven only
+by :meth:`GameState.apply` and :meth:`GameState.next_round`, and all chance
+(dealer draw, shuffles) comes from its own ``random.Random(seed)``. The same
+seed and the same actions always give the same events.
+
+Seats are numbered ``0..players-1`` clockwise; "left of" a seat is the next
+seat clockwise. Section numbers in docstrings refer to RULES.md.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Iterable, Sequence
+
+from . import actions as A
+from .actions import NONE, Action, ActionKind
+from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
+                    STANDARD_POINTS, WILD, Rank, card_name)
+from .errors import IllegalAction, Reason
+from .events import EVERYONE, Event, EventKind as E, new_event
+from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
+                    ReverseStarter, RuleSet, Scoring, Wd4Restriction, WildStarter)
+
+HAND_SIZE = 7
+
+_SKIP = int(Rank.SKIP)
+_REVERSE = int(Rank.REVERSE)
+_DRAW_TWO = int(Rank.DRAW_TWO)
+_WILD = int(Rank.WILD)
+_WD4 = int(Rank.WILD_DRAW_FOUR)
+
+_PLAY = ActionKind.PLAY
+_DRAW = ActionKind.DRAW
+
+
+class Phase(IntEnum):
+    """What the round is waiting for."""
+
+    CHOOSE_COLOUR = 1  #: the current player names the colour of a Wild starter
+    PLAY = 2  #: the current player plays a card or draws
+    DRAWN = 3  #: the current player drew a playable card: play it or keep it
+    PENALTY = 4  #: the current player faces a Wild Draw Four: challenge or accept
+    ROUND_OVER = 5  #: a player went out; ``next_round()`` deals the next one
+    GAME_OVER = 6  #: a score reached the target
+
+
+_CHOOSE_COLOUR = Phase.CHOOSE_COLOUR
+_PLAYING = Phase.PLAY
+_DRAWN = Phase.DRAWN
+_PENALTY = Phase.PENALTY
+_ROUND_OVER = Phase.ROUND_OVER
+
+_EV_PLAYED = E.PLAYED
+_EV_TURN = E.TURN
+_EV_SKIPPED = E.SKIPPED
+_EV_DREW = E.DREW
+_EV_DREW_CARDS = E.DREW_CARDS
+_EV_UNO_CALLED = E.UNO_CALLED
+
+
+# _FITS[colour][top rank][card]: does ``card`` match the colour in force or the
+# top card's number/symbol, or is it a wild (section 3)? colour 4: none named yet.
+_FITS = tuple(
+    tuple(tuple(COLOUR[c] == colour or RANK[c] == rank or COLOUR[c] == WILD
+                for c in range(DECK_SIZE)) for rank in range(15))
+    for colour in range(5)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """What one seat may know (``seat == -1``: a spectator, who sees no hand).
+
+    Card fields are ids 0..107 (-1 when absent); ``colour`` is 0..3, or 4 while
+    a Wild starter has no colour yet; ``direction`` is 1 clockwise, -1 counter.
+    """
+
+    seat: int
+    hand: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    top_card: int
+    colour: int
+    direction: int
+    current: int
+    phase: Phase
+    pending_penalty: int  #: cards the current player draws if they accept
+    drawn_card: int  #: the card this seat just drew and may play, else -1
+    uno_called: tuple[bool, ...]  #: per seat: holds one card and called UNO
+    catchable: int  #: seat that may be caught for not calling UNO, else -1
+    draw_pile_size: int
+    discard_pile_size: int
+    scores: tuple[int, ...]
+    dealer: int
+    round_number: int
+    round_winner: int  #: -1 while the round is on
+    game_winners: tuple[int, ...]  #: empty until the game is over
+
+
+class GameState:
+    """One game: a sequence of rounds between ``players`` seats (section 7).
+
+    Create with :meth:`new` (plays the dealer draw and deals round 1) or, in
+    tests, :meth:`from_position`. Drive with :meth:`legal_actions`,
+    :meth:`apply` and :meth:`next_round`.
+    """
+
+    __slots__ = (
+        "rules", "players", "seed", "_rng", "_hands", "_draw", "_discard", "_colour",
+        "_direction", "_current", "_phase", "_pending", "_drawn", "_uno", "_catchable",
+        "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
+        "_round", "_round_winner", "_unshuffled", "_game_winners", "_points", "_plays", "_plays_uno",
+    )
+
+    def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
+        """A game not yet dealt; use :meth:`new` instead.
+
+        Raises ValueError if ``players`` is outside 2..10.
+        """
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
+        self.rules = rules = rules or OFFICIAL
+        self.players = players
+        self.seed = random.SystemRandom().getrandbits(63) if seed is None else seed
+        self._rng = random.Random(self.seed)
+        self._hands: list[list[int]] = [[] for _ in range(players)]
+        self._draw: list[int] = []
+        self._unshuffled = 0  # cards at the bottom of the draw pile not yet shuffled
+        self._discard: list[int] = []
+        self._colour = WILD
+        self._direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self._current = 0
+        self._phase = _PLAYING
+        self._pending = 0
+        self._drawn = NONE
+        self._uno = [False] * players
+        self._catchable = NONE
+        self._wd4_by = NONE
+        self._wd4_guilty = False
+        self._wd4_hand: tuple[int, ...] = ()
+        self._after_choice = NONE
+        self._scores = [0] * players
+        self._dealer = 0
+        self._round = 0
+        self._round_winner = NONE
+        self._game_winners: tuple[int, ...] = ()
+        self._points = CLASSIC_POINTS if rules.point_values is PointValues.CLASSIC else STANDARD_POINTS
+        unnamed = rules.unnamed_wild_keeps_colour
+        self._plays = A.play_table(False, unnamed)
+        self._plays_uno = A.play_table(True, unnamed)
+
+    # ------------------------------------------------------------------ set-up
+
+    @classmethod
+    def new(cls, players: int, rules: RuleSet | None = None, seed: int | None = None, *,
+            dealer: int | None = None,
+            deck: Sequence[int] | None = None) -> tuple[GameState, list[Event]]:
+        """Start a game: choose the dealer by draw (section 2) and deal round 1.
+
+        Returns the state and the events of the set-up. ``seed`` None picks a
+        random one (kept in ``state.seed`` so the game can be replayed).
+        For tests and puzzles, ``dealer`` skips the dealer draw and ``deck``
+        stacks round 1's deck instead of shuffling it: all 108 ids, the card
+        dealt first last. Raises ValueError for a bad player count, dealer or deck.
+        """
+        game = cls(players, rules, seed)
+        events: list[Event] = []
+        if dealer is None:
+            game._dealer = game._choose_dealer(events)
+        elif 0 <= dealer < players:
+            game._dealer = dealer
+        else:
+            raise ValueError(f"dealer must be a seat 0..{players - 1}")
+        if deck is not None and sorted(deck) != list(range(DECK_SIZE)):
+            raise ValueError("a stacked deck must hold each of the 108 cards exactly once")
+        game._deal(events, deck)
+        return game, events
+
+    @classmethod
+    def from_position(
+        cls,
+        hands: Sequence[Iterable[int]],
+        top: int,
+        *,
+        rules: RuleSet | None = None,
+        draw_pile: Sequence[int] | None = None,
+        discard_under: Sequence[int] = (),
+        colour: int | None = None,
+        current: int = 0,
+        direction: int = 1,
+        phase: Phase = Phase.PLAY,
+        pending: int = 0,
+        wd4_by: int = NONE,
+        wd4_guilty: bool = False,
+        drawn_card: int = NONE,
+        uno_called: Sequence[bool] | None = None,
+        catchable: int = NONE,
+        scores: Sequence[int] | None = None,
+        dealer: int = 0,
+        seed: int = 0,
+    ) -> GameState:
+        """Build any position directly, for tests and puzzles.
+
+        ``hands`` per seat, ``top`` the discard pile's top card, ``discard_under``
+        the cards below it (bottom first), ``draw_pile`` bottom first with its top
+        last. If ``draw_pile`` is None, every card not placed elsewhere goes to
+        the draw pile in id order (so the highest unplaced id is drawn first);
+        otherwise the cards given must be all 108. ``colour`` defaults to the top
+        card's colour. For ``phase=PENALTY`` give ``pending``, ``wd4_by`` (the
+        seat that played the Wild Draw Four) and ``wd4_guilty`` (whether that
+        play was illegal). Raises ValueError for duplicate or missing
+        cards or an inconsistent position.
+        """
+        game = cls(len(hands), rules, seed)
+        game._hands = [list(h) for h in hands]
+        game._discard = list(discard_under) + [top]
+        placed = [c for h in game._hands for c in h] + game._discard
+        if draw_pile is None:
+            used = set(placed)
+            game._draw = [c for c in range(DECK_SIZE) if c not in used]
+        else:
+            game._draw = list(draw_pile)
+        every = placed + game._draw
+        if sorted(every) != list(range(DECK_SIZE)):
+            raise ValueError("a position must hold each of the 108 cards exactly once")
+        if direction not in (1, -1):
+            raise ValueError("direction must be 1 or -1")
+        game._colour = COLOUR[top] if colour is None else colour
+        game._current = current
+        game._direction = direction
+        game._phase = phase
+        game._pending = pending
+        game._drawn = drawn_card
+        game._dealer = dealer
+        game._round = 1
+        game._uno = list(uno_called) if uno_called is not None else [False] * game.players
+        game._catchable = catchable
+        game._scores = list(scores) if scores is not None else [0] * game.players
+        if phase is _PENALTY:
+            if wd4_by == NONE or pending <= 0:
+                raise ValueError("a PENALTY position needs wd4_by and pending")
+            game._wd4_by = wd4_by
+            game._wd4_hand = tuple(game._hands[wd4_by])
+            game._wd4_guilty = wd4_guilty
+        if phase is _DRAWN and drawn_card not in game._hands[current]:
+            raise ValueError("drawn_card must be in the current player's hand")
+        if phase is _CHOOSE_COLOUR:
+            game._after_choice = current
+        return game
+
+    def clone(self) -> GameState:
+        """An independent copy (same future chance outcomes), for search bots."""
+        other = GameState.__new__(GameState)
+        for name in GameState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._rng = random.Random()
+        other._rng.setstate(self._rng.getstate())
+        other._hands = [h[:] for h in self._hands]
+        other._draw = self._draw[:]
+        other._discard = self._discard[:]
+        other._uno = self._uno[:]
+        other._scores = self._scores[:]
+        return other
+
+    def _pop_cards(self, k: int) -> list[int]:
+        """Take up to ``k`` cards off the top of the draw pile, in drawing order.
+
+        The pile is shuffled lazily: ``_unshuffled`` cards at its bottom are
+        still in no particular order, and a Fisher-Yates step fixes each one
+        just before it is drawn. That is the same uniform shuffle as shuffling
+        up front, but costs only the cards actually drawn. Positions built by
+        :meth:`from_position` have nothing unshuffled, so they draw in order.
+        """
+        draw = self._draw
+        m = len(draw)
+        if k > m:
+            k = m
+        low = m - k
+        if low < self._unshuffled:
+            rand = self._rng.random
+            for i in range(self._unshuffled - 1, low - 1, -1):
+                j = int(rand() * (i + 1))
+                draw[i], draw[j] = draw[j], draw[i]
+            self._unshuffled = low
+        got = draw[low:]
+        del draw[low:]
+        got.reverse()
+        return got
+
+    def _choose_dealer(self, events: list[Event]) -> int:
+        """Section 2: everyone draws; the highest number deals; action and wild
+        cards are drawn again; ties among the highest draw again."""
+        rng = self._rng
+        deck = list(range(DECK_SIZE))
+        candidates = list(range(self.players))
+        while True:
+            drawn: dict[int, int] = {}
+            for p in candidates:
+                while True:
+                    if not deck:
+                        deck = list(range(DECK_SIZE))
+                    i = int(rng.random() * len(deck))
+                    deck[i], deck[-1] = deck[-1], deck[i]
+                    card = deck.pop()
+                    events.append(Event(E.DEALER_DRAW, p, cards=(card,)))
+                    if IS_NUMBER[card]:
+                        break
+                drawn[p] = RANK[card]
+            best = max(drawn.values())
+            candidates = [p for p in candidates if drawn[p] == best]
+            if len(candidates) == 1:
+                events.append(Event(E.DEALER_CHOSEN, candidates[0]))
+                return candidates[0]
+
+    def _deal(self, events: list[Event], deck: Sequence[int] | None = None) -> None:
+        """Shuffle, deal 7 each from the dealer's left, flip the starter (section 2)."""
+        rules = self.rules
+        n = self.players
+        self._round += 1
+        self._round_winner = NONE
+        self._direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self._uno = [False] * n
+        self._catchable = NONE
+        self._pending = 0
+        self._drawn = NONE
+        self._wd4_by = NONE
+        self._draw = list(range(DECK_SIZE) if deck is None else deck)
+        self._unshuffled = DECK_SIZE if deck is None else 0
+        dealt = self._pop_cards(HAND_SIZE * n)
+        hands: list[list[int]] = [[] for _ in range(n)]
+        d = self._direction
+        for i, card in enumerate(dealt):
+            hands[(self._dealer + d * (1 + i % n)) % n].append(card)
+        self._hands = hands
+        events.append(Event(E.ROUND_STARTED, self._dealer, count=HAND_SIZE, value=self._round))
+        for p in range(n):
+            events.append(Event(E.HAND_DEALT, p, audience=p, cards=tuple(hands[p])))
+        while True:
+            starter = self._pop_cards(1)[0]
+            events.append(Event(E.STARTER_FLIPPED, cards=(starter,)))
+            if RANK[starter] == _WD4 or (rules.starter_wild_redraw and IS_WILD[starter]):
+                self._draw.append(starter)
+                self._unshuffled = len(self._draw)
+                events.append(Event(E.STARTER_RETURNED, cards=(starter,)))
+                events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
+                continue
+            break
+        self._discard = [starter]
+        self._colour = COLOUR[starter]
+        self._starter_effect(starter, events)
+
+    def _starter_effect(self, starter: int, events: list[Event]) -> None:
+        """Apply the starter card table of section 2."""
+        rules = self.rules
+        dealer = self._dealer
+        first = dealer if rules.first_player is FirstPlayer.DEALER else self._step(dealer, 1)
+        rank = RANK[starter]
+        self._phase = _PLAYING
+        current = first
+        if rank == _SKIP:
+            events.append(Event(E.SKIPPED, first))
+            current = self._step(first, 1)
+        elif rank == _REVERSE:
+            self._reverse(events)
+            how = rules.reverse_starter
+            if how is ReverseStarter.DEALER_FIRST:
+                current = dealer
+            elif how is ReverseStarter.RIGHT_OF_DEALER_FIRST:
+                current = self._step(dealer, 1)
+            # FIRST_PLAYER_THEN_REVERSE: the first player plays; play then runs reversed.
+        elif rank == _DRAW_TWO:
+            self._draw_cards(first, 2, events)
+            events.append(Event(E.SKIPPED, first))
+            current = self._step(first, 1)
+        elif rank == _WILD:
+            self._phase = _CHOOSE_COLOUR
+            how = rules.wild_starter
+            if how is WildStarter.DEALER_NAMES:
+                current, self._after_choice = dealer, first
+            elif how is WildStarter.FIRST_PLAYER_NAMES_ONLY:
+                self._after_choice = self._step(first, 1)
+            else:
+                self._after_choice = first
+        self._current = current
+        events.append(Event(E.TURN, current))
+
+    def next_round(self) -> list[Event]:
+        """Deal the next round; the previous round's winner deals (section 2).
+
+        Raises IllegalAction (ROUND_IN_PROGRESS or GAME_OVER) when there is no
+        round to start.
+        """
+        if self._phase is Phase.GAME_OVER:
+            raise IllegalAction(Reason.GAME_OVER, "the game is over")
+        if self._phase is not _ROUND_OVER:
+            raise IllegalAction(Reason.ROUND_IN_PROGRESS, "the round is still being played")
+        self._dealer = self._round_winner
+        events: list[Event] = []
+        self._deal(events)
+        return events
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def phase(self) -> Phase:
+        """What the round waits for (:class:`Phase`)."""
+        return self._phase
+
+    @property
+    def current(self) -> int:
+        """Seat whose turn it is (or who must answer the pending decision)."""
+        return self._current
+
+    @property
+    def is_round_over(self) -> bool:
+        """True once a player has gone out (also when the game is over)."""
+        return self._phase >= _ROUND_OVER
+
+    @property
+    def is_game_over(self) -> bool:
+        """True once a score reached the target (section 7)."""
+        return self._phase is Phase.GAME_OVER
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Game scores per seat, in points (section 7)."""
+        return tuple(self._scores)
+
+    @property
+    def top_card(self) -> int:
+        """The discard pile's top card id."""
+        return self._discard[-1]
+
+    @property
+    def colour(self) -> int:
+        """The colour in force, 0..3 (4 while a Wild starter waits for a colour)."""
+        return self._colour
+
+    @property
+    def direction(self) -> int:
+        """1 clockwise, -1 counter-clockwise."""
+        return self._direction
+
+    @property
+    def pending_penalty(self) -> int:
+        """Cards the current player draws if they accept (PENALTY phase), else 0."""
+        return self._pending
+
+    @property
+    def dealer(self) -> int:
+        """Seat of this round's dealer."""
+        return self._dealer
+
+    @property
+    def round_number(self) -> int:
+        """1 for the first round."""
+        return self._round
+
+    @property
+    def round_winner(self) -> int:
+        """Seat that went out this round, or -1."""
+        return self._round_winner
+
+    @property
+    def game_winners(self) -> tuple[int, ...]:
+        """Winning seats once the game is over (several on a tie under penalty scoring)."""
+        return self._game_winners
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """The cards held by ``seat`` (hidden information: not for other players)."""
+        return tuple(self._hands[seat])
+
+    @property
+    def draw_pile(self) -> tuple[int, ...]:
+        """Draw pile, bottom first (hidden information). After a shuffle the order
+        of the cards not yet drawn is only decided as they are drawn."""
+        return tuple(self._draw)
+
+    @property
+    def discard_pile(self) -> tuple[int, ...]:
+        """Discard pile, bottom first; the last card is the top card."""
+        return tuple(self._discard)
+
+    def uno_called(self, seat: int) -> bool:
+        """True if ``seat`` holds one card and called UNO for it."""
+        return self._uno[seat]
+
+    @property
+    def catchable(self) -> int:
+        """Seat that holds one card without having called UNO, while it can be caught; else -1."""
+        return self._catchable
+
+    def hand_points(self, seat: int) -> int:
+        """Points of the cards ``seat`` holds under the rule set's point values."""
+        pts = self._points
+        return sum(pts[c] for c in self._hands[seat])
+
+    def view(self, seat: int) -> PlayerView:
+        """The information state of ``seat`` (-1 for a spectator): own hand only."""
+        own = 0 <= seat < self.players
+        return PlayerView(
+            seat=seat,
+            hand=tuple(self._hands[seat]) if own else (),
+            hand_sizes=tuple(len(h) for h in self._hands),
+            top_card=self._discard[-1],
+            colour=self._colour,
+            direction=self._direction,
+            current=self._current,
+            phase=self._phase,
+            pending_penalty=self._pending,
+            drawn_card=self._drawn if own and seat == self._current else NONE,
+            uno_called=tuple(self._uno),
+            catchable=self._catchable,
+            draw_pile_size=len(self._draw),
+            discard_pile_size=len(self._discard),
+            scores=tuple(self._scores),
+            dealer=self._dealer,
+            round_number=self._round,
+            round_winner=self._round_winner,
+            game_winners=self._game_winners,
+        )
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may take now, in its turn or out of it.
+
+        Plays come in hand order, each wild once per colour, and with and
+        without a UNO call when it leaves one card. Empty when the round is over.
+        """
+        phase = self._phase
+        if phase >= _ROUND_OVER:
+            return []
+        acts: list[Action] = []
+        if seat == self._current:
+            if phase is _PLAYING:
+                hand = self._hands[seat]
+                fits = _FITS[self._colour][RANK[self._discard[-1]]]
+                table = self._plays_uno if len(hand) == 2 else self._plays
+                for c in hand:
+                    if fits[c]:
+                        acts += table[c]
+                acts.append(A.DRAW)
+            elif phase is _DRAWN:
+                table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
+                acts += table[self._drawn]
+                acts.append(A.KEEP)
+            elif phase is _PENALTY:
+                acts.append(A.CHALLENGE)
+                acts.append(A.ACCEPT)
+            else:
+                acts += [A.choose_colour(c) for c in range(4)]
+        caught = self._catchable
+        if caught != NONE:
+            if caught != seat:
+                acts.append(A.catch(caught))
+            elif not self.rules.uno_call_strict:
+                acts.append(A.CALL_UNO)
+        if self.rules.false_uno_penalty and caught != seat and 0 <= seat < self.players:
+            acts.append(A.CALL_UNO)
+        return acts
+
+    # ------------------------------------------------------------------ actions
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply ``action`` for the player at ``seat`` and return the events.
+
+        Raises IllegalAction (with a :class:`Reason`) and leaves the state
+        exactly as it was when the rules refuse the action.
+        """
+        if self._phase >= _ROUND_OVER:
+            raise IllegalAction(Reason.ROUND_OVER, "the round is over")
+        if not 0 <= seat < self.players:
+            raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
+        kind = action[0]
+        if kind is not _PLAY and kind is not _DRAW:  # the common kinds skip the lookup
+            try:
+                kind = ActionKind(kind)
+            except ValueError:
+                raise IllegalAction(Reason.UNKNOWN_ACTION,
+                                    f"unknown action kind {kind!r}") from None
+        if kind is _PLAY:
+            return self._play(seat, action)
+        if kind is _DRAW:
+            return self._draw_turn(seat)
+        if kind == ActionKind.KEEP:
+            return self._keep(seat)
+        if kind == ActionKind.CHALLENGE:
+            return self._challenge(seat)
+        if kind == ActionKind.ACCEPT:
+            return self._accept(seat)
+        if kind == ActionKind.CALL_UNO:
+            return self._call_uno(seat)
+        if kind == ActionKind.CATCH:
+            return self._catch(seat, action.target)
+        return self._choose_colour(seat, action.colour)
+
+    def _require_turn(self, seat: int, phase: Phase, reason: Reason, message: str) -> None:
+        """Refuse unless ``seat`` is to move in ``phase`` (``reason`` for a wrong phase)."""
+        if seat != self._current:
+            raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {self._current}'s turn")
+        if self._phase is not phase:
+            if self._phase is _PENALTY:
+                raise IllegalAction(Reason.PENALTY_PENDING,
+                                    "challenge or accept the Wild Draw Four first")
+            if self._phase is _CHOOSE_COLOUR:
+                raise IllegalAction(Reason.COLOUR_CHOICE_PENDING,
+                                    "name the colour of the Wild starter first")
+            raise IllegalAction(reason, message)
+
+    def _play(self, seat: int, action: Action) -> list[Event]:
+        """Section 3: play one matching card (or a wild, naming a colour)."""
+        _, card, colour, uno, _ = action
+        if not 0 <= card < DECK_SIZE:
+            raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {card}")
+        if seat != self._current or self._phase is not _PLAYING:
+            if self._phase is _DRAWN and seat == self._current:
+                if card != self._drawn:
+                    raise IllegalAction(Reason.ONLY_DRAWN_CARD,
+                                        f"only the drawn {card_name(self._drawn)} may be played")
+            else:
+                self._require_turn(seat, _PLAYING, Reason.NOT_YOUR_TURN, "")
+        hand = self._hands[seat]
+        if card not in hand:
+            raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(card)}")
+        top = self._discard[-1]
+        if COLOUR[card] == WILD:
+            if colour == NONE:
+                if not self.rules.unnamed_wild_keeps_colour:
+                    raise IllegalAction(Reason.COLOUR_MISSING, "name a colour for the wild card")
+                colour = self._colour
+            elif not 0 <= colour <= 3:
+                raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
+        else:
+            if colour != NONE:
+                raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
+                                    "only a wild card takes a named colour")
+            if COLOUR[card] != self._colour and RANK[card] != RANK[top]:
+                raise IllegalAction(Reason.DOES_NOT_MATCH,
+                                    f"the {card_name(card)} does not match the {card_name(top)}")
+            colour = COLOUR[card]
+        if uno and len(hand) != 2:
+            raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the second-to-last card")
+
+        # Committed: from here on the action happens.
+        rank = RANK[card]
+        if rank == _WD4:
+            self._wd4_guilty = self._guilty(hand, top)
+        hand.remove(card)
+        self._discard.append(card)
+        self._colour = colour
+        self._drawn = NONE
+        self._catchable = NONE
+        left = len(hand)
+        events = [new_event((_EV_PLAYED, seat, EVERYONE, (card,), 0, colour, NONE, 0))]
+        if left == 1:
+            self._uno[seat] = uno
+            if uno:
+                events.append(new_event((_EV_UNO_CALLED, seat, EVERYONE, (), 0, NONE, NONE, 0)))
+            else:
+                self._catchable = seat
+        n = self.players
+        d = self._direction
+        if rank <= 9 or rank == _WILD:
+            nxt = (seat + d) % n
+        elif rank == _SKIP:
+            events.append(new_event((_EV_SKIPPED, (seat + d) % n, EVERYONE, (), 0, NONE, NONE, 0)))
+            nxt = (seat + 2 * d) % n
+        elif rank == _REVERSE:
+            self._reverse(events)
+            if n == 2:
+                events.append(new_event((_EV_SKIPPED, (seat + 1) % 2, EVERYONE, (), 0, NONE, NONE, 0)))
+                nxt = seat
+            else:
+                nxt = (seat - d) % n
+        elif rank == _DRAW_TWO:
+            victim = (seat + d) % n
+            self._draw_cards(victim, 2, events)
+            events.append(new_event((_EV_SKIPPED, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+            nxt = (seat + 2 * d) % n
+        else:  # Wild Draw Four
+            victim = (seat + d) % n
+            if left == 0:  # Section 7: the next player still draws, no challenge.
+                self._draw_cards(victim, 4, events)
+            else:
+                self._wd4_by = seat
+                self._wd4_hand = tuple(hand)
+                self._pending = 4
+                self._phase = _PENALTY
+                self._current = victim
+                events.append(new_event((_EV_TURN, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+                return events
+        if left == 0:
+            self._end_round(seat, events)
+            return events
+        self._phase = _PLAYING
+        self._current = nxt
+        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
+        return events
+
+    def _guilty(self, hand: list[int], top: int) -> bool:
+        """Section 3/4: would a Wild Draw Four from ``hand`` on ``top`` be illegal?"""
+        colour = self._colour
+        if self.rules.wd4_restriction is Wd4Restriction.ANY_MATCH:
+            top_rank = RANK[top]
+            return any(COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == top_rank)
+                       for c in hand)
+        return any(COLOUR[c] == colour for c in hand)
+
+    def _draw_turn(self, seat: int) -> list[Event]:
+        """Section 3: draw one card instead of playing; play it at once if it fits."""
+        self._require_turn(seat, _PLAYING, Reason.ALREADY_DREW,
+                           "you drew already: play the drawn card or keep it")
+        self._catchable = NONE
+        events: list[Event] = []
+        got = self._draw_cards(seat, 1, events)
+        if got:
+            card = got[0]
+            if COLOUR[card] == self._colour or COLOUR[card] == WILD or \
+                    RANK[card] == RANK[self._discard[-1]]:
+                self._phase = _DRAWN
+                self._drawn = card
+                return events
+        self._pass_turn(seat, events)
+        return events
+
+    def _keep(self, seat: int) -> list[Event]:
+        """Section 3: keep the drawn card; the turn passes."""
+        self._require_turn(seat, _DRAWN, Reason.NOTHING_TO_KEEP,
+                           "keep is only for a card you just drew")
+        events = [Event(E.KEPT, seat)]
+        self._drawn = NONE
+        self._pass_turn(seat, events)
+        return events
+
+    def _challenge(self, seat: int) -> list[Event]:
+        """Section 4: challenge the Wild Draw Four; the hand is shown to the challenger."""
+        self._require_turn(seat, _PENALTY, Reason.NOTHING_TO_CHALLENGE,
+                           "there is no Wild Draw Four to challenge")
+        self._catchable = NONE
+        by = self._wd4_by
+        guilty = self._wd4_guilty
+        events = [
+            Event(E.CHALLENGED, seat, target=by, value=int(guilty)),
+            Event(E.HAND_SHOWN, by, audience=seat, cards=self._wd4_hand),
+        ]
+        pending = self._pending
+        self._clear_penalty()
+        if guilty:
+            self._draw_cards(by, pending, events)
+            if self.rules.challenge_success_skips_challenger:
+                events.append(Event(E.SKIPPED, seat))
+                self._pass_turn(seat, events)
+            else:
+                self._phase = _PLAYING
+                events.append(Event(E.TURN, seat))
+        else:
+            self._draw_cards(seat, pending + 2, events)
+            events.append(Event(E.SKIPPED, seat))
+            self._pass_turn(seat, events)
+        return events
+
+    def _accept(self, seat: int) -> list[Event]:
+        """Section 3: accept the Wild Draw Four: draw the penalty and lose the turn."""
+        self._require_turn(seat, _PENALTY, Reason.NOTHING_TO_ACCEPT,
+                           "there is no penalty to accept")
+        self._catchable = NONE
+        pending = self._pending
+        events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
+        self._clear_penalty()
+        self._draw_cards(seat, pending, events)
+        events.append(Event(E.SKIPPED, seat))
+        self._pass_turn(seat, events)
+        return events
+
+    def _clear_penalty(self) -> None:
+        self._pending = 0
+        self._wd4_by = NONE
+        self._wd4_hand = ()
+
+    def _call_uno(self, seat: int) -> list[Event]:
+        """Section 5: call UNO on its own, before anyone catches you."""
+        if self._catchable == seat:
+            if self.rules.uno_call_strict:
+                raise IllegalAction(Reason.UNO_CALL_STRICT,
+                                    "UNO counts only when called with the play")
+            self._uno[seat] = True
+            self._catchable = NONE
+            return [Event(E.UNO_CALLED, seat)]
+        penalty = self.rules.false_uno_penalty
+        if not penalty:
+            raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
+        events = [Event(E.UNO_FALSE_CALL, seat, count=penalty)]
+        self._draw_cards(seat, penalty, events)
+        return events
+
+    def _catch(self, seat: int, target: int) -> list[Event]:
+        """Section 5: catch a player who holds one card and did not call UNO."""
+        if not 0 <= target < self.players:
+            raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {target}")
+        if target == seat:
+            raise IllegalAction(Reason.CANNOT_CATCH_SELF, "you cannot catch yourself")
+        if len(self._hands[target]) != 1:
+            raise IllegalAction(Reason.NOT_ONE_CARD, f"player {target} does not hold one card")
+        if self._uno[target]:
+            raise IllegalAction(Reason.ALREADY_CALLED, f"player {target} called UNO")
+        if self._catchable != target:
+            raise IllegalAction(Reason.CATCH_TOO_LATE, "too late: the next player began their turn")
+        self._catchable = NONE
+        events = [Event(E.UNO_CAUGHT, seat, target=target)]
+        self._draw_cards(target, self.rules.uno_penalty, events)
+        return events
+
+    def _choose_colour(self, seat: int, colour: int) -> list[Event]:
+        """Section 2: name the colour of a Wild starter card."""
+        self._require_turn(seat, _CHOOSE_COLOUR, Reason.NO_COLOUR_TO_CHOOSE,
+                           "there is no colour to name now")
+        if not 0 <= colour <= 3:
+            raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
+        self._colour = colour
+        self._phase = _PLAYING
+        self._current = self._after_choice
+        return [Event(E.COLOUR_CHOSEN, seat, colour=colour), Event(E.TURN, self._current)]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _step(self, seat: int, k: int) -> int:
+        return (seat + self._direction * k) % self.players
+
+    def _reverse(self, events: list[Event]) -> None:
+        self._direction = -self._direction
+        events.append(Event(E.DIRECTION_CHANGED, value=self._direction))
+
+    def _pass_turn(self, seat: int, events: list[Event]) -> None:
+        nxt = (seat + self._direction) % self.players
+        self._phase = _PLAYING
+        self._current = nxt
+        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
+
+    def _draw_cards(self, seat: int, k: int, events: list[Event]) -> list[int]:
+        """Move up to ``k`` cards from the draw pile to ``seat``'s hand (section 6).
+
+        Reshuffles the discard pile (less its top card) when the draw pile runs
+        out; draws fewer when there is nothing left. Returns the cards drawn.
+        """
+        got = self._pop_cards(k) if k > 0 else []
+        if len(got) < k:
+            discard = self._discard
+            if len(discard) > 1:
+                self._draw = discard[:-1]
+                self._unshuffled = len(self._draw)
+                del discard[:-1]
+                events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
+                got += self._pop_cards(k - len(got))
+        events.append(new_event((_EV_DREW, seat, EVERYONE, (), len(got), NONE, NONE, 0)))
+        if got:
+            self._hands[seat] += got
+            self._uno[seat] = False
+            if self._catchable == seat:
+                self._catchable = NONE
+            events.append(new_event((_EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
+        return got
+
+    def _end_round(self, winner: int, events: list[Event]) -> None:
+        """Section 7: score the round and check the target score."""
+        rules = self.rules
+        n = self.players
+        points = [self.hand_points(p) for p in range(n)]
+        for p in range(n):
+            events.append(Event(E.HAND_SCORED, p, value=points[p]))
+        scores = self._scores
+        if rules.scoring is Scoring.WINNER_TAKES:
+            won = sum(points)
+            scores[winner] += won
+        else:
+            won = 0
+            for p in range(n):
+                scores[p] += points[p]
+        self._round_winner = winner
+        self._catchable = NONE
+        self._phase = _ROUND_OVER
+        events.append(Event(E.ROUND_OVER, winner, value=won))
+        if max(scores) >= rules.target_score:
+            best = (max if rules.scoring is Scoring.WINNER_TAKES else min)(scores)
+            self._game_winners = tuple(p for p in range(n) if scores[p] == best)
+            self._phase = Phase.GAME_OVER
+            for p in self._game_winners:
+                events.append(Event(E.GAME_OVER, p))
+
+    def __repr__(self) -> str:
+        return (f"<GameState players={self.players} round={self._round} "
+                f"phase={self._phase.name} current={self._current} "
+                f"top={card_name(self._discard[-1]) if self._discard else None}>")
+

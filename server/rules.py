@@ -1,0 +1,184 @@
+"""The rule set: every option of RULES.md as one validated, immutable value.
+
+``RuleSet()`` is the ``official`` preset (RULES.md sections 1-7 with their
+defaults). Each option names the RULES.md section it comes from. Options are
+plain ``str`` enums or ints so they map one-to-one onto the wire and the CLI.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Mapping
+
+
+class FirstPlayer(StrEnum):
+    """Who plays first after the deal (RULES.md section 2)."""
+
+    LEFT_OF_DEALER = "left_of_dealer"  #: official
+    DEALER = "dealer"  #: the highest draw (the dealer) plays first
+
+
+class ReverseStarter(StrEnum):
+    """What a Reverse starter card does (RULES.md section 2)."""
+
+    DEALER_FIRST = "dealer_first"  #: official: counter-clockwise, dealer plays first
+    RIGHT_OF_DEALER_FIRST = "right_of_dealer_first"  #: counter-clockwise from the dealer's right
+    FIRST_PLAYER_THEN_REVERSE = "first_player_then_reverse"  #: first player plays, then it turns
+
+
+class WildStarter(StrEnum):
+    """Who names the colour of a Wild starter card (RULES.md section 2)."""
+
+    FIRST_PLAYER_NAMES_AND_PLAYS = "first_player_names_and_plays"  #: official
+    FIRST_PLAYER_NAMES_ONLY = "first_player_names_only"  #: then the next player plays
+    DEALER_NAMES = "dealer_names"  #: the dealer names, the first player plays
+
+
+class Direction(StrEnum):
+    """Initial direction of play (RULES.md section 2)."""
+
+    CLOCKWISE = "clockwise"
+    COUNTER_CLOCKWISE = "counter_clockwise"
+
+
+class Wd4Restriction(StrEnum):
+    """When a Wild Draw Four is allowed, and so how a challenge is judged (section 3)."""
+
+    COLOUR = "colour"  #: official: no card of the colour in force
+    ANY_MATCH = "any_match"  #: no non-wild card matching by colour, number or symbol
+
+
+class PointValues(StrEnum):
+    """Card point table used for scoring (RULES.md section 7)."""
+
+    STANDARD = "standard"  #: actions 20, wilds 50
+    CLASSIC = "classic"  #: actions 10, Wild 20, Wild Draw Four 40
+
+
+class Scoring(StrEnum):
+    """How a finished round is scored (RULES.md section 7)."""
+
+    WINNER_TAKES = "winner_takes"  #: the winner scores the other hands; highest wins
+    PENALTY = "penalty"  #: everyone scores their own hand; lowest wins
+
+
+MIN_PLAYERS = 2
+MAX_PLAYERS = 10
+
+
+class RuleError(ValueError):
+    """A rule set that is malformed or makes no sense; the message names the option."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """All options of one game. Construct with keywords; invalid values raise RuleError.
+
+    The default instance is the ``official`` preset (RULES.md section 10).
+    """
+
+    # Section 2: setting up a round.
+    first_player: FirstPlayer = FirstPlayer.LEFT_OF_DEALER
+    reverse_starter: ReverseStarter = ReverseStarter.DEALER_FIRST
+    wild_starter: WildStarter = WildStarter.FIRST_PLAYER_NAMES_AND_PLAYS
+    starter_wild_redraw: bool = False  #: any wild starter is put back, not only a Wild Draw Four
+    initial_direction: Direction = Direction.CLOCKWISE
+    # Section 3: a turn.
+    wd4_restriction: Wd4Restriction = Wd4Restriction.COLOUR
+    unnamed_wild_keeps_colour: bool = False  #: a wild played with no colour keeps the old one
+    # Section 4: Wild Draw Four challenge.
+    challenge_success_skips_challenger: bool = True
+    # Section 5: UNO.
+    uno_penalty: int = 2  #: cards drawn when caught not calling UNO (0..10)
+    uno_call_strict: bool = False  #: a call counts only together with the play
+    false_uno_penalty: int = 0  #: cards drawn for calling UNO when not due (0..10)
+    # Section 7: scoring.
+    point_values: PointValues = PointValues.STANDARD
+    scoring: Scoring = Scoring.WINNER_TAKES
+    target_score: int = 500  #: game ends when a score reaches it; 0 = single-round game
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = _FIELD_TYPES[f.name]
+            if issubclass(kind, StrEnum):
+                try:
+                    object.__setattr__(self, f.name, kind(value))
+                except ValueError:
+                    choices = ", ".join(m.value for m in kind)
+                    raise RuleError(f"{f.name}: {value!r} is not one of {choices}") from None
+            elif kind is bool:
+                if not isinstance(value, bool):
+                    raise RuleError(f"{f.name}: expected true or false, got {value!r}")
+            elif kind is int:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise RuleError(f"{f.name}: expected an integer, got {value!r}")
+                low, high = _INT_RANGES[f.name]
+                if not low <= value <= high:
+                    raise RuleError(f"{f.name}: {value} is outside {low}..{high}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Option name -> plain value (str, bool or int), every option included."""
+        return {f.name: _plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def from_dict(cls, options: Mapping[str, Any], base: RuleSet | None = None) -> RuleSet:
+        """Build from option name -> value over ``base`` (default: official).
+
+        Raises RuleError naming any unknown option or bad value.
+        """
+        unknown = sorted(set(options) - set(OPTION_NAMES))
+        if unknown:
+            raise RuleError(f"unknown rule option(s): {', '.join(unknown)}")
+        return dataclasses.replace(base or cls(), **options)
+
+    def replace(self, **options: Any) -> RuleSet:
+        """A copy with some options changed; validated like the constructor."""
+        return RuleSet.from_dict(options, base=self)
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, StrEnum) else value
+
+
+_FIELD_TYPES: dict[str, type] = {
+    "first_player": FirstPlayer,
+    "reverse_starter": ReverseStarter,
+    "wild_starter": WildStarter,
+    "starter_wild_redraw": bool,
+    "initial_direction": Direction,
+    "wd4_restriction": Wd4Restriction,
+    "unnamed_wild_keeps_colour": bool,
+    "challenge_success_skips_challenger": bool,
+    "uno_penalty": int,
+    "uno_call_strict": bool,
+    "false_uno_penalty": int,
+    "point_values": PointValues,
+    "scoring": Scoring,
+    "target_score": int,
+}
+_INT_RANGES: dict[str, tuple[int, int]] = {
+    "uno_penalty": (0, 10),
+    "false_uno_penalty": (0, 10),
+    "target_score": (0, 100_000),
+}
+OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+assert set(OPTION_NAMES) == set(_FIELD_TYPES)
+
+#: The official rules (RULES.md section 10): sections 1-7 with their defaults.
+OFFICIAL = RuleSet()
+
+#: Named presets (RULES.md section 10).
+PRESETS: dict[str, RuleSet] = {
+    "official": OFFICIAL,
+}
+
+
+def preset(name: str) -> RuleSet:
+    """The preset called ``name``. Raises RuleError listing the known presets."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RuleError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None

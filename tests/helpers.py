@@ -1,0 +1,82 @@
+"""Shared helpers for engine tests: card codes, stacked decks, snapshots."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from typing import Iterable, Sequence
+
+from unoplay.server.cards import DECK_SIZE, parse_card
+from unoplay.server.engine import GameState
+from unoplay.server.events import Event, EventKind
+
+
+def c(code: str) -> int:
+    """Card id from a short code: ``c("R7")``, ``c("R7#1")`` (second copy), ``c("W+4")``."""
+    return parse_card(code)
+
+
+def cs(codes: str) -> list[int]:
+    """Card ids from space-separated codes: ``cs("R7 B7 W")``."""
+    return [c(x) for x in codes.split()]
+
+
+def stacked_deck(hands: Sequence[Sequence[int]], starter: int, dealer: int = 0,
+                 direction: int = 1, then: Sequence[int] = ()) -> list[int]:
+    """A deck that deals ``hands`` (7 cards each) and turns up ``starter``.
+
+    Follows RULES.md section 2: one card at a time, starting left of the
+    dealer in the direction of play. ``then`` are the next cards to be drawn
+    after the starter, first drawn first. Other cards fill the bottom.
+    """
+    n = len(hands)
+    dealt = []
+    for i in range(7 * n):
+        seat = (dealer + direction * (1 + i % n)) % n
+        dealt.append(hands[seat][i // n])
+    top = dealt + [starter] + list(then)  # in drawing order
+    used = set(top)
+    rest = [x for x in range(DECK_SIZE) if x not in used]
+    return rest + top[::-1]
+
+
+def number_hands(n_players: int, avoid: Iterable[int] = ()) -> list[list[int]]:
+    """Seven-card hands for ``n_players`` made only of number cards not in ``avoid``."""
+    avoid = set(avoid)
+    pool = [x for x in range(100) if x % 25 < 19 and x not in avoid]
+    return [pool[7 * i:7 * i + 7] for i in range(n_players)]
+
+
+def snapshot(game: GameState) -> tuple:
+    """Every field of ``game``, deep-copied, for 'state unchanged' checks."""
+    fields = []
+    for name in GameState.__slots__:
+        value = getattr(game, name)
+        fields.append(value.getstate() if name == "_rng" else copy.deepcopy(value))
+    return tuple(fields)
+
+
+def all_cards(game: GameState) -> list[int]:
+    """Every card in the draw pile, the discard pile and the hands."""
+    cards = list(game.draw_pile) + list(game.discard_pile)
+    for seat in range(game.players):
+        cards += game.hand(seat)
+    return cards
+
+
+def assert_conserved(game: GameState) -> None:
+    """All 108 cards present exactly once (RULES.md section 1)."""
+    cards = all_cards(game)
+    dupes = [x for x, k in Counter(cards).items() if k > 1]
+    assert not dupes, f"duplicated cards {dupes}"
+    assert sorted(cards) == list(range(DECK_SIZE)), f"{len(cards)} cards in play"
+
+
+def of_kind(events: Iterable[Event], kind: EventKind) -> list[Event]:
+    """The events of one kind, in order."""
+    return [e for e in events if e.kind is kind]
+
+
+def drew(events: Iterable[Event], seat: int) -> int:
+    """How many cards ``seat`` drew in ``events`` (public DREW events)."""
+    return sum(e.count for e in events if e.kind is EventKind.DREW and e.player == seat)
