@@ -51,6 +51,8 @@ def snapshot(game: GameState) -> tuple:
     """Every field of ``game``, deep-copied, for 'state unchanged' checks."""
     fields = []
     for name in GameState.__slots__:
+        if name in ("_plays", "_plays_uno", "_points", "rules"):
+            continue  # immutable tables shared between games
         value = getattr(game, name)
         fields.append(value.getstate() if name == "_rng" else copy.deepcopy(value))
     return tuple(fields)
