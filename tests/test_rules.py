@@ -1,0 +1,51 @@
+"""The rule set: defaults are the official preset; bad options are refused by name."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from unoplay.server.rules import OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring, preset
+
+
+def test_official_preset_is_the_default():
+    assert preset("official") == RuleSet() == OFFICIAL
+    assert OFFICIAL.scoring is Scoring.WINNER_TAKES and OFFICIAL.target_score == 500
+    assert OFFICIAL.uno_penalty == 2 and OFFICIAL.challenge_success_skips_challenger
+
+
+def test_round_trip_through_a_dict():
+    rules = RuleSet(scoring="penalty", point_values="classic", uno_penalty=1)
+    assert RuleSet.from_dict(rules.to_dict()) == rules
+    assert set(rules.to_dict()) == set(OPTION_NAMES)
+    assert json.loads(json.dumps(rules.to_dict()))["scoring"] == "penalty"
+
+
+@pytest.mark.parametrize("options, named", [
+    ({"scoring": "most"}, "scoring"),
+    ({"uno_penalty": -1}, "uno_penalty"),
+    ({"uno_penalty": True}, "uno_penalty"),
+    ({"target_score": "500"}, "target_score"),
+    ({"uno_call_strict": 1}, "uno_call_strict"),
+    ({"stacking_everything": True}, "stacking_everything"),
+])
+def test_bad_options_are_refused_naming_the_option(options, named):
+    with pytest.raises(RuleError) as err:
+        RuleSet.from_dict(options)
+    assert named in str(err.value)
+
+
+def test_unknown_preset():
+    with pytest.raises(RuleError, match="official"):
+        preset("nope")
+
+
+def test_uno_bench_json_runs_both_engines_briefly():
+    out = subprocess.run(
+        [sys.executable, "-m", "unoplay.client.cli", "bench", "--runs", "1", "--seconds", "0.2",
+         "--json"], capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(out.stdout)
+    assert report["unoplay"]["rounds_per_s"] > 0 and report["unoplay"]["actions_per_s"] > 0
+    if report.get("rlcard"):
+        assert report["ratio_rounds_per_s"] > 0
