@@ -1,0 +1,215 @@
+"""Bot strategies: pure decision functions over a seat's view and legal actions.
+
+No I/O, no clock, no asyncio: a bot sees only what its seat may know (a
+:class:`~unoplay.server.engine.PlayerView`) and the list the engine gives from
+``GameState.legal_actions(seat)``, and answers with one element of that list,
+or None to do nothing for now (allowed only when it is not the bot's turn).
+
+Drive a bot by asking it after every action, in turn or not::
+
+    action = bot.decide(game.view(seat), game.legal_actions(seat))
+    if action is not None:
+        game.apply(seat, action)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from unoplay.server.actions import NONE, Action, ActionKind
+from unoplay.server.cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from unoplay.server.engine import Phase, PlayerView
+
+_PLAY = ActionKind.PLAY
+_CATCH = ActionKind.CATCH
+_CALL_UNO = ActionKind.CALL_UNO
+_CHALLENGE = ActionKind.CHALLENGE
+_ACCEPT = ActionKind.ACCEPT
+_DRAW = ActionKind.DRAW
+_KEEP = ActionKind.KEEP
+_OUT_OF_TURN = (_CATCH, _CALL_UNO)
+
+_SKIP = int(Rank.SKIP)
+_REVERSE = int(Rank.REVERSE)
+_DRAW_TWO = int(Rank.DRAW_TWO)
+_WILD = int(Rank.WILD)
+_WD4 = int(Rank.WILD_DRAW_FOUR)
+
+#: How much an attack card is worth against a next player close to going out.
+_ATTACK = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
+
+#: Greedy challenges a Wild Draw Four when its player still holds this many cards.
+CHALLENGE_MIN_HAND = 4
+
+
+class Bot:
+    """A strategy for one seat. Subclasses override :meth:`decide`.
+
+    ``name`` is a short label for logs and tables (the kind, e.g. ``"greedy"``).
+    """
+
+    name: str = "bot"
+
+    def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """The action to take now, given ``view`` (this seat's information) and
+        ``legal`` (``GameState.legal_actions(view.seat)``).
+
+        Returns an element of ``legal``, or None for "nothing now", which is
+        allowed only when it is not this seat's turn (``view.current != view.seat``).
+        """
+        raise NotImplementedError
+
+
+class RandomBot(Bot):
+    """Uniformly random legal play, for baselines and fuzzing.
+
+    On its turn: a uniform choice over all of ``legal`` (so also a catch or
+    UNO call when one is listed). Out of turn: with probability 1/2 a uniform
+    choice over ``legal`` (catches and UNO calls), otherwise None. All chance
+    comes from its own ``random.Random(seed)``.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """A uniform legal action on its turn; out of turn one half of the time, else None."""
+        if not legal:
+            return None
+        rng = self.rng
+        if view.current != view.seat and rng.random() >= 0.5:
+            return None
+        return legal[int(rng.random() * len(legal))]
+
+
+class GreedyBot(Bot):
+    """A one-ply heuristic player.
+
+    Out of turn (and first thing on its turn): catch whoever can be caught;
+    call UNO for itself if it holds one card uncalled; otherwise nothing.
+
+    On its turn:
+
+    * ``PENALTY`` (a Wild Draw Four is pending): accepting costs 4 cards;
+      challenging costs 6 if the play was legal and 0 if not, so challenging
+      pays when P(guilty) > 1/3. A player left with many cards is likely to
+      have held the colour in force, so it challenges when the offender (the
+      previous seat) still holds at least :data:`CHALLENGE_MIN_HAND` cards.
+    * ``CHOOSE_COLOUR``: the colour it holds most.
+    * ``PLAY`` / ``DRAWN``: the best playable card, by in order: a non-wild
+      card before a Wild before a Wild Draw Four; Draw Two, Skip, Reverse (in
+      that order) when the next player holds 2 cards or fewer; cards of the
+      colour it holds most; higher points first (action cards before numbers,
+      high numbers before low). A wild names the colour it holds most among its
+      other cards. A variant calling UNO is always taken when offered. With no
+      playable card it draws; a drawn card that fits is always played.
+
+    ``seed`` only breaks ties between colours held equally often.
+    """
+
+    name = "greedy"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = random.Random(seed)
+
+    def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """The heuristic's action (see the class docstring); None out of turn
+        when there is nobody to catch and no UNO to call."""
+        seat = view.seat
+        call = None
+        for a in legal:
+            kind = a.kind
+            if kind is _CATCH:
+                return a
+            if kind is _CALL_UNO and view.catchable == seat:
+                call = a
+        if call is not None:
+            return call
+        if view.current != seat:
+            return None
+        phase = view.phase
+        if phase is Phase.PLAY or phase is Phase.DRAWN:
+            return self._play(view, legal)
+        if phase is Phase.PENALTY:
+            offender = (view.current - view.direction) % len(view.hand_sizes)
+            want = _CHALLENGE if view.hand_sizes[offender] >= CHALLENGE_MIN_HAND else _ACCEPT
+            for a in legal:
+                if a.kind is want:
+                    return a
+        elif phase is Phase.CHOOSE_COLOUR:
+            colour = self._best_colour(view.hand)
+            for a in legal:
+                if a.colour == colour:
+                    return a
+        return _first_turn_action(legal)
+
+    def _best_colour(self, hand: Sequence[int]) -> int:
+        """The colour (0..3) of most cards in ``hand``; ties broken at random."""
+        counts = [0, 0, 0, 0, 0]
+        for card in hand:
+            counts[COLOUR[card]] += 1
+        counts.pop()  # wilds
+        most = max(counts)
+        best = [k for k in range(4) if counts[k] == most]
+        return best[0] if len(best) == 1 else best[int(self.rng.random() * len(best))]
+
+    def _play(self, view: PlayerView, legal: Sequence[Action]) -> Action:
+        """The best PLAY in ``legal`` by the class docstring's order, else DRAW / KEEP."""
+        hand = view.hand
+        counts = [0, 0, 0, 0, 0]
+        for card in hand:
+            counts[COLOUR[card]] += 1
+        sizes = view.hand_sizes
+        attack = sizes[(view.seat + view.direction) % len(sizes)] <= 2
+        wild_colour = -2  # chosen lazily: most wild plays are never looked at
+        best = None
+        best_key = None
+        for a in legal:
+            if a.kind is not _PLAY:
+                continue
+            card = a.card
+            rank = RANK[card]
+            if rank >= _WILD:
+                if wild_colour == -2:
+                    wild_colour = self._best_colour(hand)
+                if a.colour != wild_colour:
+                    continue
+                key = (a.uno, _WD4 - rank, 0, 0, 0)
+            else:
+                key = (a.uno, 2, _ATTACK.get(rank, 0) if attack else 0,
+                       counts[COLOUR[card]], STANDARD_POINTS[card])
+            if best_key is None or key > best_key:
+                best, best_key = a, key
+        if best is not None:
+            return best
+        return _first_turn_action(legal)
+
+
+def _first_turn_action(legal: Sequence[Action]) -> Action:
+    """DRAW or KEEP if listed, else the first action that is not a catch or call."""
+    for a in legal:
+        if a.kind is _DRAW or a.kind is _KEEP:
+            return a
+    for a in legal:
+        if a.kind not in _OUT_OF_TURN:
+            return a
+    return legal[0]
+
+
+BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+
+
+def make_bot(kind: str, seed: int | None = None) -> Bot:
+    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`) seeded with ``seed``.
+
+    Raises ValueError naming the known kinds when ``kind`` is unknown.
+    """
+    try:
+        cls = BOT_KINDS[kind]
+    except KeyError:
+        raise ValueError(f"unknown bot kind {kind!r}; known kinds: "
+                         f"{', '.join(sorted(BOT_KINDS))}") from None
+    return cls(seed)

@@ -1,0 +1,230 @@
+"""Conversions between the engine's values and the ``unoplay.v1`` protobuf messages.
+
+Used by the service (engine -> wire) and by the Python client SDK (wire ->
+engine types, so bots see the same values in both places). No I/O here.
+
+Action ids on the wire are stable (see :func:`action_id`): the same action
+always has the same id, so a stale id can never mean a different action.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+from unoplay.v1 import game_pb2 as pb
+
+from .actions import NONE, Action, ActionKind, catch, choose_colour, play
+from .cards import COLOUR, DECK_SIZE, RANK, WILD
+from .engine import Phase, PlayerView
+from .events import EVERYONE, Event, EventKind
+from .rules import OPTION_NAMES, RuleError, RuleSet, preset
+
+# ----------------------------------------------------------------- cards
+
+
+def _card_pb(card: int) -> pb.Card:
+    colour = COLOUR[card]
+    return pb.Card(id=card, colour=0 if colour == WILD else colour + 1, rank=RANK[card] + 1)
+
+
+#: The 108 cards as messages, made once (copied when added to a message).
+CARDS_PB: tuple[pb.Card, ...] = tuple(_card_pb(c) for c in range(DECK_SIZE))
+
+
+def colour_pb(colour: int) -> int:
+    """Engine colour (0..3, -1 or 4 for none) to ``pb.Colour``."""
+    return colour + 1 if 0 <= colour <= 3 else 0
+
+
+def colour_from_pb(colour: int) -> int:
+    """``pb.Colour`` to engine colour 0..3, or -1 (NONE) for unspecified/unknown."""
+    return colour - 1 if 1 <= colour <= 4 else NONE
+
+
+# ----------------------------------------------------------------- actions
+#
+# Stable action ids: DRAW 1, KEEP 2, CHALLENGE 3, ACCEPT 4, CALL_UNO 5,
+# CHOOSE_COLOUR 10 + colour, CATCH 20 + seat, PLAY 100 + card*10 + (colour+1)*2 + uno.
+
+_SIMPLE_IDS = {ActionKind.DRAW: 1, ActionKind.KEEP: 2, ActionKind.CHALLENGE: 3,
+               ActionKind.ACCEPT: 4, ActionKind.CALL_UNO: 5}
+_SIMPLE_FROM_ID = {v: Action(k) for k, v in _SIMPLE_IDS.items()}
+
+
+def action_id(action: Action) -> int:
+    """The stable wire id (1..1179) of an engine action."""
+    kind = action.kind
+    if kind is ActionKind.PLAY:
+        return 100 + action.card * 10 + (action.colour + 1) * 2 + int(action.uno)
+    if kind is ActionKind.CHOOSE_COLOUR:
+        return 10 + action.colour
+    if kind is ActionKind.CATCH:
+        return 20 + action.target
+    return _SIMPLE_IDS[kind]
+
+
+def action_from_id(ident: int) -> Action | None:
+    """The engine action with wire id ``ident``, or None if no action has it."""
+    if ident >= 100:
+        card, rest = divmod(ident - 100, 10)
+        colour, uno = divmod(rest, 2)
+        if card < DECK_SIZE:
+            return play(card, colour - 1 if colour else None, bool(uno))
+        return None
+    if 20 <= ident < 30:
+        return catch(ident - 20)
+    if 10 <= ident < 14:
+        return choose_colour(ident - 10)
+    return _SIMPLE_FROM_ID.get(ident)
+
+
+def action_pb(action: Action) -> pb.Action:
+    """Engine action to ``pb.Action``."""
+    msg = pb.Action(kind=int(action.kind), colour=colour_pb(action.colour), uno=action.uno)
+    if action.kind is ActionKind.PLAY:
+        msg.card_id = action.card
+    if action.kind is ActionKind.CATCH:
+        msg.target = action.target
+    return msg
+
+
+def action_from_pb(msg: pb.Action) -> Action:
+    """``pb.Action`` to an engine action. Values the engine does not know are kept
+    (an unknown kind, a card id out of range) so the engine refuses them with a reason."""
+    kind = msg.kind
+    colour = colour_from_pb(msg.colour)
+    if kind == pb.ACTION_KIND_PLAY:
+        card = msg.card_id if msg.HasField("card_id") else NONE
+        return play(card, None if colour == NONE else colour, msg.uno)
+    if kind == pb.ACTION_KIND_CATCH:
+        return catch(msg.target if msg.HasField("target") else NONE)
+    if kind == pb.ACTION_KIND_CHOOSE_COLOUR:
+        return choose_colour(colour)
+    try:
+        return Action(ActionKind(kind))
+    except ValueError:
+        return Action(kind)  # type: ignore[arg-type]  # refused by the engine
+
+
+def legal_pb(actions: Iterable[Action]) -> list[pb.LegalAction]:
+    """Legal actions as ``pb.LegalAction`` messages with ids and labels."""
+    return [pb.LegalAction(id=action_id(a), action=action_pb(a), label=a.describe())
+            for a in actions]
+
+
+# ----------------------------------------------------------------- events
+
+
+def event_pb(event: Event) -> pb.Event:
+    """Engine event to ``pb.Event``. Check the audience before sending it!"""
+    return pb.Event(kind=int(event.kind), player=event.player,
+                    cards=[CARDS_PB[c] for c in event.cards], count=event.count,
+                    colour=colour_pb(event.colour), target=event.target, value=event.value,
+                    private=event.audience != EVERYONE)
+
+
+def event_from_pb(msg: pb.Event, seat: int) -> Event:
+    """``pb.Event`` received by ``seat`` back to an engine event."""
+    return Event(EventKind(msg.kind), msg.player, seat if msg.private else EVERYONE,
+                 tuple(c.id for c in msg.cards), msg.count, colour_from_pb(msg.colour),
+                 msg.target, msg.value)
+
+
+# ----------------------------------------------------------------- views
+
+
+def view_pb(view: PlayerView, seats: Sequence[pb.SeatInfo] = ()) -> pb.PlayerView:
+    """Engine view (already restricted to one seat) to ``pb.PlayerView``."""
+    msg = pb.PlayerView(
+        seat=view.seat,
+        hand=[CARDS_PB[c] for c in view.hand],
+        hand_sizes=view.hand_sizes,
+        top_card=CARDS_PB[view.top_card],
+        colour=colour_pb(view.colour),
+        direction=pb.DIRECTION_CLOCKWISE if view.direction == 1 else pb.DIRECTION_COUNTER_CLOCKWISE,
+        current=view.current,
+        phase=int(view.phase),
+        pending_penalty=view.pending_penalty,
+        uno_called=view.uno_called,
+        catchable=view.catchable,
+        draw_pile_size=view.draw_pile_size,
+        discard_pile_size=view.discard_pile_size,
+        scores=view.scores,
+        dealer=view.dealer,
+        round_number=view.round_number,
+        round_winner=view.round_winner,
+        game_winners=view.game_winners,
+        seats=seats,
+    )
+    if view.drawn_card != NONE:
+        msg.drawn_card.CopyFrom(CARDS_PB[view.drawn_card])
+    return msg
+
+
+def view_from_pb(msg: pb.PlayerView) -> PlayerView:
+    """``pb.PlayerView`` back to the engine's :class:`PlayerView`."""
+    return PlayerView(
+        seat=msg.seat,
+        hand=tuple(c.id for c in msg.hand),
+        hand_sizes=tuple(msg.hand_sizes),
+        top_card=msg.top_card.id,
+        colour=colour_from_pb(msg.colour) if msg.colour else WILD,
+        direction=-1 if msg.direction == pb.DIRECTION_COUNTER_CLOCKWISE else 1,
+        current=msg.current,
+        phase=Phase(msg.phase),
+        pending_penalty=msg.pending_penalty,
+        drawn_card=msg.drawn_card.id if msg.HasField("drawn_card") else NONE,
+        uno_called=tuple(msg.uno_called),
+        catchable=msg.catchable,
+        draw_pile_size=msg.draw_pile_size,
+        discard_pile_size=msg.discard_pile_size,
+        scores=tuple(msg.scores),
+        dealer=msg.dealer,
+        round_number=msg.round_number,
+        round_winner=msg.round_winner,
+        game_winners=tuple(msg.game_winners),
+    )
+
+
+# ----------------------------------------------------------------- rule sets
+
+
+def _enum_prefix(field) -> str:
+    return field.enum_type.values_by_number[0].name.removesuffix("UNSPECIFIED")
+
+
+def rules_pb(rules: RuleSet) -> pb.RuleSet:
+    """A rule set with every field filled in."""
+    msg = pb.RuleSet(preset="official")
+    fields = pb.RuleSet.DESCRIPTOR.fields_by_name
+    for name, value in rules.to_dict().items():
+        field = fields[name]
+        if field.enum_type is not None:
+            setattr(msg, name, field.enum_type.values_by_name[_enum_prefix(field) + value.upper()].number)
+        else:
+            setattr(msg, name, value)
+    return msg
+
+
+def rules_from_pb(msg: pb.RuleSet) -> RuleSet:
+    """The rule set a client asked for: the preset, then every field that is set.
+
+    Raises RuleError (a ValueError) naming a bad preset or option.
+    """
+    base = preset(msg.preset or "official")
+    fields = pb.RuleSet.DESCRIPTOR.fields_by_name
+    options = {}
+    for name in OPTION_NAMES:
+        field = fields[name]
+        if field.enum_type is not None:
+            number = getattr(msg, name)
+            if number == 0:
+                continue
+            value = field.enum_type.values_by_number.get(number)
+            if value is None:
+                raise RuleError(f"{name}: unknown value {number}")
+            options[name] = value.name.removeprefix(_enum_prefix(field)).lower()
+        elif msg.HasField(name):
+            value = getattr(msg, name)
+            options[name] = value
+    return RuleSet.from_dict(options, base=base)

@@ -1,0 +1,295 @@
+"""The gRPC server over a real loopback port: full games, privacy, errors, resume, timers."""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import pytest
+
+from unoplay.client.bots import make_bot
+from unoplay.client.sdk import Connection, GameSession, run_bot
+from unoplay.server import wire
+from unoplay.server.actions import ActionKind
+from unoplay.server.engine import GameState
+from unoplay.server.events import EventKind
+from unoplay.server.rules import RuleSet
+from unoplay.server.service import start_server
+from unoplay.v1 import game_pb2 as pb
+from unoplay.v1 import game_service_pb2 as gs
+from unoplay.v1 import lobby_service_pb2 as ls
+
+WAIT = 60  # seconds: upper bound for any network wait in these tests
+
+
+@pytest.fixture
+async def server():
+    srv = await start_server("127.0.0.1", 0)
+    yield srv
+    await srv.stop(None)
+
+
+@pytest.fixture
+async def conn(server):
+    async with Connection(server.address) as connection:
+        await connection.wait_ready()
+        yield connection
+
+
+async def seat_players(conn, n=4, rules=None, **kw):
+    table = await conn.create_table(seats=n, rules=rules, **kw)
+    joins = [await conn.join_table(table.table_id, f"p{i}") for i in range(n)]
+    return table.table_id, joins
+
+
+async def play_game(conn, kinds, seed, rules=None, record=False):
+    rules = rules or RuleSet(target_score=0)
+    table_id, joins = await seat_players(conn, len(kinds), rules)
+    sessions = [conn.session(table_id, j.seat_token) for j in joins]
+    received: list[list[gs.TableMessage]] = [[] for _ in kinds]
+
+    async def run(i):
+        bot = make_bot(kinds[i], seed=seed + i)
+        async for message in sessions[i]:
+            received[i].append(message)
+            state = sessions[i].state
+            if message.WhichOneof("body") == "update" and state.legal:
+                action = bot.decide(state.view, state.legal)
+                if action is not None:
+                    await sessions[i].send(action)
+        return sessions[i].state
+
+    tasks = [asyncio.create_task(run(i)) for i in range(len(kinds))]
+    await conn.start_game(table_id, joins[0].seat_token, seed=seed)
+    states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+    return table_id, states, received
+
+
+async def test_four_bots_play_a_complete_game_scores_match_the_engine(server, conn):
+    rules = RuleSet(target_score=200)
+    table_id, states, _ = await play_game(conn, ["greedy", "random", "greedy", "random"], 11, rules)
+    table = server.lobby.get(table_id)
+    assert table.game.is_game_over
+    # Replaying the recorded actions on a fresh engine gives the same final scores.
+    replay, _ = GameState.new(4, rules, seed=11)
+    for seat, action in table.history:
+        if replay.is_round_over:
+            replay.next_round()
+        replay.apply(seat, action)
+    assert replay.scores == table.game.scores
+    for state in states:
+        assert state.game_over
+        assert state.view.scores == table.game.scores
+    listed = (await conn.list_tables())[0]
+    assert listed.state == ls.TABLE_STATE_FINISHED and tuple(listed.scores) == table.game.scores
+
+
+async def test_no_hidden_card_ever_reaches_another_player(server, conn):
+    table_id, states, received = await play_game(conn, ["random"] * 4, 5)
+    table = server.lobby.get(table_id)
+    game = table.game
+    # Who held which card, over time, comes from the server's private events.
+    own_cards: list[set[int]] = [set() for _ in range(4)]
+    shown_to: list[set[int]] = [set() for _ in range(4)]
+    for seat in range(4):
+        for message in received[seat]:
+            if message.WhichOneof("body") == "event":
+                e = message.event
+                if e.kind in (pb.EVENT_KIND_HAND_DEALT, pb.EVENT_KIND_DREW_CARDS):
+                    assert e.private and e.player == seat
+                    own_cards[seat] |= {c.id for c in e.cards}
+                if e.kind == pb.EVENT_KIND_HAND_SHOWN:
+                    assert e.private
+                    shown_to[seat] |= {c.id for c in e.cards}
+    public: set[int] = set()
+    for message in received[0]:
+        if message.WhichOneof("body") == "event" and not message.event.private:
+            public |= {c.id for c in message.event.cards}
+    for seat in range(4):
+        for message in received[seat]:
+            body = message.WhichOneof("body")
+            seen: set[int] = set()
+            if body == "event":
+                seen = {c.id for c in message.event.cards}
+            elif body == "update":
+                seen = {c.id for c in message.update.view.hand}
+                seen |= {message.update.view.top_card.id}
+                if message.update.view.HasField("drawn_card"):
+                    seen.add(message.update.view.drawn_card.id)
+            # Every card a player sees is public, their own, or a hand shown to them.
+            allowed = public | own_cards[seat] | shown_to[seat]
+            assert seen <= allowed, (seat, seen - allowed)
+    assert game.is_game_over
+
+
+async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, conn):
+    table_id, joins = await seat_players(conn, 2)
+    await conn.start_game(table_id, joins[0].seat_token, seed=3)
+    table = server.lobby.get(table_id)
+    mover = table.game.current
+    other = 1 - mover
+    session = conn.session(table_id, joins[other].seat_token)
+    messages = aiter(session)
+    first_update = None
+    while first_update is None:
+        m = await asyncio.wait_for(anext(messages), WAIT)
+        if m.WhichOneof("body") == "update":
+            first_update = m
+    # Not this player's turn: refused with the engine's reason, stream open.
+    await session.send(wire.action_id(ACTION_DRAW))
+    error = await next_of(messages, "error")
+    assert error.error.reason == "not_your_turn" and error.error.action_id == 1
+    await session.send(9999)  # no such action id
+    error = await next_of(messages, "error")
+    assert error.error.reason == "unknown_action_id"
+    # The mover can still play: the game goes on.
+    table.act(mover, table.game.legal_actions(mover)[-1])
+    update = await next_of(messages, "update")
+    assert update.update.view.current in (0, 1)
+    await session.close()
+
+
+ACTION_DRAW = wire.action_from_id(1)
+
+
+async def next_of(messages, body):
+    while True:
+        m = await asyncio.wait_for(anext(messages), WAIT)
+        if m.WhichOneof("body") == body:
+            return m
+
+
+async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
+    table_id, joins = await seat_players(conn, 2)
+    # Unknown table.
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.join_table("nope", "x")
+    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    # Bad token on start and on the game stream.
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.start_game(table_id, "forged-token")
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    session = conn.session(table_id, "forged-token")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        async for _ in session:
+            pass
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    # A token of another table is useless here.
+    other_id, other_joins = await seat_players(conn, 2)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.start_game(table_id, other_joins[0].seat_token)
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    # Malformed: bad seat count, bad rules, empty name.
+    for kwargs in ({"seats": 11}, {"seats": 1}):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await conn.create_table(**kwargs)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.create_table(rules=pb.RuleSet(preset="nope"))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.create_table(rules=pb.RuleSet(uno_penalty=99))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.join_table(table_id, "   ")
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Wrong state: full table, starting twice.
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.join_table(table_id, "late")
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    await conn.start_game(table_id, joins[0].seat_token)
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.start_game(table_id, joins[0].seat_token)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def test_stream_must_start_with_join(server, conn):
+    call = conn.games.Play()
+    await call.write(gs.PlayRequest(intent=gs.Intent(action_id=1)))
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await asyncio.wait_for(call.read(), WAIT)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
+    table_id, joins = await seat_players(conn, 3)
+    await conn.start_game(table_id, joins[0].seat_token, seed=8)
+    table = server.lobby.get(table_id)
+    # Seat 0 is watched through a session that drops twice; the others play directly.
+    session = conn.session(table_id, joins[0].seat_token)
+    bot = make_bot("greedy", seed=1)
+    seqs: list[int] = []
+    drops = 0
+    async def drive():
+        nonlocal drops
+        async for message in session:
+            seqs.append(message.seq)
+            if len(seqs) in (15, 60):
+                session.drop()
+                drops += 1
+            if message.WhichOneof("body") == "update" and session.state.legal:
+                action = bot.decide(session.state.view, session.state.legal)
+                if action is not None:
+                    await session.send(action)
+    for seat in (1, 2):
+        table.seats[seat].bot = make_bot("random", seed=seat)
+    table._schedule_bots()
+    await asyncio.wait_for(drive(), WAIT)
+    assert drops == 2
+    assert seqs == list(range(1, len(table.log_for(0)) + 1))  # contiguous, nothing lost
+    assert table.game.is_game_over
+
+
+async def test_turn_timer_plays_draw_then_keep(server, conn):
+    table_id, joins = await seat_players(conn, 2, turn_seconds=1)
+    await conn.start_game(table_id, joins[0].seat_token, seed=4)
+    table = server.lobby.get(table_id)
+    game = table.game
+    mover = game.current
+    hand_before = len(game.hand(mover))
+    session = conn.session(table_id, joins[mover].seat_token)
+    messages = aiter(session)
+    update = await next_of(messages, "update")
+    assert update.update.deadline_unix_ms > 0
+    # Nobody acts: the timer draws for the mover and, if the card fits, keeps it.
+    while True:
+        m = await asyncio.wait_for(anext(messages), WAIT)
+        if m.WhichOneof("body") == "update" and m.update.view.current != mover:
+            break
+    kinds = [a.kind for _, a in table.history]
+    assert kinds[0] is ActionKind.DRAW and set(kinds) <= {ActionKind.DRAW, ActionKind.KEEP}
+    assert len(game.hand(mover)) == hand_before + 1
+    await session.close()
+
+
+async def test_spectator_sees_public_events_only(server, conn):
+    table_id, states, received = await play_game(conn, ["greedy", "greedy"], 2)
+    stream = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
+    count = 0
+    async for response in stream:
+        m = response.message
+        count += 1
+        assert m.seq == count
+        if m.WhichOneof("body") == "event":
+            assert not m.event.private
+            assert m.event.kind not in (pb.EVENT_KIND_HAND_DEALT, pb.EVENT_KIND_DREW_CARDS)
+        if m.WhichOneof("body") == "update":
+            assert len(m.update.view.hand) == 0 and not m.update.legal_actions
+    assert count > 10
+
+
+async def test_server_side_bots_and_health(server, conn):
+    table = await conn.create_table(seats=3, rules=RuleSet(target_score=0))
+    me = await conn.join_table(table.table_id, "me")
+    await conn.add_bot(table.table_id, "greedy")
+    await conn.add_bot(table.table_id, "random")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.add_bot(table.table_id, "nonsense")
+    assert err.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
+    await conn.start_game(table.table_id, me.seat_token, seed=1)
+    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT)
+    assert state.game_over
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+    health = health_pb2_grpc.HealthStub(conn.channel)
+    reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=WAIT)
+    assert reply.status == health_pb2.HealthCheckResponse.SERVING
