@@ -3,26 +3,148 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import logging
+import signal
 import sys
+
+log = logging.getLogger("unoplay")
+
+
+def _rules(args: argparse.Namespace):
+    from unoplay.server.rules import RuleError, RuleSet, preset
+
+    try:
+        rules = preset(args.rules)
+        if getattr(args, "target", None) is not None:
+            rules = rules.replace(target_score=args.target)
+        return rules
+    except RuleError as err:
+        raise SystemExit(f"uno: {err}") from None
 
 
 def _bench(args: argparse.Namespace) -> int:
     from unoplay.server.bench import run
 
-    run(runs=args.runs, seconds=args.seconds, as_json=args.json, with_rlcard=not args.no_rlcard)
+    report = run(runs=args.runs, seconds=args.seconds, as_json=args.json,
+                 with_rlcard=not args.no_rlcard, network=not args.no_network)
+    return 0 if report else 1
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from unoplay.server.service import start_server
+
+    async def main() -> None:
+        server = await start_server(args.host, args.port)
+        log.info("uno server listening on %s:%d (connect with: uno play --server HOST:%d)",
+                 args.host, server.port, server.port)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        log.info("shutting down")
+        await server.stop(2.0)
+
+    asyncio.run(main())
     return 0
+
+
+def _bot(args: argparse.Namespace) -> int:
+    from .bots import make_bot
+    from .sdk import Connection, run_bot
+
+    async def main() -> int:
+        async with Connection(args.server) as conn:
+            token = args.token
+            if not token:
+                joined = await conn.join_table(args.table, args.name or args.kind)
+                token = joined.seat_token
+                log.info("seated at %s, seat %d", args.table, joined.seat)
+            state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
+            log.info("game over: scores %s", state.view.scores if state.view else "?")
+        return 0
+
+    return asyncio.run(main())
+
+
+def _match(args: argparse.Namespace) -> int:
+    from rich.progress import Progress
+
+    from .match import parse_entrants, print_report, run_match
+
+    try:
+        entrants = parse_entrants(args.bots, args.seat)
+    except ValueError as err:
+        raise SystemExit(f"uno match: {err}") from None
+    rules = _rules(args)
+    if args.json:
+        report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server))
+        print(json.dumps(report, indent=2))
+        return 0
+    with Progress(transient=True) as progress:
+        task = progress.add_task("games", total=args.games)
+        report = asyncio.run(run_match(
+            entrants, args.games, args.seed, rules, args.server,
+            progress=lambda done: progress.update(task, completed=done)))
+    print_report(report)
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .tui.app import run
+
+    return run(args)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="uno", description="Networked UNO over gRPC.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    bench = sub.add_parser("bench", help="benchmark the rules engine (and RLCard if installed)")
+    play = sub.add_parser("play", help="play in the terminal (embedded server with bots by default)")
+    play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
+    play.add_argument("--name", default="", help="your name at the table")
+    play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
+    play.add_argument("--rules", default="official", help="rules preset")
+    play.add_argument("--turn-seconds", type=int, default=0, help="turn time limit (0: none)")
+    play.set_defaults(func=_play)
+
+    serve = sub.add_parser("serve", help="run a game server for the LAN")
+    serve.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
+    serve.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    serve.set_defaults(func=_serve)
+
+    bot = sub.add_parser("bot", help="seat a bot at a table on a server")
+    bot.add_argument("--server", required=True, help="HOST:PORT")
+    bot.add_argument("--table", required=True, help="table id")
+    bot.add_argument("--kind", default="greedy", help="bot kind: random or greedy")
+    bot.add_argument("--name", default="", help="display name (default: the kind)")
+    bot.add_argument("--token", default="", help="seat token of a seat already taken")
+    bot.set_defaults(func=_bot)
+
+    match = sub.add_parser("match", help="bot-vs-bot games with statistics and ratings")
+    match.add_argument("--games", type=int, default=100, help="number of games")
+    match.add_argument("--bots", default="greedy,random,random,random",
+                       help="comma-separated built-in bot kinds, one per seat")
+    match.add_argument("--seat", action="append", default=[],
+                       help="an external bot command for one more seat (repeatable)")
+    match.add_argument("--seed", type=int, default=1, help="seed of the first game")
+    match.add_argument("--rules", default="official", help="rules preset")
+    match.add_argument("--target", type=int, default=None,
+                       help="target score (default: the preset's; 0 for single rounds)")
+    match.add_argument("--server", help="HOST:PORT (default: an embedded loopback server)")
+    match.add_argument("--json", action="store_true", help="print JSON for machines")
+    match.set_defaults(func=_match)
+
+    bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")
     bench.add_argument("--runs", type=int, default=5, help="timed runs; the median is shown")
     bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
+    bench.add_argument("--no-network", action="store_true", help="skip the loopback server figures")
     bench.set_defaults(func=_bench)
     return parser
 
@@ -30,6 +152,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``uno`` command line; returns the process exit code."""
     args = build_parser().parse_args(argv)
+    if args.command != "play":  # the TUI owns the terminal
+        logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
+                            format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     return args.func(args)
 
 

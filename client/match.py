@@ -1,0 +1,184 @@
+"""The match runner: many bot-vs-bot games over the real gRPC path, with
+statistics (win rate and its 95% Wilson interval, mean score) and ratings.
+
+Seats are filled by built-in bots (driven through the client SDK, exactly as an
+external bot would be) or by external commands (``--seat "node bot.js"``),
+which get the server address, table id and seat token in their environment:
+``UNO_SERVER``, ``UNO_TABLE``, ``UNO_TOKEN`` (and ``UNO_SEAT``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from unoplay.server.rules import RuleSet
+
+from .bots import BOT_KINDS, make_bot
+from .sdk import Connection, run_bot
+
+GAME_TIMEOUT = 600.0  # seconds one game may take before the match gives up on it
+
+
+@dataclass
+class Entrant:
+    """One seat's player across the match: a bot kind or an external command."""
+
+    label: str
+    kind: str = ""  # built-in bot kind, or "" for an external command
+    command: list[str] = field(default_factory=list)
+    games: int = 0
+    wins: float = 0.0  # a tie for first place shares the win
+    total_score: int = 0
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        return self.total_score / self.games if self.games else 0.0
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion ``wins / n`` (0..1 bounds)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def parse_entrants(bots: str, seats: list[str]) -> list[Entrant]:
+    """Entrants from ``--bots greedy,random`` and ``--seat CMD`` options.
+
+    Raises ValueError for an unknown bot kind or fewer than 2 / more than 10 seats.
+    """
+    entrants = []
+    for i, kind in enumerate(k.strip() for k in bots.split(",") if k.strip()):
+        if kind not in BOT_KINDS:
+            raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
+        entrants.append(Entrant(f"{kind}#{i}", kind=kind))
+    for j, command in enumerate(seats):
+        entrants.append(Entrant(f"ext#{len(entrants)}", command=shlex.split(command)))
+    if not 2 <= len(entrants) <= 10:
+        raise ValueError("a match needs 2..10 seats (--bots and --seat together)")
+    return entrants
+
+
+async def _external(entrant: Entrant, address: str, table_id: str, seat: int,
+                    token: str) -> int:
+    env = dict(os.environ, UNO_SERVER=address, UNO_TABLE=table_id, UNO_TOKEN=token,
+               UNO_SEAT=str(seat))
+    process = await asyncio.create_subprocess_exec(*entrant.command, env=env,
+                                                   stdout=asyncio.subprocess.DEVNULL)
+    try:
+        return await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+
+
+async def play_one(conn: Connection, address: str, entrants: list[Entrant], order: list[int],
+                   rules: RuleSet, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One game; seat ``s`` is played by ``entrants[order[s]]``. Returns
+    (scores per seat, winning seats)."""
+    table = await conn.create_table(seats=len(order), rules=rules, title=f"match {seed}")
+    joins = [await conn.join_table(table.table_id, entrants[e].label) for e in order]
+    tasks = []
+    for seat, e in enumerate(order):
+        entrant = entrants[e]
+        token = joins[seat].seat_token
+        if entrant.kind:
+            bot = make_bot(entrant.kind, seed=seed * 31 + seat)
+            tasks.append(asyncio.create_task(run_bot(bot, conn.session(table.table_id, token))))
+        else:
+            tasks.append(asyncio.create_task(
+                _external(entrant, address, table.table_id, seat, token)))
+    await conn.start_game(table.table_id, joins[0].seat_token, seed=seed)
+    await asyncio.wait_for(asyncio.gather(*tasks), GAME_TIMEOUT)
+    final = next(t for t in await conn.list_tables() if t.table_id == table.table_id)
+    scores = tuple(final.scores)
+    if rules.scoring.value == "penalty":
+        best = min(scores)
+    else:
+        best = max(scores)
+    return scores, tuple(s for s, v in enumerate(scores) if v == best)
+
+
+def _ratings(entrants: list[Entrant], results: list[tuple[list[int], tuple[int, ...], tuple[int, ...]]]):
+    """OpenSkill (Plackett-Luce) ratings from every game's ranking."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = {e.label: model.rating(name=e.label) for e in entrants}
+    for order, scores, winners in results:
+        teams = [[ratings[entrants[e].label]] for e in order]
+        ranks = [0 if s in winners else 1 for s in range(len(order))]
+        updated = model.rate(teams, ranks=ranks)
+        for e, team in zip(order, updated):
+            ratings[entrants[e].label] = team[0]
+    return {label: (r.mu, r.sigma, r.ordinal()) for label, r in ratings.items()}
+
+
+async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleSet,
+                    server: str | None = None, progress=None) -> dict:
+    """Play ``games`` games, rotating seats each game. With no ``server``,
+    starts an embedded one on loopback. Returns the report as a dict."""
+    embedded = None
+    if server is None:
+        from unoplay.server.service import start_server
+
+        embedded = await start_server("127.0.0.1", 0)
+        server = embedded.address
+    results = []
+    try:
+        async with Connection(server) as conn:
+            await conn.wait_ready()
+            n = len(entrants)
+            for g in range(games):
+                order = [(g + s) % n for s in range(n)]
+                scores, winners = await play_one(conn, server, entrants, order, rules, seed + g)
+                results.append((order, scores, winners))
+                for seat, e in enumerate(order):
+                    entrants[e].games += 1
+                    entrants[e].total_score += scores[seat]
+                    if seat in winners:
+                        entrants[e].wins += 1 / len(winners)
+                if progress:
+                    progress(g + 1)
+    finally:
+        if embedded:
+            await embedded.stop(None)
+    ratings = _ratings(entrants, results)
+    report = {"games": games, "seed": seed, "rules": rules.to_dict(), "entrants": []}
+    for e in entrants:
+        low, high = wilson_interval(e.wins, e.games)
+        mu, sigma, ordinal = ratings[e.label]
+        report["entrants"].append({
+            "label": e.label, "kind": e.kind or " ".join(e.command), "games": e.games,
+            "wins": e.wins, "win_rate": e.win_rate, "ci95": [low, high],
+            "mean_score": e.mean_score, "rating_mu": mu, "rating_sigma": sigma,
+            "rating": ordinal})
+    return report
+
+
+def print_report(report: dict, file=sys.stdout) -> None:
+    """A table of the match report for people."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{report['games']} games, seed {report['seed']}")
+    for col in ("seat player", "wins", "win rate", "95% CI", "mean score", "rating"):
+        table.add_column(col, justify="right" if col != "seat player" else "left")
+    for e in report["entrants"]:
+        low, high = e["ci95"]
+        table.add_row(e["label"], f"{e['wins']:g}", f"{e['win_rate']:.1%}",
+                      f"{low:.1%}..{high:.1%}", f"{e['mean_score']:.1f}", f"{e['rating']:.2f}")
+    Console(file=file).print(table)

@@ -1,0 +1,1 @@
+"""The Textual terminal UI: connect, lobby, table and results screens."""
