@@ -530,7 +530,7 @@ class GameState:
         without a UNO call when it leaves one card. Empty when the round is over.
         """
         phase = self._phase
-        if phase >= _ROUND_OVER:
+        if phase >= _ROUND_OVER or not 0 <= seat < self.players:
             return []
         acts: list[Action] = []
         if seat == self._current:
@@ -557,7 +557,7 @@ class GameState:
                 acts.append(A.catch(caught))
             elif not self.rules.uno_call_strict:
                 acts.append(A.CALL_UNO)
-        if self.rules.false_uno_penalty and caught != seat and 0 <= seat < self.players:
+        if self.rules.false_uno_penalty and caught != seat:
             acts.append(A.CALL_UNO)
         return acts
 
