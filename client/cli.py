@@ -27,24 +27,56 @@ def _rules(args: argparse.Namespace):
 def _bench(args: argparse.Namespace) -> int:
     from unoplay.server.bench import run
 
-    report = run(runs=args.runs, seconds=args.seconds, as_json=args.json,
-                 with_rlcard=not args.no_rlcard, network=not args.no_network)
-    return 0 if report else 1
+    quiet = None if args.json else False  # with --json, print one document at the end
+    report = {"engine": run(runs=args.runs, seconds=args.seconds, as_json=quiet,
+                            with_rlcard=not args.no_rlcard)}
+    if not args.no_network:
+        from .netbench import run as run_network
+
+        tables = tuple(int(k) for k in args.tables.split(","))
+        report["network"] = run_network(tables, args.network_seconds, as_json=args.json)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    return 0
 
 
 def _serve(args: argparse.Namespace) -> int:
     from unoplay.server.service import start_server
 
+    async def advertise(port: int):
+        """Announce the server over mDNS; None (and a warning) when that fails."""
+        import os
+
+        if os.environ.get("UNOPLAY_MDNS", "1") == "0":
+            return None
+        try:
+            from .discovery import Advertiser
+
+            addresses = None
+            if args.host not in ("0.0.0.0", "", "[::]", "::"):
+                addresses = [args.host]
+            advertiser = Advertiser(port, addresses=addresses)
+            await advertiser.start()
+        except Exception as err:  # noqa: BLE001 - serving must go on without mDNS
+            log.warning("not advertised on the LAN (mDNS failed: %s); "
+                        "players can still connect with --server HOST:%d", err, port)
+            return None
+        log.info("advertised on the LAN as %r", advertiser.registered_name)
+        return advertiser
+
     async def main() -> None:
         server = await start_server(args.host, args.port)
         log.info("uno server listening on %s:%d (connect with: uno play --server HOST:%d)",
                  args.host, server.port, server.port)
+        advertiser = await advertise(server.port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         log.info("shutting down")
+        if advertiser is not None:
+            await advertiser.close()
         await server.stop(2.0)
 
     asyncio.run(main())
@@ -145,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
     bench.add_argument("--no-network", action="store_true", help="skip the loopback server figures")
+    bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
+    bench.add_argument("--network-seconds", type=float, default=5.0, help="length of each network run")
     bench.set_defaults(func=_bench)
     return parser
 

@@ -198,12 +198,12 @@ class GameSession:
                 self._call = None
                 return
             retries = 0
-            message = response.message
-            if message.seq <= self.last_seq:
-                continue  # already seen before a reconnect
-            self.last_seq = message.seq
-            self._track(message)
-            yield message
+            for message in response.messages:
+                if message.seq <= self.last_seq:
+                    continue  # already seen before a reconnect
+                self.last_seq = message.seq
+                self._track(message)
+                yield message
 
     def _track(self, message: gs.TableMessage) -> None:
         state = self.state

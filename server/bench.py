@@ -110,9 +110,10 @@ def rlcard_available() -> bool:
     return True
 
 
-def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False,
+def run(runs: int = 5, seconds: float = 1.0, as_json: bool | None = False,
         with_rlcard: bool = True) -> dict:
-    """Run the benchmark, print a report (text or JSON) and return the figures."""
+    """Run the benchmark, print a report (text, JSON, or nothing for ``as_json``
+    None) and return the figures."""
     ours = measure("unoplay", runs, seconds)
     report: dict = {"players": 4, "rules": "official", "unoplay": asdict(ours)}
     theirs = None
@@ -124,6 +125,8 @@ def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False,
     elif with_rlcard:
         report["rlcard"] = None
         report["note"] = "rlcard not installed: pip install -e '.[bench]' to compare"
+    if as_json is None:
+        return report
     if as_json:
         print(json.dumps(report, indent=2))
         return report

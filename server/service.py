@@ -85,17 +85,21 @@ def message_pb(seq: int, message: Message, seats: list[pb.SeatInfo]) -> gs.Table
     return gs.TableMessage(seq=seq, event=wire.event_pb(message))
 
 
-async def stream_log(table: Table, seat: int, last_seq: int) -> AsyncIterator[gs.TableMessage]:
-    """Every message of ``seat``'s log after ``last_seq``, then new ones as they
-    come, until the game is over and everything has been sent."""
+MAX_BATCH = 256  # messages per response, so a long resume stays under size limits
+
+
+async def stream_log(table: Table, seat: int,
+                     last_seq: int) -> AsyncIterator[list[gs.TableMessage]]:
+    """Batches of ``seat``'s log after ``last_seq``, then new ones as they come,
+    until the game is over and everything has been sent."""
     cursor = last_seq
     while True:
         log_ = table.log_for(seat)
         if cursor < len(log_):
             seats = seats_pb(table.info())
-            while cursor < len(log_):
-                cursor += 1
-                yield message_pb(cursor, log_[cursor - 1], seats)
+            end = min(len(log_), cursor + MAX_BATCH)
+            yield [message_pb(seq, log_[seq - 1], seats) for seq in range(cursor + 1, end + 1)]
+            cursor = end
             continue
         if table.state is TableState.FINISHED:
             return
@@ -191,11 +195,11 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 raise LobbyError("out_of_range", f"last_seq {join.last_seq} is beyond this stream")
         except LobbyError as err:
             await _abort(context, err)
-        table.attach(seat)
+        table.attach(seat, resuming=join.last_seq > 0)
         reader = asyncio.create_task(self._read_intents(request_iterator, table, seat))
         try:
-            async for message in stream_log(table, seat, join.last_seq):
-                yield gs.PlayResponse(message=message)
+            async for batch in stream_log(table, seat, join.last_seq):
+                yield gs.PlayResponse(messages=batch)
         finally:
             reader.cancel()
             table.detach(seat)
@@ -227,8 +231,8 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 raise LobbyError("out_of_range", f"last_seq {request.last_seq} is beyond this stream")
         except LobbyError as err:
             await _abort(context, err)
-        async for message in stream_log(table, -1, request.last_seq):
-            yield gs.SpectateResponse(message=message)
+        async for batch in stream_log(table, -1, request.last_seq):
+            yield gs.SpectateResponse(messages=batch)
 
 
 class Server:

@@ -269,9 +269,16 @@ class Table:
         self._publish(events)
         return True
 
-    def attach(self, seat: int) -> None:
-        """A stream for ``seat`` opened."""
+    def attach(self, seat: int, resuming: bool = False) -> None:
+        """A stream for ``seat`` opened. When ``resuming`` mid-game, a fresh
+        update is appended to the seat's log, so the resumed stream ends its
+        backlog with the current view and legal actions (an intent lost in the
+        drop is simply decided again)."""
         self.seats[seat].connections += 1
+        game = self.game
+        if resuming and game is not None and self.state is TableState.PLAYING:
+            self.seats[seat].log.append(
+                Update(game.view(seat), tuple(game.legal_actions(seat)), self._deadline))
         self._notify()
 
     def detach(self, seat: int) -> None:

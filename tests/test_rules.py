@@ -44,8 +44,13 @@ def test_unknown_preset():
 def test_uno_bench_json_runs_both_engines_briefly():
     out = subprocess.run(
         [sys.executable, "-m", "unoplay.client.cli", "bench", "--runs", "1", "--seconds", "0.2",
-         "--json"], capture_output=True, text=True, timeout=120, check=True)
+         "--json", "--tables", "2", "--network-seconds", "1"],
+        capture_output=True, text=True, timeout=120, check=True)
     report = json.loads(out.stdout)
+    network = report["network"][0]
+    assert network["tables"] == 2 and network["actions_per_s"] > 0 and network["errors"] == 0
+    assert network["p50_ms"] > 0
+    report = report["engine"]
     assert report["unoplay"]["rounds_per_s"] > 0 and report["unoplay"]["actions_per_s"] > 0
     if report.get("rlcard"):
         assert report["ratio_rounds_per_s"] > 0

@@ -35,10 +35,10 @@ class Intent(_message.Message):
     def __init__(self, action_id: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("message",)
-    MESSAGE_FIELD_NUMBER: _ClassVar[int]
-    message: TableMessage
-    def __init__(self, message: _Optional[_Union[TableMessage, _Mapping]] = ...) -> None: ...
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[TableMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ...) -> None: ...
 
 class SpectateRequest(_message.Message):
     __slots__ = ("table_id", "last_seq")
@@ -49,10 +49,10 @@ class SpectateRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class SpectateResponse(_message.Message):
-    __slots__ = ("message",)
-    MESSAGE_FIELD_NUMBER: _ClassVar[int]
-    message: TableMessage
-    def __init__(self, message: _Optional[_Union[TableMessage, _Mapping]] = ...) -> None: ...
+    __slots__ = ("messages",)
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[TableMessage]
+    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ...) -> None: ...
 
 class TableMessage(_message.Message):
     __slots__ = ("seq", "welcome", "event", "update", "error")
