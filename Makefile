@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench play clean
+.PHONY: install test bench play clean proto
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,3 +23,6 @@ bench: $(STAMP)  ## engine benchmark (rounds/s, actions/s, ratio to RLCard)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis
+
+proto: $(STAMP)  ## regenerate the committed Python code from proto/ (a test fails when it is stale)
+	cd proto && ../$(PY) -m grpc_tools.protoc -I. --python_out=. --pyi_out=. --grpc_python_out=. unoplay/v1/*.proto
