@@ -89,7 +89,10 @@ class GreedyBot(Bot):
     """A one-ply heuristic player.
 
     Out of turn (and first thing on its turn): catch whoever can be caught;
-    call UNO for itself if it holds one card uncalled; otherwise nothing.
+    call UNO for itself if it holds one card uncalled; jump in when the house
+    rules allow it; otherwise nothing. Under house rules it also stacks or
+    deflects a pending penalty whenever it can, and swaps hands (7 or 5) with
+    the player holding the fewest cards.
 
     On its turn:
 
@@ -129,11 +132,14 @@ class GreedyBot(Bot):
         if call is not None:
             return call
         if view.current != seat:
-            return None
+            # A jump-in (house rule) sheds a card and cuts others out: always worth it.
+            return self._play(view, legal) if any(a.kind is _PLAY for a in legal) else None
         phase = view.phase
         if phase is Phase.PLAY or phase is Phase.DRAWN:
             return self._play(view, legal)
         if phase is Phase.PENALTY:
+            if any(a.kind is _PLAY for a in legal):  # stack or deflect (house rules)
+                return self._play(view, legal)
             offender = (view.current - view.direction) % len(view.hand_sizes)
             want = _CHALLENGE if view.hand_sizes[offender] >= CHALLENGE_MIN_HAND else _ACCEPT
             for a in legal:
@@ -177,10 +183,11 @@ class GreedyBot(Bot):
                     wild_colour = self._best_colour(hand)
                 if a.colour != wild_colour:
                     continue
-                key = (a.uno, _WD4 - rank, 0, 0, 0)
+                key = (a.uno, _WD4 - rank, 0, 0, 0, 0)
             else:
                 key = (a.uno, 2, _ATTACK.get(rank, 0) if attack else 0,
-                       counts[COLOUR[card]], STANDARD_POINTS[card])
+                       counts[COLOUR[card]], STANDARD_POINTS[card],
+                       -sizes[a.target] if a.target >= 0 else 0)  # swap into the smallest hand
             if best_key is None or key > best_key:
                 best, best_key = a, key
         if best is not None:

@@ -38,7 +38,8 @@ class Action(NamedTuple):
       for CHOOSE_COLOUR; ``NONE`` otherwise (and for a wild played without a
       colour under ``unnamed_wild_keeps_colour``).
     * ``uno``: True when a PLAY also calls UNO.
-    * ``target``: seat index for CATCH.
+    * ``target``: seat index for CATCH, and the seat to swap hands with for a
+      PLAY of a 7 (``seven_zero``) or 5 (``swap_on_five``).
     """
 
     kind: ActionKind
@@ -54,6 +55,8 @@ class Action(NamedTuple):
             text = f"play {card_name(self.card)}"
             if self.colour != NONE:
                 text += f" as {Colour(self.colour).label}"
+            if self.target != NONE:
+                text += f", swap with player {self.target}"
             return text + (" + UNO" if self.uno else "")
         if k is ActionKind.CATCH:
             return f"catch player {self.target}"
@@ -78,16 +81,17 @@ _CATCHES: dict[int, Action] = {}
 _CHOICES = tuple(Action(ActionKind.CHOOSE_COLOUR, colour=int(c)) for c in COLOURS)
 
 
-def play(card: int, colour: int | None = None, uno: bool = False) -> Action:
-    """The action of playing ``card`` (0..107), naming ``colour`` for a wild.
+def play(card: int, colour: int | None = None, uno: bool = False, target: int = NONE) -> Action:
+    """The action of playing ``card`` (0..107), naming ``colour`` for a wild and
+    ``target``, the seat to swap hands with, for a swapping 7 or 5 (section 8).
 
     Out-of-range values still give an Action (the engine refuses it with a
     reason), so a malformed intent can always be represented.
     """
     c = NONE if colour is None else int(colour)
-    if 0 <= card < DECK_SIZE and NONE <= c <= 3:
+    if 0 <= card < DECK_SIZE and NONE <= c <= 3 and target == NONE:
         return _PLAYS[card][c + 1][bool(uno)]
-    return Action(ActionKind.PLAY, card, c, bool(uno))
+    return Action(ActionKind.PLAY, card, c, bool(uno), target)
 
 
 def catch(target: int) -> Action:

@@ -23,7 +23,7 @@ from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind as E, new_event
 from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
-                    ReverseStarter, RuleSet, Scoring, Wd4Restriction, WildStarter)
+                    ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
 
 HAND_SIZE = 7
 
@@ -60,6 +60,14 @@ _EV_SKIPPED = E.SKIPPED
 _EV_DREW = E.DREW
 _EV_DREW_CARDS = E.DREW_CARDS
 _EV_UNO_CALLED = E.UNO_CALLED
+_EV_HANDS_SWAPPED = E.HANDS_SWAPPED
+_EV_HANDS_ROTATED = E.HANDS_ROTATED
+_EV_HAND_RECEIVED = E.HAND_RECEIVED
+_EV_LAST_NOT_NUMBER = E.LAST_CARD_NOT_NUMBER
+_EV_WRONG_PLAY = E.WRONG_PLAY
+# Refusals that count as "an illegal play" for wrong_play_penalty (section 8).
+_WRONG_PLAYS = frozenset({Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD,
+                          Reason.PENALTY_PENDING, Reason.NUMBER_FIRST})
 
 
 # _FITS[colour][top rank][card]: does ``card`` match the colour in force or the
@@ -112,7 +120,8 @@ class GameState:
         "rules", "players", "seed", "_rng", "_hands", "_draw", "_discard", "_colour",
         "_direction", "_current", "_phase", "_pending", "_drawn", "_uno", "_catchable",
         "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
-        "_round", "_round_winner", "_unshuffled", "_game_winners", "_points", "_plays", "_plays_uno",
+        "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
+        "_first_play", "_game_winners", "_points", "_plays", "_plays_uno",
     )
 
     def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
@@ -151,6 +160,11 @@ class GameState:
         unnamed = rules.unnamed_wild_keeps_colour
         self._plays = A.play_table(False, unnamed)
         self._plays_uno = A.play_table(True, unnamed)
+        # Section 8 options that need the general (slower) paths.
+        self._house = rules.seven_zero or rules.swap_on_five or rules.number_first_and_last
+        self._defer_draws = rules.defers_draws
+        self._stack_rank = NONE  # rank of the last draw card on a pending penalty
+        self._first_play = True  # no card played yet this round
 
     # ------------------------------------------------------------------ set-up
 
@@ -233,6 +247,8 @@ class GameState:
         game._direction = direction
         game._phase = phase
         game._pending = pending
+        game._stack_rank = RANK[top] if pending else NONE
+        game._first_play = False
         game._drawn = drawn_card
         game._dealer = dealer
         game._round = 1
@@ -327,6 +343,8 @@ class GameState:
         self._pending = 0
         self._drawn = NONE
         self._wd4_by = NONE
+        self._stack_rank = NONE
+        self._first_play = True
         self._draw = list(range(DECK_SIZE) if deck is None else deck)
         self._unshuffled = DECK_SIZE if deck is None else 0
         dealt = self._pop_cards(HAND_SIZE * n)
@@ -372,6 +390,9 @@ class GameState:
                 current = self._step(dealer, 1)
             # FIRST_PLAYER_THEN_REVERSE: the first player plays; play then runs reversed.
         elif rank == _DRAW_TWO:
+            if self._defer_draws:  # section 8: a Draw Two starter can be answered
+                self._open_penalty(first, 2, _DRAW_TWO, events)
+                return
             self._draw_cards(first, 2, events)
             events.append(Event(E.SKIPPED, first))
             current = self._step(first, 1)
@@ -533,7 +554,22 @@ class GameState:
         if phase >= _ROUND_OVER or not 0 <= seat < self.players:
             return []
         acts: list[Action] = []
-        if seat == self._current:
+        if self._house or self._defer_draws:
+            if seat == self._current and phase is not _CHOOSE_COLOUR:
+                acts += self._play_variants(seat)
+                if phase is _PLAYING:
+                    acts.append(A.DRAW)
+                elif phase is _DRAWN:
+                    acts.append(A.KEEP)
+                else:
+                    if self._wd4_by != NONE:
+                        acts.append(A.CHALLENGE)
+                    acts.append(A.ACCEPT)
+            elif seat == self._current:
+                acts += [A.choose_colour(c) for c in range(4)]
+            elif self.rules.jump_in and phase is not _CHOOSE_COLOUR:
+                acts += self._play_variants(seat)
+        elif seat == self._current:
             if phase is _PLAYING:
                 hand = self._hands[seat]
                 fits = _FITS[self._colour][RANK[self._discard[-1]]]
@@ -561,6 +597,26 @@ class GameState:
             acts.append(A.CALL_UNO)
         return acts
 
+    def _play_variants(self, seat: int) -> list[Action]:
+        """Every play ``seat`` may make now, found by asking the validator (the
+        general path, used when house rules are on)."""
+        hand = self._hands[seat]
+        table = self._plays_uno if len(hand) == 2 else self._plays
+        targets = [NONE] + [p for p in range(self.players) if p != seat]
+        plays = []
+        for card in hand:
+            for action in table[card]:
+                for target in (targets if RANK[card] in (5, 7) and len(hand) > 1 else (NONE,)):
+                    if target != NONE:
+                        action = A.play(card, None if action.colour == NONE else action.colour,
+                                        action.uno, target)
+                    try:
+                        self._validate_play(seat, action)
+                    except IllegalAction:
+                        continue
+                    plays.append(action)
+        return plays
+
     # ------------------------------------------------------------------ actions
 
     def apply(self, seat: int, action: Action) -> list[Event]:
@@ -574,6 +630,8 @@ class GameState:
         if not 0 <= seat < self.players:
             raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
         kind = action[0]
+        if kind is _PLAY and self.rules.wrong_play_penalty:
+            return self._play_or_penalise(seat, action)
         if kind is not _PLAY and kind is not _DRAW:  # the common kinds skip the lookup
             try:
                 kind = ActionKind(kind)
@@ -610,17 +668,95 @@ class GameState:
             raise IllegalAction(reason, message)
 
     def _play(self, seat: int, action: Action) -> list[Event]:
-        """Section 3: play one matching card (or a wild, naming a colour)."""
-        _, card, colour, uno, _ = action
+        """Section 3: play one matching card (or a wild, naming a colour); with
+        house rules also stack, deflect, jump in, or swap hands (section 8)."""
+        jump, colour = self._validate_play(seat, action)
+        _, card, _, uno, target = action
+        phase = self._phase
+        hand = self._hands[seat]
+        top = self._discard[-1]
+        rank = RANK[card]
+
+        # Committed: from here on the action happens.
+        if rank == _WD4:
+            self._wd4_guilty = self._guilty(hand, top)
+        hand.remove(card)
+        self._discard.append(card)
+        self._colour = colour
+        self._drawn = NONE
+        self._catchable = NONE
+        self._first_play = False
+        left = len(hand)
+        events = [new_event((_EV_PLAYED, seat, EVERYONE, (card,), 0, colour, NONE, int(jump)))]
+        if left == 1:
+            self._uno[seat] = uno
+            if uno:
+                events.append(new_event((_EV_UNO_CALLED, seat, EVERYONE, (), 0, NONE, NONE, 0)))
+            else:
+                self._catchable = seat
+        out = left == 0  # goes out, unless a house rule makes them draw instead
+        if out and self._house and self.rules.number_first_and_last and not IS_NUMBER[card]:
+            out = not self._last_card_not_number(seat, events)
+        if phase is _PENALTY:
+            return self._pass_penalty(seat, card, rank, jump, out, events)
+        n = self.players
+        d = self._direction
+        if rank <= 9 or rank == _WILD:
+            if not out and (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)):
+                self._swap(seat, rank, target, events)
+            nxt = (seat + d) % n
+        elif rank == _SKIP:
+            skips = 2 if jump else 1
+            for k in range(1, skips + 1):
+                events.append(new_event((_EV_SKIPPED, (seat + k * d) % n, EVERYONE, (), 0, NONE,
+                                         NONE, 0)))
+            nxt = (seat + (skips + 1) * d) % n
+        elif rank == _REVERSE:
+            if n == 2:  # acts as a Skip (section 3), jumped in or not
+                if not jump:
+                    self._reverse(events)
+                events.append(new_event((_EV_SKIPPED, (seat + 1) % 2, EVERYONE, (), 0, NONE, NONE, 0)))
+                nxt = seat
+            elif jump:  # section 8: jumping on a Reverse keeps the direction
+                nxt = (seat + d) % n
+            else:
+                self._reverse(events)
+                nxt = (seat - d) % n
+        elif rank == _DRAW_TWO:
+            victim = (seat + d) % n
+            if self._defer_draws and not out:
+                return self._open_penalty(victim, 2, _DRAW_TWO, events)
+            self._draw_cards(victim, 2, events)
+            events.append(new_event((_EV_SKIPPED, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+            nxt = (seat + 2 * d) % n
+        else:  # Wild Draw Four
+            victim = (seat + d) % n
+            if out:  # Section 7: the next player still draws, no challenge.
+                self._draw_cards(victim, 4, events)
+            else:
+                self._wd4_by = seat
+                self._wd4_hand = tuple(hand)
+                return self._open_penalty(victim, 4, _WD4, events)
+        if out:
+            self._end_round(seat, events)
+            return events
+        self._phase = _PLAYING
+        self._current = nxt
+        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
+        return events
+
+    def _validate_play(self, seat: int, action: Action) -> tuple[bool, int]:
+        """Refuse an illegal play (IllegalAction) without changing anything.
+
+        Returns (is it a jump-in, the colour that will be in force).
+        """
+        _, card, colour, uno, target = action
         if not 0 <= card < DECK_SIZE:
             raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {card}")
-        if seat != self._current or self._phase is not _PLAYING:
-            if self._phase is _DRAWN and seat == self._current:
-                if card != self._drawn:
-                    raise IllegalAction(Reason.ONLY_DRAWN_CARD,
-                                        f"only the drawn {card_name(self._drawn)} may be played")
-            else:
-                self._require_turn(seat, _PLAYING, Reason.NOT_YOUR_TURN, "")
+        phase = self._phase
+        jump = False
+        if seat != self._current or phase is not _PLAYING:
+            jump = self._check_out_of_phase_play(seat, card)
         hand = self._hands[seat]
         if card not in hand:
             raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(card)}")
@@ -636,68 +772,149 @@ class GameState:
             if colour != NONE:
                 raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
                                     "only a wild card takes a named colour")
-            if COLOUR[card] != self._colour and RANK[card] != RANK[top]:
+            if phase is _PLAYING and not jump and COLOUR[card] != self._colour \
+                    and RANK[card] != RANK[top]:
                 raise IllegalAction(Reason.DOES_NOT_MATCH,
                                     f"the {card_name(card)} does not match the {card_name(top)}")
             colour = COLOUR[card]
         if uno and len(hand) != 2:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the second-to-last card")
+        if self._house:
+            self._check_house_play(seat, card, RANK[card], target, len(hand))
+        elif target != NONE:
+            raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
+        return jump, colour
 
-        # Committed: from here on the action happens.
+    def _play_or_penalise(self, seat: int, action: Action) -> list[Event]:
+        """Section 8 (``wrong_play_penalty``): a refused play of a card by the
+        player to move is still refused, but costs them cards; the penalty's
+        events travel on the exception (``IllegalAction.events``)."""
+        try:
+            return self._play(seat, action)
+        except IllegalAction as err:
+            if seat != self._current or err.reason not in _WRONG_PLAYS:
+                raise
+            count = self.rules.wrong_play_penalty
+            err.events = [new_event((_EV_WRONG_PLAY, seat, EVERYONE, (), count, NONE, NONE, 0))]
+            self._draw_cards(seat, count, err.events)
+            raise
+
+    def _check_out_of_phase_play(self, seat: int, card: int) -> bool:
+        """Refuse a play outside the plain PLAY phase unless the rules allow it.
+
+        Returns True for a jump-in (section 8). Allowed otherwise: the drawn card
+        (DRAWN), an answer to a pending penalty (PENALTY).
+        """
+        phase = self._phase
+        top = self._discard[-1]
+        identical = COLOUR[card] == COLOUR[top] and RANK[card] == RANK[top]
+        if seat == self._current:
+            if phase is _DRAWN:
+                if card != self._drawn:
+                    raise IllegalAction(Reason.ONLY_DRAWN_CARD,
+                                        f"only the drawn {card_name(self._drawn)} may be played")
+                return False
+            if phase is _PENALTY:
+                if self._answers_penalty(card):
+                    return False
+                if self.rules.jump_in and identical:
+                    return True
+            self._require_turn(seat, _PLAYING, Reason.NOT_YOUR_TURN, "")
+        if self.rules.jump_in and identical and phase in (_PLAYING, _DRAWN, _PENALTY):
+            return True
+        raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {self._current}'s turn")
+
+    def _answers_penalty(self, card: int) -> bool:
+        """Section 8: may ``card`` answer the pending penalty (stack or deflect)?"""
+        rules = self.rules
         rank = RANK[card]
+        if rank == _REVERSE:
+            return rules.reverse_deflects_draw and COLOUR[card] == self._colour
+        stacking = rules.stacking
         if rank == _WD4:
-            self._wd4_guilty = self._guilty(hand, top)
-        hand.remove(card)
-        self._discard.append(card)
-        self._colour = colour
-        self._drawn = NONE
-        self._catchable = NONE
-        left = len(hand)
-        events = [new_event((_EV_PLAYED, seat, EVERYONE, (card,), 0, colour, NONE, 0))]
-        if left == 1:
-            self._uno[seat] = uno
-            if uno:
-                events.append(new_event((_EV_UNO_CALLED, seat, EVERYONE, (), 0, NONE, NONE, 0)))
-            else:
-                self._catchable = seat
-        n = self.players
-        d = self._direction
-        if rank <= 9 or rank == _WILD:
-            nxt = (seat + d) % n
-        elif rank == _SKIP:
-            events.append(new_event((_EV_SKIPPED, (seat + d) % n, EVERYONE, (), 0, NONE, NONE, 0)))
-            nxt = (seat + 2 * d) % n
-        elif rank == _REVERSE:
-            self._reverse(events)
-            if n == 2:
-                events.append(new_event((_EV_SKIPPED, (seat + 1) % 2, EVERYONE, (), 0, NONE, NONE, 0)))
-                nxt = seat
-            else:
-                nxt = (seat - d) % n
-        elif rank == _DRAW_TWO:
-            victim = (seat + d) % n
-            self._draw_cards(victim, 2, events)
-            events.append(new_event((_EV_SKIPPED, victim, EVERYONE, (), 0, NONE, NONE, 0)))
-            nxt = (seat + 2 * d) % n
-        else:  # Wild Draw Four
-            victim = (seat + d) % n
-            if left == 0:  # Section 7: the next player still draws, no challenge.
-                self._draw_cards(victim, 4, events)
-            else:
-                self._wd4_by = seat
-                self._wd4_hand = tuple(hand)
-                self._pending = 4
-                self._phase = _PENALTY
-                self._current = victim
-                events.append(new_event((_EV_TURN, victim, EVERYONE, (), 0, NONE, NONE, 0)))
-                return events
-        if left == 0:
+            return stacking is Stacking.PLUS_FOUR_OVER_TWO or stacking is Stacking.ANY
+        if rank == _DRAW_TWO and stacking is not Stacking.OFF:
+            if RANK[self._discard[-1]] == _DRAW_TWO:
+                return True  # matches by symbol
+            return (self._stack_rank == _DRAW_TWO or stacking is Stacking.ANY) \
+                and COLOUR[card] == self._colour
+        return False
+
+    def _check_house_play(self, seat: int, card: int, rank: int, target: int, held: int) -> None:
+        """Refusals that only house rules add: first/last card numbers, swap targets."""
+        rules = self.rules
+        if rules.number_first_and_last and self._first_play and not IS_NUMBER[card]:
+            raise IllegalAction(Reason.NUMBER_FIRST, "the first card of a round must be a number")
+        swaps = (rank == 7 and rules.seven_zero) or (rank == 5 and rules.swap_on_five)
+        if swaps and held > 1:
+            if target == NONE:
+                raise IllegalAction(Reason.TARGET_MISSING,
+                                    f"name the player to swap hands with for the {card_name(card)}")
+            if not 0 <= target < self.players or target == seat:
+                raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
+        elif target != NONE:
+            raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
+
+    def _open_penalty(self, victim: int, cards: int, rank: int, events: list[Event]) -> list[Event]:
+        """Start a pending penalty of ``cards`` for ``victim`` (challenge/stack/accept)."""
+        if rank != _WD4:
+            self._wd4_by = NONE
+        self._pending += cards
+        self._stack_rank = rank
+        self._phase = _PENALTY
+        self._current = victim
+        events.append(new_event((_EV_TURN, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+        return events
+
+    def _pass_penalty(self, seat: int, card: int, rank: int, jump: bool, out: bool,
+                      events: list[Event]) -> list[Event]:
+        """Section 8: a stack, deflect or jump-in passes the penalty on."""
+        if rank == _REVERSE and not jump:
+            self._reverse(events)  # deflect: back to the player who played the draw card
+        victim = (seat + self._direction) % self.players
+        added = 2 if rank == _DRAW_TWO else 4 if rank == _WD4 else 0
+        if rank == _WD4:
+            self._wd4_by = seat
+            self._wd4_hand = tuple(self._hands[seat])
+        else:
+            self._wd4_by = NONE
+        if out:  # went out: the next player draws it all (section 7)
+            self._draw_cards(victim, self._pending + added, events)
+            self._clear_penalty()
             self._end_round(seat, events)
             return events
-        self._phase = _PLAYING
-        self._current = nxt
-        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
-        return events
+        return self._open_penalty(victim, added, rank if added else self._stack_rank, events)
+
+    def _swap(self, seat: int, rank: int, target: int, events: list[Event]) -> None:
+        """Section 8: a 7 (or 5) swaps hands with ``target``; a 0 passes every hand
+        one seat in the direction of play. Holders of one card after it are safe."""
+        hands = self._hands
+        if rank == 0:
+            d = self._direction
+            n = self.players
+            self._hands = hands = [hands[(p - d) % n] for p in range(n)]
+            events.append(new_event((_EV_HANDS_ROTATED, seat, EVERYONE, (), 0, NONE, NONE, d)))
+            moved = range(n)
+        else:
+            hands[seat], hands[target] = hands[target], hands[seat]
+            events.append(new_event((_EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))
+            moved = (seat, target)
+        for p in moved:
+            self._uno[p] = len(hands[p]) == 1
+            events.append(new_event((_EV_HAND_RECEIVED, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
+        self._catchable = NONE
+
+    def _last_card_not_number(self, seat: int, events: list[Event]) -> bool:
+        """Section 8 (``number_first_and_last``): going out on an action or wild
+        card draws one card instead, and the player must call UNO again. The
+        card's effects still apply. Returns False if there was nothing to draw
+        (then the player goes out after all)."""
+        events.append(new_event((_EV_LAST_NOT_NUMBER, seat, EVERYONE, (), 1, NONE, NONE, 0)))
+        if not self._draw_cards(seat, 1, events):
+            return False
+        self._uno[seat] = False
+        self._catchable = seat
+        return True
 
     def _guilty(self, hand: list[int], top: int) -> bool:
         """Section 3/4: would a Wild Draw Four from ``hand`` on ``top`` be illegal?"""
@@ -714,11 +931,19 @@ class GameState:
                            "you drew already: play the drawn card or keep it")
         self._catchable = NONE
         events: list[Event] = []
+        if self._first_play and self._house and self.rules.number_first_and_last \
+                and not self._play_variants(seat):
+            # Section 8: no number card to lead with: draw 2 and lose the turn.
+            self._draw_cards(seat, 2, events)
+            events.append(Event(E.SKIPPED, seat))
+            self._pass_turn(seat, events)
+            return events
         got = self._draw_cards(seat, 1, events)
         if got:
             card = got[0]
-            if COLOUR[card] == self._colour or COLOUR[card] == WILD or \
-                    RANK[card] == RANK[self._discard[-1]]:
+            if _FITS[self._colour][RANK[self._discard[-1]]][card] and not (
+                    self._first_play and self._house and self.rules.number_first_and_last
+                    and not IS_NUMBER[card]):
                 self._phase = _DRAWN
                 self._drawn = card
                 return events
@@ -738,6 +963,9 @@ class GameState:
         """Section 4: challenge the Wild Draw Four; the hand is shown to the challenger."""
         self._require_turn(seat, _PENALTY, Reason.NOTHING_TO_CHALLENGE,
                            "there is no Wild Draw Four to challenge")
+        if self._wd4_by == NONE:  # a Draw Two or a deflected penalty (section 8)
+            raise IllegalAction(Reason.NOTHING_TO_CHALLENGE,
+                                "only a Wild Draw Four played on you can be challenged")
         self._catchable = NONE
         by = self._wd4_by
         guilty = self._wd4_guilty

@@ -34,10 +34,15 @@ class Reason(StrEnum):
     ALREADY_CALLED = "already_called"  #: that player called UNO
     NOT_ONE_CARD = "not_one_card"  #: that player does not hold exactly one card
     CATCH_TOO_LATE = "catch_too_late"  #: the next player already began their turn
+    TARGET_MISSING = "target_missing"  #: this card needs a player to swap hands with
+    BAD_TARGET = "bad_target"  #: the target must be another seat at the table
+    TARGET_NOT_ALLOWED = "target_not_allowed"  #: only a 7 or 5 that swaps takes a target
+    NUMBER_FIRST = "number_first"  #: the first card of a round must be a number card
 
 
 class IllegalAction(ValueError):
-    """An action the rules refuse. The game state is left exactly as it was.
+    """An action the rules refuse. The game state is left exactly as it was,
+    except for a ``wrong_play_penalty`` draw, reported in ``events``.
 
     Attributes: ``reason`` (:class:`Reason`), and the ``str()`` is a sentence
     for people.
@@ -46,3 +51,6 @@ class IllegalAction(ValueError):
     def __init__(self, reason: Reason, message: str) -> None:
         super().__init__(message)
         self.reason = reason
+        #: Events of a penalty for the refusal (``wrong_play_penalty``); the one
+        #: case where a refused action changes the state. Empty otherwise.
+        self.events: list = []

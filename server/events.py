@@ -23,7 +23,7 @@ class EventKind(IntEnum):
     HAND_DEALT = 4  #: private: ``player`` was dealt ``cards``
     STARTER_FLIPPED = 5  #: ``cards[0]`` was turned up as the starter card
     STARTER_RETURNED = 6  #: the starter ``cards[0]`` went back into the draw pile
-    PLAYED = 7  #: ``player`` played ``cards[0]``; ``colour`` now in force
+    PLAYED = 7  #: ``player`` played ``cards[0]``; ``colour`` now in force; ``value`` 1 for a jump-in
     DREW = 8  #: ``player`` drew ``count`` cards (public)
     DREW_CARDS = 9  #: private: ``player`` drew ``cards``
     KEPT = 10  #: ``player`` kept the card just drawn
@@ -41,6 +41,11 @@ class EventKind(IntEnum):
     ROUND_OVER = 22  #: ``player`` won the round and scored ``value`` points
     GAME_OVER = 23  #: ``player`` won the game (one event per winner on a tie)
     UNO_FALSE_CALL = 24  #: ``player`` called UNO when it was not due and draws ``count``
+    HANDS_SWAPPED = 25  #: ``player`` swapped hands with ``target`` (a 7 or a 5)
+    HANDS_ROTATED = 26  #: every hand passed one seat in direction ``value`` (a 0)
+    HAND_RECEIVED = 27  #: private: after a swap, ``player`` (you) now holds ``cards``
+    WRONG_PLAY = 28  #: ``player`` tried a card that may not be played and draws ``count``
+    LAST_CARD_NOT_NUMBER = 29  #: ``player`` went out on an action or wild card: draws one instead
 
 
 class Event(NamedTuple):

@@ -57,6 +57,15 @@ class PointValues(StrEnum):
     CLASSIC = "classic"  #: actions 10, Wild 20, Wild Draw Four 40
 
 
+class Stacking(StrEnum):
+    """Which draw cards may answer a pending draw penalty (RULES.md section 8)."""
+
+    OFF = "off"  #: official: no stacking
+    DRAW_TWO = "draw_two"  #: +2 on +2
+    PLUS_FOUR_OVER_TWO = "plus_four_over_two"  #: +2 on +2, +4 on +2, +4 on +4; never +2 on +4
+    ANY = "any"  #: also +2 (of the colour in force) on +4
+
+
 class Scoring(StrEnum):
     """How a finished round is scored (RULES.md section 7)."""
 
@@ -98,6 +107,20 @@ class RuleSet:
     point_values: PointValues = PointValues.STANDARD
     scoring: Scoring = Scoring.WINNER_TAKES
     target_score: int = 500  #: game ends when a score reaches it; 0 = single-round game
+    # Section 8: house rules, each off in ``official``.
+    stacking: Stacking = Stacking.OFF
+    reverse_deflects_draw: bool = False  #: a Reverse of the colour in force sends a penalty back
+    jump_in: bool = False  #: play a card identical to the top card out of turn
+    swap_on_five: bool = False  #: playing a 5 swaps hands with a chosen player
+    seven_zero: bool = False  #: 7 swaps hands with a chosen player; 0 passes all hands on
+    number_first_and_last: bool = False  #: the first card played and a last card must be numbers
+    wrong_play_penalty: int = 0  #: cards drawn for a refused play of a card (0..10)
+
+    @property
+    def defers_draws(self) -> bool:
+        """True when a Draw Two's penalty waits for the victim (stacking, deflecting
+        or jumping in may answer it) instead of being drawn at once."""
+        return self.stacking is not Stacking.OFF or self.reverse_deflects_draw or self.jump_in
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -158,11 +181,19 @@ _FIELD_TYPES: dict[str, type] = {
     "point_values": PointValues,
     "scoring": Scoring,
     "target_score": int,
+    "stacking": Stacking,
+    "reverse_deflects_draw": bool,
+    "jump_in": bool,
+    "swap_on_five": bool,
+    "seven_zero": bool,
+    "number_first_and_last": bool,
+    "wrong_play_penalty": int,
 }
 _INT_RANGES: dict[str, tuple[int, int]] = {
     "uno_penalty": (0, 10),
     "false_uno_penalty": (0, 10),
     "target_score": (0, 100_000),
+    "wrong_play_penalty": (0, 10),
 }
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
 assert set(OPTION_NAMES) == set(_FIELD_TYPES)
@@ -173,6 +204,9 @@ OFFICIAL = RuleSet()
 #: Named presets (RULES.md section 10).
 PRESETS: dict[str, RuleSet] = {
     "official": OFFICIAL,
+    # The common Chinese table rules of the seeds (RULES.md section 10).
+    "house": RuleSet(stacking=Stacking.PLUS_FOUR_OVER_TWO, jump_in=True, false_uno_penalty=2,
+                     reverse_deflects_draw=True),
 }
 
 

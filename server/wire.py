@@ -44,7 +44,8 @@ def colour_from_pb(colour: int) -> int:
 # ----------------------------------------------------------------- actions
 #
 # Stable action ids: DRAW 1, KEEP 2, CHALLENGE 3, ACCEPT 4, CALL_UNO 5,
-# CHOOSE_COLOUR 10 + colour, CATCH 20 + seat, PLAY 100 + card*10 + (colour+1)*2 + uno.
+# CHOOSE_COLOUR 10 + colour, CATCH 20 + seat,
+# PLAY 100 + ((card*5 + colour+1)*2 + uno)*11 + target+1.
 
 _SIMPLE_IDS = {ActionKind.DRAW: 1, ActionKind.KEEP: 2, ActionKind.CHALLENGE: 3,
                ActionKind.ACCEPT: 4, ActionKind.CALL_UNO: 5}
@@ -52,10 +53,11 @@ _SIMPLE_FROM_ID = {v: Action(k) for k, v in _SIMPLE_IDS.items()}
 
 
 def action_id(action: Action) -> int:
-    """The stable wire id (1..1179) of an engine action."""
+    """The stable wire id (1..11979) of an engine action."""
     kind = action.kind
     if kind is ActionKind.PLAY:
-        return 100 + action.card * 10 + (action.colour + 1) * 2 + int(action.uno)
+        return 100 + ((action.card * 5 + action.colour + 1) * 2 + int(action.uno)) * 11 \
+            + action.target + 1
     if kind is ActionKind.CHOOSE_COLOUR:
         return 10 + action.colour
     if kind is ActionKind.CATCH:
@@ -66,10 +68,11 @@ def action_id(action: Action) -> int:
 def action_from_id(ident: int) -> Action | None:
     """The engine action with wire id ``ident``, or None if no action has it."""
     if ident >= 100:
-        card, rest = divmod(ident - 100, 10)
-        colour, uno = divmod(rest, 2)
+        rest, target = divmod(ident - 100, 11)
+        rest, uno = divmod(rest, 2)
+        card, colour = divmod(rest, 5)
         if card < DECK_SIZE:
-            return play(card, colour - 1 if colour else None, bool(uno))
+            return play(card, colour - 1 if colour else None, bool(uno), target - 1)
         return None
     if 20 <= ident < 30:
         return catch(ident - 20)
@@ -83,7 +86,7 @@ def action_pb(action: Action) -> pb.Action:
     msg = pb.Action(kind=int(action.kind), colour=colour_pb(action.colour), uno=action.uno)
     if action.kind is ActionKind.PLAY:
         msg.card_id = action.card
-    if action.kind is ActionKind.CATCH:
+    if action.target != NONE:
         msg.target = action.target
     return msg
 
@@ -95,7 +98,8 @@ def action_from_pb(msg: pb.Action) -> Action:
     colour = colour_from_pb(msg.colour)
     if kind == pb.ACTION_KIND_PLAY:
         card = msg.card_id if msg.HasField("card_id") else NONE
-        return play(card, None if colour == NONE else colour, msg.uno)
+        target = msg.target if msg.HasField("target") else NONE
+        return play(card, None if colour == NONE else colour, msg.uno, target)
     if kind == pb.ACTION_KIND_CATCH:
         return catch(msg.target if msg.HasField("target") else NONE)
     if kind == pb.ACTION_KIND_CHOOSE_COLOUR:

@@ -78,6 +78,14 @@ class Scoring(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SCORING_WINNER_TAKES: _ClassVar[Scoring]
     SCORING_PENALTY: _ClassVar[Scoring]
 
+class Stacking(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    STACKING_UNSPECIFIED: _ClassVar[Stacking]
+    STACKING_OFF: _ClassVar[Stacking]
+    STACKING_DRAW_TWO: _ClassVar[Stacking]
+    STACKING_PLUS_FOUR_OVER_TWO: _ClassVar[Stacking]
+    STACKING_ANY: _ClassVar[Stacking]
+
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ACTION_KIND_UNSPECIFIED: _ClassVar[ActionKind]
@@ -117,6 +125,11 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_ROUND_OVER: _ClassVar[EventKind]
     EVENT_KIND_GAME_OVER: _ClassVar[EventKind]
     EVENT_KIND_UNO_FALSE_CALL: _ClassVar[EventKind]
+    EVENT_KIND_HANDS_SWAPPED: _ClassVar[EventKind]
+    EVENT_KIND_HANDS_ROTATED: _ClassVar[EventKind]
+    EVENT_KIND_HAND_RECEIVED: _ClassVar[EventKind]
+    EVENT_KIND_WRONG_PLAY: _ClassVar[EventKind]
+    EVENT_KIND_LAST_CARD_NOT_NUMBER: _ClassVar[EventKind]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -171,6 +184,11 @@ POINT_VALUES_CLASSIC: PointValues
 SCORING_UNSPECIFIED: Scoring
 SCORING_WINNER_TAKES: Scoring
 SCORING_PENALTY: Scoring
+STACKING_UNSPECIFIED: Stacking
+STACKING_OFF: Stacking
+STACKING_DRAW_TWO: Stacking
+STACKING_PLUS_FOUR_OVER_TWO: Stacking
+STACKING_ANY: Stacking
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_PLAY: ActionKind
 ACTION_KIND_DRAW: ActionKind
@@ -205,6 +223,11 @@ EVENT_KIND_HAND_SCORED: EventKind
 EVENT_KIND_ROUND_OVER: EventKind
 EVENT_KIND_GAME_OVER: EventKind
 EVENT_KIND_UNO_FALSE_CALL: EventKind
+EVENT_KIND_HANDS_SWAPPED: EventKind
+EVENT_KIND_HANDS_ROTATED: EventKind
+EVENT_KIND_HAND_RECEIVED: EventKind
+EVENT_KIND_WRONG_PLAY: EventKind
+EVENT_KIND_LAST_CARD_NOT_NUMBER: EventKind
 PHASE_UNSPECIFIED: Phase
 PHASE_CHOOSE_COLOUR: Phase
 PHASE_PLAY: Phase
@@ -224,7 +247,7 @@ class Card(_message.Message):
     def __init__(self, id: _Optional[int] = ..., colour: _Optional[_Union[Colour, str]] = ..., rank: _Optional[_Union[Rank, str]] = ...) -> None: ...
 
 class RuleSet(_message.Message):
-    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score")
+    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score", "stacking", "reverse_deflects_draw", "jump_in", "swap_on_five", "seven_zero", "number_first_and_last", "wrong_play_penalty")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
     REVERSE_STARTER_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +263,13 @@ class RuleSet(_message.Message):
     POINT_VALUES_FIELD_NUMBER: _ClassVar[int]
     SCORING_FIELD_NUMBER: _ClassVar[int]
     TARGET_SCORE_FIELD_NUMBER: _ClassVar[int]
+    STACKING_FIELD_NUMBER: _ClassVar[int]
+    REVERSE_DEFLECTS_DRAW_FIELD_NUMBER: _ClassVar[int]
+    JUMP_IN_FIELD_NUMBER: _ClassVar[int]
+    SWAP_ON_FIVE_FIELD_NUMBER: _ClassVar[int]
+    SEVEN_ZERO_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_FIRST_AND_LAST_FIELD_NUMBER: _ClassVar[int]
+    WRONG_PLAY_PENALTY_FIELD_NUMBER: _ClassVar[int]
     preset: str
     first_player: FirstPlayer
     reverse_starter: ReverseStarter
@@ -255,7 +285,14 @@ class RuleSet(_message.Message):
     point_values: PointValues
     scoring: Scoring
     target_score: int
-    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ...) -> None: ...
+    stacking: Stacking
+    reverse_deflects_draw: bool
+    jump_in: bool
+    swap_on_five: bool
+    seven_zero: bool
+    number_first_and_last: bool
+    wrong_play_penalty: int
+    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ..., stacking: _Optional[_Union[Stacking, str]] = ..., reverse_deflects_draw: _Optional[bool] = ..., jump_in: _Optional[bool] = ..., swap_on_five: _Optional[bool] = ..., seven_zero: _Optional[bool] = ..., number_first_and_last: _Optional[bool] = ..., wrong_play_penalty: _Optional[int] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("kind", "card_id", "colour", "uno", "target")

@@ -1,0 +1,259 @@
+"""The Node.js bot (client/node_bot/bot.js) plays complete games over loopback
+against the Python bots, joins by name, resumes after dropped streams, is a
+seat of ``uno match``, and chooses by its heuristic, not by list order.
+
+The bot is a separate process that knows only the ``.proto`` files; the server
+and the Python bots run on this test's event loop. Skipped, with the reason in
+the summary, only when ``node`` or the bot's ``node_modules`` (``make
+node-bot``) is missing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from unoplay.client.bots import make_bot
+from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.sdk import Connection, run_bot
+from unoplay.server.rules import RuleSet
+from unoplay.server.service import start_server
+from unoplay.server.table import TableState
+
+WAIT = 90  # seconds: upper bound for any game or network wait here
+ROOT = Path(__file__).resolve().parent.parent
+BOT_DIR = ROOT / "client" / "node_bot"
+BOT = BOT_DIR / "bot.js"
+NODE = shutil.which("node")
+
+# Refusals a bot cannot avoid by choosing from its legal actions: a catch that
+# lost a race (another player caught first, the player called UNO first, or the
+# next player moved first).
+CATCH_RACE_REASONS = {"not_one_card", "already_called", "catch_too_late"}
+
+
+def _missing() -> str | None:
+    if NODE is None:
+        return ("node is not on PATH: the Node.js bot (client/node_bot) is NOT tested; "
+                "install Node.js 18+ and run `make node-bot`")
+    if not (BOT_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
+        return ("client/node_bot/node_modules is missing: the Node.js bot is NOT tested; "
+                "run `make node-bot` (npm ci --prefix client/node_bot)")
+    return None
+
+
+MISSING = _missing()
+if MISSING:  # shown in the warnings summary as well as in the skip reason
+    warnings.warn(MISSING, pytest.PytestWarning, stacklevel=1)
+pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+
+
+@pytest.fixture
+async def server():
+    srv = await start_server("127.0.0.1", 0)
+    yield srv
+    await srv.stop(None)
+
+
+@pytest.fixture
+async def conn(server):
+    async with Connection(server.address) as connection:
+        await connection.wait_ready()
+        yield connection
+
+
+@dataclass
+class NodeRun:
+    """A finished run of the Node bot."""
+
+    returncode: int
+    summary: dict
+    stderr: str
+
+
+class NodeBot:
+    """The Node bot as a subprocess; :meth:`result` waits for it (bounded)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def start(cls, *args: str, **env: str) -> NodeBot:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("UNO_")}
+        process = await asyncio.create_subprocess_exec(
+            NODE, str(BOT), *args, env={**base, **env}, stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        return cls(process)
+
+    async def result(self) -> NodeRun:
+        try:
+            out, err = await asyncio.wait_for(self.process.communicate(), WAIT)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            out, err = await self.process.communicate()
+            pytest.fail(f"the Node bot did not finish in {WAIT}s; stderr:\n{err.decode()[-3000:]}")
+        lines = out.decode().strip().splitlines()
+        summary = json.loads(lines[-1]) if lines else {}
+        return NodeRun(self.process.returncode, summary, err.decode())
+
+
+async def play_with_node(server, conn, kinds: list[str], seed: int, rules: RuleSet,
+                         node_seat: int = 0, node_args: tuple[str, ...] = ()):
+    """One game: the Node bot in ``node_seat`` (seated by the test, token in its
+    environment as ``uno match`` does), Python bots of ``kinds`` in the others."""
+    n = len(kinds) + 1
+    table = await conn.create_table(seats=n, rules=rules, title=f"node {seed}")
+    joins = [await conn.join_table(table.table_id, "node" if s == node_seat else f"py{s}")
+             for s in range(n)]
+    python_seats = [s for s in range(n) if s != node_seat]
+    tasks = [asyncio.create_task(run_bot(make_bot(kind, seed=seed * 10 + s),
+                                         conn.session(table.table_id, joins[s].seat_token)))
+             for kind, s in zip(kinds, python_seats)]
+    node = await NodeBot.start(*node_args, UNO_SERVER=server.address, UNO_TABLE=table.table_id,
+                               UNO_TOKEN=joins[node_seat].seat_token, UNO_SEAT=str(node_seat))
+    await conn.start_game(table.table_id, joins[0].seat_token, seed=seed)
+    run = await node.result()
+    states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+    return server.lobby.get(table.table_id), run, states
+
+
+def assert_finished_cleanly(table, run: NodeRun, seat: int) -> None:
+    """The game is over and the Node bot saw all of it, as the server has it."""
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert table.state is TableState.FINISHED and table.game.is_game_over
+    s = run.summary
+    assert s["game_over"] and s["seat"] == seat
+    assert s["scores"] == list(table.game.scores)
+    assert s["winners"] == list(table.game.view(seat).game_winners)
+    assert s["gaps"] == 0 and s["last_seq"] == len(table.log_for(seat)) == s["messages"]
+
+
+async def test_node_bot_plays_full_games_against_greedy_bots_with_no_refused_intent(server, conn):
+    # Greedy bots always call UNO, so nobody can be caught and there is no race
+    # for a catch: every intent the Node bot sends must be accepted.
+    for seed, kinds, node_seat, target in ((11, ["greedy"] * 3, 0, 500),
+                                           (12, ["greedy"], 1, 200),
+                                           (13, ["greedy"] * 4, 3, 0)):
+        table, run, states = await play_with_node(server, conn, kinds, seed,
+                                                  RuleSet(target_score=target), node_seat)
+        assert_finished_cleanly(table, run, node_seat)
+        assert run.summary["errors"] == 0, run.summary
+        assert "ActionError" not in run.stderr
+        assert run.summary["intents"] > 0
+        if target:
+            assert max(table.game.scores) >= target
+        assert all(state.game_over for state in states)
+
+
+async def test_node_bot_plays_against_random_bots_and_only_loses_catch_races(server, conn):
+    # Random bots forget UNO, so everyone races to catch them. A catch that
+    # loses the race is refused, which no bot can avoid; nothing else may be.
+    refusals = 0
+    for seed in (21, 22, 23):
+        table, run, states = await play_with_node(server, conn, ["random", "random", "greedy"],
+                                                  seed, RuleSet(target_score=0), seed % 4)
+        assert_finished_cleanly(table, run, seed % 4)
+        s = run.summary
+        assert set(s["error_reasons"]) <= CATCH_RACE_REASONS, s
+        assert all(kind == "ACTION_KIND_CATCH" for _, _, kind in s["refused"]), s
+        assert s["errors"] == len(s["refused"])
+        refusals += s["errors"]
+    assert refusals < 10  # a catch race is lost now and then, not every turn
+
+
+async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, conn):
+    table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150))
+    table = server.lobby.get(table_info.table_id)
+    node = await NodeBot.start(
+        "--server", server.address, "--table", table.table_id, "--name", "nodey",
+        # Testing hooks: cut its own stream after these messages, and right
+        # after sending these intents (the intent may be lost in the drop).
+        "--drop-after", "5,40,41", "--drop-after-intent", "3,12")
+    # Wait for the bot to take its seat: the table wakes waiters on every change.
+    while not any(s.name == "nodey" for s in table.seats):
+        await asyncio.wait_for(table.wait_for_change(), WAIT)
+    seat = next(s.index for s in table.seats if s.name == "nodey")
+    tasks = []
+    for kind in ("greedy", "greedy"):
+        joined = await conn.join_table(table.table_id, kind)
+        tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat),
+                                                 conn.session(table.table_id, joined.seat_token))))
+    await conn.start_game(table.table_id, joined.seat_token, seed=5)
+    run = await node.result()
+    await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+    assert_finished_cleanly(table, run, seat)
+    assert run.summary["reconnects"] == 5, run.stderr[-3000:]
+    assert run.summary["errors"] == 0, run.stderr[-3000:]
+    assert "resuming after seq" in run.stderr
+
+
+async def test_node_bot_exits_with_an_error_for_a_forged_token(server, conn):
+    table = await conn.create_table(seats=2)
+    node = await NodeBot.start(UNO_SERVER=server.address, UNO_TABLE=table.table_id,
+                               UNO_TOKEN="forged-token")
+    run = await node.result()
+    assert run.returncode == 1
+    assert "UNAUTHENTICATED" in run.stderr
+    assert not run.summary["game_over"]
+
+
+async def test_uno_match_runs_the_node_bot_as_an_external_seat(server):
+    entrants = parse_entrants("greedy,random", [f"{NODE} {BOT}"])
+    report = await asyncio.wait_for(
+        run_match(entrants, games=3, seed=7, rules=RuleSet(target_score=0), server=server.address),
+        WAIT)
+    assert [e["games"] for e in report["entrants"]] == [3, 3, 3]
+    assert sum(e["wins"] for e in report["entrants"]) == pytest.approx(3)
+    assert len(server.lobby.finished) == 3
+
+
+SCENARIOS = r'''
+const { choose } = require(process.argv[1]);
+const card = (id, colour, rank) => ({ id, colour: `COLOUR_${colour}`, rank: `RANK_${rank}` });
+const act = (id, kind, extra = {}) => ({ id, action: { kind: `ACTION_KIND_${kind}`, colour: 'COLOUR_UNSPECIFIED', uno: false, ...extra }, label: '' });
+const view = (extra) => ({ seat: 0, current: 0, phase: 'PHASE_PLAY', catchable: -1, direction: 'DIRECTION_CLOCKWISE',
+  hand: [], hand_sizes: [5, 5, 5, 5], drawn_card: null, ...extra });
+const hand = [card(3, 'RED', 'THREE'), card(11, 'RED', 'SKIP'), card(30, 'YELLOW', 'FOUR'),
+  card(31, 'YELLOW', 'FIVE'), card(100, 'UNSPECIFIED', 'WILD'), card(104, 'UNSPECIFIED', 'WILD_DRAW_FOUR')];
+const wilds = (card, base) => ['RED', 'YELLOW', 'GREEN', 'BLUE'].map((c, i) => act(base + i, 'PLAY', { card_id: card, colour: `COLOUR_${c}` }));
+const out = {};
+out.catch_first = choose(view({}), [act(1, 'DRAW'), act(130, 'PLAY', { card_id: 3 }), act(22, 'CATCH', { target: 2 })], -1).id;
+out.most_points = choose(view({ hand }), [act(1, 'DRAW'), act(130, 'PLAY', { card_id: 3 }), act(210, 'PLAY', { card_id: 11 }),
+  ...wilds(100, 1100)], -1).id;
+out.uno_play = choose(view({ hand: [card(3, 'RED', 'THREE'), card(11, 'RED', 'SKIP')] }), [act(130, 'PLAY', { card_id: 3 }),
+  act(131, 'PLAY', { card_id: 3, uno: true }), act(210, 'PLAY', { card_id: 11 }), act(1, 'DRAW')], -1).id;
+out.wild_names_colour_held_most = choose(view({ hand }), [act(1, 'DRAW'), ...wilds(104, 1140), ...wilds(100, 1100)], -1);
+out.draw_when_nothing_fits = choose(view({ hand }), [act(23, 'CALL_UNO'), act(1, 'DRAW')], -1).id;
+out.play_the_drawn_card = choose(view({ hand, phase: 'PHASE_DRAWN' }), [act(2, 'KEEP'), act(330, 'PLAY', { card_id: 30 })], -1).id;
+out.challenge_big_hand = choose(view({ phase: 'PHASE_PENALTY', hand_sizes: [5, 5, 5, 6] }), [act(3, 'CHALLENGE'), act(4, 'ACCEPT')], 3).id;
+out.accept_small_hand = choose(view({ phase: 'PHASE_PENALTY', hand_sizes: [5, 5, 5, 2] }), [act(3, 'CHALLENGE'), act(4, 'ACCEPT')], 3).id;
+out.wait_out_of_turn = choose(view({ current: 2 }), [act(5, 'CALL_UNO')], -1);
+out.call_own_uno = choose(view({ current: 2, catchable: 0 }), [act(5, 'CALL_UNO')], -1).id;
+console.log(JSON.stringify(out));
+'''
+
+
+async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
+    process = await asyncio.create_subprocess_exec(
+        NODE, "-e", SCENARIOS, str(BOT), stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(process.communicate(), WAIT)
+    assert process.returncode == 0, err.decode()
+    picks = json.loads(out)
+    assert picks["catch_first"] == 22
+    assert picks["most_points"] == 210  # the Skip (20 points), not the 3 nor a wild
+    assert picks["uno_play"] == 131  # the play that calls UNO
+    wild = picks["wild_names_colour_held_most"]  # a Wild before a Wild Draw Four, naming...
+    assert wild["action"]["card_id"] == 100
+    assert wild["action"]["colour"] in ("COLOUR_RED", "COLOUR_YELLOW")  # ...a colour held most
+    assert picks["draw_when_nothing_fits"] == 1
+    assert picks["play_the_drawn_card"] == 330
+    assert picks["challenge_big_hand"] == 3 and picks["accept_small_hand"] == 4
+    assert picks["wait_out_of_turn"] is None and picks["call_own_uno"] == 5
