@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 
@@ -64,22 +65,79 @@ def _serve(args: argparse.Namespace) -> int:
         log.info("advertised on the LAN as %r", advertiser.registered_name)
         return advertiser
 
+    from unoplay.server.limits import Limits
+    from unoplay.server.storage import GameStore, default_db_path
+
+    tls = None
+    if args.tls_cert or args.tls_key:
+        if not (args.tls_cert and args.tls_key):
+            raise SystemExit("uno serve: --tls-cert and --tls-key go together")
+        try:
+            with open(args.tls_cert, "rb") as cert, open(args.tls_key, "rb") as key:
+                tls = (cert.read(), key.read())
+        except OSError as err:
+            raise SystemExit(f"uno serve: {err}") from None
+    store = None
+    if not args.no_db:
+        path = args.db or default_db_path()
+        try:  # an existing file is checked now; a new one is made with the first game
+            store = GameStore(path, lazy=not os.path.exists(path))
+        except Exception as err:  # noqa: BLE001 - name the file and stop
+            raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
+        log.info("finished games are stored in %s", path)
+    limits = Limits(max_tables=args.max_tables)
+
     async def main() -> None:
-        server = await start_server(args.host, args.port)
-        log.info("uno server listening on %s:%d (connect with: uno play --server HOST:%d)",
-                 args.host, server.port, server.port)
-        advertiser = await advertise(server.port)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        try:
+            server = await start_server(args.host, args.port, limits=limits, store=store,
+                                        tls=tls)
+        except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
+            raise SystemExit(f"uno serve: {err}") from None
+        log.info("uno server listening on %s:%d%s (connect with: uno play --server HOST:%d)",
+                 args.host, server.port, " with TLS" if tls else "", server.port)
+        advertiser = await advertise(server.port)
         await stop.wait()
-        log.info("shutting down")
+        log.info("shutting down: ending streams, storing games")
         if advertiser is not None:
             await advertiser.close()
         await server.stop(2.0)
+        if server.recorder is not None:
+            log.info("stored %d games (%d failed)", server.recorder.saved,
+                     server.recorder.failed)
+        log.info("stopped")
 
     asyncio.run(main())
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from unoplay.server.storage import GameStore, default_db_path
+
+    from .replay import jsonl_lines, write_game_list, write_move_list
+
+    path = args.db or default_db_path()
+    if not os.path.exists(path):
+        raise SystemExit(f"uno replay: no game store at {path} (see uno serve --db)")
+    store = GameStore(path)
+    try:
+        if args.game is None:
+            write_game_list(store.games(args.limit), sys.stdout)
+            return 0
+        try:
+            record = store.load(args.game)
+        except KeyError as err:
+            raise SystemExit(f"uno replay: {err.args[0]}") from None
+        if args.jsonl:
+            for line in jsonl_lines(record):
+                sys.stdout.write(line + "\n")
+        else:
+            write_move_list(record, sys.stdout)
+    finally:
+        store.close()
     return 0
 
 
@@ -134,6 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(prog="uno", description="Networked UNO over gRPC.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser.add_argument("--tls-ca", metavar="FILE",
+                        help="connect with TLS, trusting the certificates in FILE (PEM): the "
+                             "server's self-signed certificate or its CA (also $UNOPLAY_TLS_CA)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="play in the terminal (embedded server with bots by default)")
@@ -142,12 +203,34 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
     play.add_argument("--rules", default="official", help="rules preset")
     play.add_argument("--turn-seconds", type=int, default=0, help="turn time limit (0: none)")
+    play.add_argument("--lan", action="store_true",
+                      help="open the connect screen: servers found on the LAN, or an address")
+    play.add_argument("--target", type=int, default=None,
+                      help="target score of the embedded game (default: the preset's; 0: one round)")
+    play.add_argument("--bot-delay", type=float, default=0.6,
+                      help="seconds a bot waits before it plays, so you can follow (0..10)")
+    play.add_argument("--seed", type=int, default=None, help="seed of the embedded game")
     play.set_defaults(func=_play)
 
     serve = sub.add_parser("serve", help="run a game server for the LAN")
     serve.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
     serve.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    serve.add_argument("--db", help="SQLite file for finished games "
+                       "(default: games.sqlite3 in the user's data directory)")
+    serve.add_argument("--no-db", action="store_true", help="do not store games")
+    serve.add_argument("--tls-cert", help="PEM certificate (chain) file: serve TLS only")
+    serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
+    serve.add_argument("--max-tables", type=int, default=1000,
+                       help="tables waiting or playing at once")
     serve.set_defaults(func=_serve)
+
+    replay = sub.add_parser("replay", help="show a stored game move by move, or export it")
+    replay.add_argument("game", nargs="?", help="game id, table id or 'last' (none: list games)")
+    replay.add_argument("--db", help="SQLite file (default: the one uno serve uses)")
+    replay.add_argument("--jsonl", action="store_true",
+                        help="JSON Lines: the game, every action and every event, the result")
+    replay.add_argument("--limit", type=int, default=50, help="games to list")
+    replay.set_defaults(func=_replay)
 
     bot = sub.add_parser("bot", help="seat a bot at a table on a server")
     bot.add_argument("--server", required=True, help="HOST:PORT")
@@ -186,6 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the ``uno`` command line; returns the process exit code."""
     args = build_parser().parse_args(argv)
+    if args.tls_ca:  # every Connection made by this command uses TLS (client/sdk.py)
+        if not os.path.exists(args.tls_ca):
+            raise SystemExit(f"uno: --tls-ca {args.tls_ca}: no such file")
+        os.environ["UNOPLAY_TLS_CA"] = args.tls_ca
     if args.command != "play":  # the TUI owns the terminal
         logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")

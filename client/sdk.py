@@ -3,21 +3,28 @@ streams, used alike by the TUI, the bots and the match runner.
 
 Create a :class:`Connection` inside a running event loop (grpc.aio channels
 bind to the loop that exists when they are made).
+
+TLS: pass ``root_certificates`` (PEM bytes of the CA, or of the server's
+self-signed certificate) or set ``UNOPLAY_TLS_CA`` to the path of that file;
+every Connection made without an explicit choice then uses TLS.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import random
 from dataclasses import dataclass, field
-from typing import AsyncIterator
+from typing import AsyncIterator, Callable
 
 import grpc
 
 from unoplay.server import wire
 from unoplay.server.actions import Action
-from unoplay.server.engine import PlayerView
+from unoplay.server.engine import Phase, PlayerView
 from unoplay.server.events import Event, EventKind
+from unoplay.server.limits import CLIENT_OPTIONS
 from unoplay.server.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
@@ -27,27 +34,53 @@ from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 log = logging.getLogger("unoplay.client")
 
-#: Matches the server's keepalive settings (server/service.py).
-CHANNEL_OPTIONS = [
-    ("grpc.keepalive_time_ms", 10_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-]
+#: Agrees with the server's keepalive policy (both come from server/limits.py).
+CHANNEL_OPTIONS = CLIENT_OPTIONS
+#: Environment variable naming a PEM file: its certificates are trusted for TLS.
+TLS_CA_ENV = "UNOPLAY_TLS_CA"
 #: Stream failures worth reconnecting after.
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN,
              grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED}
+#: The server's words when it stops for good: its tables are gone, do not retry.
+SHUTTING_DOWN = "the server is shutting down"
+
+
+def read_root_certificates(path: str | os.PathLike | None = None) -> bytes | None:
+    """PEM bytes from ``path``, or from ``$UNOPLAY_TLS_CA``; None for neither."""
+    path = path or os.environ.get(TLS_CA_ENV)
+    if not path:
+        return None
+    with open(path, "rb") as f:
+        return f.read()
 
 
 class Connection:
     """A connection to one server. Lobby rpcs raise ``grpc.aio.AioRpcError``
     with the server's status code and message when refused."""
 
-    def __init__(self, target: str, timeout: float = 10.0) -> None:
-        """``target`` is ``host:port``; ``timeout`` (seconds) bounds each unary call."""
+    def __init__(self, target: str, timeout: float = 10.0,
+                 root_certificates: bytes | None = None, server_name: str | None = None,
+                 tls: bool | None = None) -> None:
+        """``target`` is ``host:port``; ``timeout`` (seconds) bounds each unary call.
+
+        TLS is used when ``root_certificates`` is given, or ``tls`` is True (the
+        system's trusted CAs), or neither is given and ``$UNOPLAY_TLS_CA`` names a
+        file. ``server_name`` overrides the name checked against the certificate
+        (for a certificate made for another name than the address you dial).
+        """
         self.target = target
         self.timeout = timeout
-        self.channel = grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        if root_certificates is None and tls is None:
+            root_certificates = read_root_certificates()
+        self.tls = bool(tls) or root_certificates is not None
+        options = list(CHANNEL_OPTIONS)
+        if self.tls:
+            if server_name:
+                options.append(("grpc.ssl_target_name_override", server_name))
+            credentials = grpc.ssl_channel_credentials(root_certificates=root_certificates)
+            self.channel = grpc.aio.secure_channel(target, credentials, options=options)
+        else:
+            self.channel = grpc.aio.insecure_channel(target, options=options)
         self.lobby = ls_grpc.LobbyServiceStub(self.channel)
         self.games = gs_grpc.GameServiceStub(self.channel)
 
@@ -67,12 +100,14 @@ class Connection:
 
     async def create_table(self, seats: int = 4, rules: RuleSet | pb.RuleSet | None = None,
                            title: str = "", turn_seconds: int = 0,
-                           bot_delay: float = 0.0) -> ls.Table:
-        """Create a table; ``rules`` None is the official preset."""
+                           bot_delay: float = 0.0, away_grace: int | None = None) -> ls.Table:
+        """Create a table; ``rules`` None is the official preset; ``away_grace``
+        None is the server's default (seconds before a bot plays for an away player)."""
         if isinstance(rules, RuleSet):
             rules = wire.rules_pb(rules)
         request = ls.CreateTableRequest(title=title, seats=seats, rules=rules or pb.RuleSet(),
-                                        turn_seconds=turn_seconds, bot_delay_seconds=bot_delay)
+                                        turn_seconds=turn_seconds, bot_delay_seconds=bot_delay,
+                                        away_grace_seconds=away_grace)
         return (await self.lobby.CreateTable(request, timeout=self.timeout)).table
 
     async def list_tables(self) -> list[ls.Table]:
@@ -103,14 +138,21 @@ class Connection:
         request = ls.LeaveTableRequest(table_id=table_id, seat_token=seat_token)
         return (await self.lobby.LeaveTable(request, timeout=self.timeout)).table
 
-    def session(self, table_id: str, seat_token: str) -> GameSession:
-        """A game stream for the seat (not opened until iterated)."""
-        return GameSession(self, table_id, seat_token)
+    def session(self, table_id: str, seat_token: str, last_seq: int = 0) -> GameSession:
+        """A game stream for the seat (not opened until iterated); ``last_seq``
+        resumes after a message an earlier session (or process) saw."""
+        return GameSession(self, table_id, seat_token, last_seq=last_seq)
 
 
 @dataclass
 class SessionState:
-    """What a session knows so far, built only from what the server sent."""
+    """What a session knows so far, built only from what the server sent.
+
+    ``view``, ``legal``, ``seats``, ``table`` and ``deadline_ms`` are always the
+    latest known: a stream's snapshot sets them first and the backlog it has
+    already counted (seq up to ``snapshot_seq``) does not roll them back;
+    ``events`` and ``errors`` get every message, backlog included.
+    """
 
     seat: int = -1
     table: ls.Table | None = None
@@ -121,28 +163,56 @@ class SessionState:
     deadline_ms: int = 0
     events: list[Event] = field(default_factory=list)
     errors: list[gs.ActionError] = field(default_factory=list)
+    snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
+    decide_from: int = 0  #: updates with a lower seq are stale: do not decide on them
 
     @property
     def game_over(self) -> bool:
-        """True once a GAME_OVER event arrived."""
+        """True once a GAME_OVER event arrived, or the view (from a snapshot of a
+        stream resumed after the end) shows the game over."""
+        if self.view is not None and self.view.phase is Phase.GAME_OVER:
+            return True
         return any(e.kind is EventKind.GAME_OVER for e in self.events[-12:])
+
+    @property
+    def away(self) -> list[int]:
+        """Seats whose player is away (occupied, not connected)."""
+        return [s.seat for s in self.seats if s.occupied and not s.connected]
 
 
 class GameSession:
     """One seat's game stream. Iterate it for :class:`gs.TableMessage` in order,
-    with no gaps or repeats; it reconnects by itself (with backoff) and resumes
-    from the last sequence number seen. Send intents with :meth:`send`."""
+    with no gaps or repeats; it reconnects by itself (with jittered exponential
+    backoff) and resumes from the last sequence number seen. Send intents with
+    :meth:`send`; decide only on messages :meth:`is_decision` accepts.
+
+    ``status`` is "idle", "connecting", "live", "reconnecting" or "closed";
+    ``on_status(status)`` (optional) is called on each change, e.g. for a UI
+    to show "reconnecting".
+    """
 
     def __init__(self, connection: Connection, table_id: str, seat_token: str,
-                 max_retries: int = 8) -> None:
+                 max_retries: int = 20, last_seq: int = 0, max_delay: float = 5.0,
+                 on_status: Callable[[str], None] | None = None) -> None:
         self.connection = connection
         self.table_id = table_id
         self.seat_token = seat_token
         self.max_retries = max_retries
-        self.last_seq = 0
+        self.max_delay = max_delay
+        self.last_seq = last_seq
         self.state = SessionState()
+        self.status = "idle"
+        self.on_status = on_status
+        self.reconnects = 0
+        self.snapshot: gs.Snapshot | None = None  # the latest stream's opening snapshot
         self._call: grpc.aio.StreamStreamCall | None = None
         self._dropped = False  # set by drop(): the next local cancellation is ours
+
+    def _set_status(self, status: str) -> None:
+        if status != self.status:
+            self.status = status
+            if self.on_status is not None:
+                self.on_status(status)
 
     async def _open(self) -> None:
         self._call = self.connection.games.Play()
@@ -170,34 +240,55 @@ class GameSession:
 
     async def close(self) -> None:
         """End the stream for good."""
+        self._set_status("closed")
         if self._call is not None:
             self._call.cancel()
             self._call = None
 
+    def is_decision(self, message: gs.TableMessage) -> bool:
+        """True for a PlayerUpdate to decide on: the stream's latest, not a stale
+        one from a resumed backlog."""
+        return message.WhichOneof("body") == "update" and message.seq >= self.state.decide_from
+
+    def _backoff(self, retries: int) -> float:
+        return min(self.max_delay, 0.05 * 2 ** retries) * (0.5 + random.random() / 2)
+
     async def __aiter__(self) -> AsyncIterator[gs.TableMessage]:
         retries = 0
         while True:
-            if self._call is None:
-                await self._open()
             try:
+                if self._call is None:
+                    self._set_status("connecting" if self.reconnects == 0 and retries == 0
+                                     else "reconnecting")
+                    await self._open()
                 response = await self._call.read()
             except (grpc.aio.AioRpcError, asyncio.CancelledError) as err:
                 if isinstance(err, asyncio.CancelledError):
                     if not self._dropped:
+                        self._set_status("closed")
                         raise  # our task is being cancelled
                     self._dropped = False
-                elif err.code() not in RETRYABLE or retries >= self.max_retries:
+                elif (err.code() not in RETRYABLE or retries >= self.max_retries
+                      or SHUTTING_DOWN in (err.details() or "")):
+                    self._set_status("closed")
                     raise
                 retries += 1
-                delay = min(2.0, 0.05 * 2 ** retries)
-                log.info("stream dropped (%r); reconnecting in %.2fs", err, delay)
+                self.reconnects += 1
                 self._call = None
+                self._set_status("reconnecting")
+                delay = self._backoff(retries)
+                log.info("stream dropped (%s); reconnecting in %.2fs",
+                         err.code() if isinstance(err, grpc.aio.AioRpcError) else "cut", delay)
                 await asyncio.sleep(delay)
                 continue
             if response is grpc.aio.EOF:
                 self._call = None
+                self._set_status("closed")
                 return
             retries = 0
+            self._set_status("live")
+            if response.HasField("snapshot"):
+                self._snapshot(response.snapshot)
             for message in response.messages:
                 if message.seq <= self.last_seq:
                     continue  # already seen before a reconnect
@@ -205,30 +296,52 @@ class GameSession:
                 self._track(message)
                 yield message
 
+    def _snapshot(self, snapshot: gs.Snapshot) -> None:
+        self.snapshot = snapshot
+        state = self.state
+        welcome = snapshot.welcome
+        state.seat = welcome.seat
+        state.table = welcome.table
+        state.seed = welcome.seed
+        state.seats = list(welcome.table.seats)
+        state.snapshot_seq = snapshot.seq
+        state.decide_from = snapshot.update_seq
+        if snapshot.HasField("update"):
+            self._take_update(snapshot.update)
+            state.seats = list(welcome.table.seats)  # now, not when the update was made
+
+    def _take_update(self, update: gs.PlayerUpdate) -> None:
+        state = self.state
+        state.view = wire.view_from_pb(update.view)
+        state.seats = list(update.view.seats)
+        state.legal = [wire.action_from_pb(a.action) for a in update.legal_actions]
+        state.deadline_ms = update.deadline_unix_ms
+
     def _track(self, message: gs.TableMessage) -> None:
         state = self.state
         body = message.WhichOneof("body")
-        if body == "welcome":
+        history = message.seq <= state.snapshot_seq  # the snapshot already counted it
+        if body == "event":
+            state.events.append(wire.event_from_pb(message.event, state.seat))
+        elif body == "error":
+            state.errors.append(message.error)
+        elif history:
+            return
+        elif body == "update":
+            self._take_update(message.update)
+        elif body == "seats_changed":
+            state.seats = list(message.seats_changed.seats)
+        elif body == "welcome":
             state.seat = message.welcome.seat
             state.table = message.welcome.table
             state.seed = message.welcome.seed
-        elif body == "event":
-            state.events.append(wire.event_from_pb(message.event, state.seat))
-        elif body == "update":
-            update = message.update
-            state.view = wire.view_from_pb(update.view)
-            state.seats = list(update.view.seats)
-            state.legal = [wire.action_from_pb(a.action) for a in update.legal_actions]
-            state.deadline_ms = update.deadline_unix_ms
-        elif body == "error":
-            state.errors.append(message.error)
 
 
 async def run_bot(bot, session: GameSession) -> SessionState:
     """Play ``bot`` (``decide(view, legal) -> Action | None``) on ``session``
     until the game is over; returns what the session saw."""
     async for message in session:
-        if message.WhichOneof("body") != "update":
+        if not session.is_decision(message):
             continue
         state = session.state
         if state.legal and state.view is not None:

@@ -3,14 +3,21 @@
 It translates between the wire and the table layer and holds no rules.
 Status codes: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown table),
 UNAUTHENTICATED (bad seat token), FAILED_PRECONDITION (wrong state),
-OUT_OF_RANGE (resume point beyond the stream), RESOURCE_EXHAUSTED (limits).
+OUT_OF_RANGE (resume point beyond the stream), RESOURCE_EXHAUSTED (limits),
+UNAVAILABLE (the server is shutting down).
+
+A stream has no queue of its own: it reads its seat's log with a cursor, so a
+client that stops reading holds back only its own stream (HTTP/2 flow
+control), never the table, and costs no memory beyond the log.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import AsyncIterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import AsyncIterator, Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -23,21 +30,17 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from . import wire
+from .limits import SERVER_OPTIONS, Limits, TokenBucket
 from .rules import RuleError
-from .table import (Lobby, LobbyError, Message, Refusal, Table, TableInfo, TableState,
-                    Update, Welcome)
+from .storage import GameStore, Recorder
+from .table import (Lobby, LobbyError, Message, Refusal, Seat, SeatInfo, SeatsChanged, Table,
+                    TableInfo, TableState, Update, Welcome)
 
 log = logging.getLogger("unoplay.server")
 
-JOIN_TIMEOUT = 30.0  # seconds a new stream has to send its join message
-KEEPALIVE_OPTIONS = [
-    ("grpc.keepalive_time_ms", 10_000),
-    ("grpc.keepalive_timeout_ms", 5_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_ping_interval_without_data_ms", 5_000),
-    ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.max_receive_message_length", 64 * 1024),
-]
+JOIN_TIMEOUT = Limits().join_timeout  # seconds a new stream has to send its join message
+#: The server's channel options (keepalive policy, message size): see limits.py.
+KEEPALIVE_OPTIONS = SERVER_OPTIONS
 
 _STATUS = {
     "invalid": grpc.StatusCode.INVALID_ARGUMENT,
@@ -46,62 +49,123 @@ _STATUS = {
     "failed_precondition": grpc.StatusCode.FAILED_PRECONDITION,
     "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED,
     "out_of_range": grpc.StatusCode.OUT_OF_RANGE,
+    "unavailable": grpc.StatusCode.UNAVAILABLE,
 }
 _TABLE_STATE = {TableState.WAITING: ls.TABLE_STATE_WAITING,
                 TableState.PLAYING: ls.TABLE_STATE_PLAYING,
                 TableState.FINISHED: ls.TABLE_STATE_FINISHED}
+SHUTTING_DOWN = "the server is shutting down"
 
 
 async def _abort(context: grpc.aio.ServicerContext, err: LobbyError) -> None:
     await context.abort(_STATUS[err.kind], str(err))
 
 
+@lru_cache(maxsize=4096)
+def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
+    return tuple(pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied,
+                             connected=s.connected) for s in seats)
+
+
 def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
     """Public seat list of a table."""
-    return [pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied,
-                        connected=s.connected) for s in info.seats]
+    return list(_seat_list_pb(info.seats))
 
 
 def table_pb(info: TableInfo) -> ls.Table:
     """Public table snapshot as a message."""
     return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
                     rules=wire.rules_pb(info.rules), turn_seconds=info.turn_seconds,
-                    state=_TABLE_STATE[info.state], scores=info.scores)
+                    state=_TABLE_STATE[info.state], scores=info.scores,
+                    away_grace_seconds=int(info.away_grace))
 
 
-def message_pb(seq: int, message: Message, seats: list[pb.SeatInfo]) -> gs.TableMessage:
-    """One log entry of a seat as the wire message with sequence number ``seq``."""
+def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
+    """Write ``message`` into ``target`` in place (one copy fewer than nesting)."""
+    target.view.CopyFrom(wire.view_pb(message.view, _seat_list_pb(message.seats)))
+    target.legal_actions.extend(wire.legal_pb(message.legal))
+    target.deadline_unix_ms = int(message.deadline * 1000)
+
+
+def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
+    """Write log entry ``message`` with sequence number ``seq`` into ``target``."""
+    target.seq = seq
     if isinstance(message, Update):
-        deadline = int(message.deadline * 1000)
-        return gs.TableMessage(seq=seq, update=gs.PlayerUpdate(
-            view=wire.view_pb(message.view, seats), legal_actions=wire.legal_pb(message.legal),
-            deadline_unix_ms=deadline))
-    if isinstance(message, Welcome):
-        return gs.TableMessage(seq=seq, welcome=gs.Welcome(
-            seat=message.seat, table=table_pb(message.table), seed=message.seed))
-    if isinstance(message, Refusal):
-        return gs.TableMessage(seq=seq, error=gs.ActionError(
-            reason=message.reason, message=message.message, action_id=message.action_id))
-    return gs.TableMessage(seq=seq, event=wire.event_pb(message))
+        fill_update(target.update, message)
+    elif isinstance(message, Welcome):
+        welcome = target.welcome
+        welcome.seat = message.seat
+        welcome.table.CopyFrom(table_pb(message.table))
+        welcome.seed = message.seed
+    elif isinstance(message, Refusal):
+        error = target.error
+        error.reason = message.reason
+        error.message = message.message
+        error.action_id = message.action_id
+    elif isinstance(message, SeatsChanged):
+        target.seats_changed.seats.extend(_seat_list_pb(message.seats))
+    else:
+        target.event.CopyFrom(wire.event_pb(message))
+
+
+def message_pb(seq: int, message: Message, seats: object = None) -> gs.TableMessage:
+    """One log entry of a seat as the wire message with sequence number ``seq``.
+    (``seats`` is ignored: updates carry the seat list of their own time.)"""
+    msg = gs.TableMessage()
+    fill_message(msg, seq, message)
+    return msg
+
+
+def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
+    """The state of ``seat``'s stream now (-1: a spectator's)."""
+    log_ = table.log_for(seat)
+    game = table.game
+    snapshot = gs.Snapshot(seq=len(log_), welcome=gs.Welcome(
+        seat=seat, table=table_pb(table.info()), seed=game.seed if game else 0))
+    for i in range(len(log_) - 1, -1, -1):
+        if isinstance(log_[i], Update):
+            fill_update(snapshot.update, log_[i])
+            snapshot.update_seq = i + 1
+            break
+    return snapshot
 
 
 MAX_BATCH = 256  # messages per response, so a long resume stays under size limits
+MAX_BATCH_BYTES = 512 * 1024  # and bytes per response (clients accept 16 MiB)
 
 
-async def stream_log(table: Table, seat: int,
-                     last_seq: int) -> AsyncIterator[list[gs.TableMessage]]:
-    """Batches of ``seat``'s log after ``last_seq``, then new ones as they come,
-    until the game is over and everything has been sent."""
+async def stream_log(table: Table, seat: int, last_seq: int,
+                     stop: Callable[[], bool] | None = None,
+                     response: type = gs.PlayResponse,
+                     announce: bool = False) -> AsyncIterator:
+    """``response`` messages (PlayResponse or SpectateResponse) carrying batches
+    of ``seat``'s log after ``last_seq``, then new ones as they come, until the
+    game is over and everything has been sent, the server is closing (after
+    sending what there is) or ``stop()`` is true. With ``announce``, the first
+    response comes at once even when it carries no message."""
     cursor = last_seq
     while True:
+        if stop is not None and stop():
+            return
         log_ = table.log_for(seat)
         if cursor < len(log_):
-            seats = seats_pb(table.info())
             end = min(len(log_), cursor + MAX_BATCH)
-            yield [message_pb(seq, log_[seq - 1], seats) for seq in range(cursor + 1, end + 1)]
-            cursor = end
+            batch = response()
+            messages = batch.messages
+            size = 0
+            while cursor < end and size < MAX_BATCH_BYTES:
+                cursor += 1
+                message = messages.add()
+                fill_message(message, cursor, log_[cursor - 1])
+                size += message.ByteSize()
+            announce = False
+            yield batch
             continue
-        if table.state is TableState.FINISHED:
+        if announce:
+            announce = False
+            yield response()
+            continue
+        if table.state is TableState.FINISHED or table.closing:
             return
         await table.wait_for_change()
 
@@ -116,22 +180,24 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         try:
             rules = wire.rules_from_pb(request.rules)
             seats = request.seats or 4
+            grace = request.away_grace_seconds if request.HasField("away_grace_seconds") else None
             table = self.lobby.create(request.title, seats, rules, request.turn_seconds,
-                                      request.bot_delay_seconds)
+                                      request.bot_delay_seconds, away_grace=grace)
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
         except LobbyError as err:
             await _abort(context, err)
-        log.info("table %s created: %d seats", table.table_id, seats)
+        log.debug("table %s created: %d seats", table.table_id, seats)
         return ls.CreateTableResponse(table=table_pb(table.info()))
 
     async def ListTables(self, request, context):
+        self.lobby.sweep()
         return ls.ListTablesResponse(tables=[table_pb(t.info()) for t in self.lobby.tables.values()])
 
     async def JoinTable(self, request, context):
         try:
-            table = self.lobby.get(request.table_id)
-            seat = table.join(request.name, request.seat if request.HasField("seat") else None)
+            table, seat = self.lobby.join(request.table_id, request.name,
+                                          request.seat if request.HasField("seat") else None)
         except LobbyError as err:
             await _abort(context, err)
         return ls.JoinTableResponse(seat=seat.index, seat_token=seat.token,
@@ -158,6 +224,8 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         try:
             table = self.lobby.get(request.table_id)
             table.seat_for_token(request.seat_token)
+            if self.lobby.closing:
+                raise LobbyError("unavailable", SHUTTING_DOWN)
             table.start(request.seed if request.HasField("seed") else None)
         except LobbyError as err:
             await _abort(context, err)
@@ -172,6 +240,14 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         return ls.LeaveTableResponse(table=table_pb(table.info()))
 
 
+@dataclass
+class _Stream:
+    """Why a game stream must end early (set by its intent reader)."""
+
+    code: grpc.StatusCode | None = None
+    details: str = ""
+
+
 class GameServicer(gs_grpc.GameServiceServicer):
     """The game streams."""
 
@@ -179,8 +255,9 @@ class GameServicer(gs_grpc.GameServiceServicer):
         self.lobby = lobby
 
     async def Play(self, request_iterator, context):
+        limits = self.lobby.limits
         try:
-            first = await asyncio.wait_for(anext(request_iterator), JOIN_TIMEOUT)
+            first = await asyncio.wait_for(anext(request_iterator), limits.join_timeout)
         except (StopAsyncIteration, asyncio.TimeoutError):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message of a stream must be a join")
@@ -188,61 +265,149 @@ class GameServicer(gs_grpc.GameServiceServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message of a stream must be a join")
         join = first.join
+        token = join.seat_token
         try:
             table = self.lobby.get(join.table_id)
-            seat = table.seat_for_token(join.seat_token).index
-            if join.last_seq > len(table.log_for(seat)):
+            seat = table.seat_for_token(token)
+            if join.last_seq > len(seat.log):
                 raise LobbyError("out_of_range", f"last_seq {join.last_seq} is beyond this stream")
+            if table.closing:
+                raise LobbyError("unavailable", SHUTTING_DOWN)
+            if seat.connections >= limits.max_streams_per_seat:
+                raise LobbyError("resource_exhausted",
+                                 f"a seat may have {limits.max_streams_per_seat} open streams")
         except LobbyError as err:
             await _abort(context, err)
+        stream = _Stream()
+
+        def stop() -> bool:
+            if stream.code is None and not table.holds(seat, token):
+                stream.code = grpc.StatusCode.UNAUTHENTICATED
+                stream.details = "the seat was given up; its token is no longer valid"
+            return stream.code is not None
+
         table.attach(seat, resuming=join.last_seq > 0)
-        reader = asyncio.create_task(self._read_intents(request_iterator, table, seat))
+        reader = None
         try:
-            async for batch in stream_log(table, seat, join.last_seq):
-                yield gs.PlayResponse(messages=batch)
+            snapshot = snapshot_pb(table, seat.index)
+            reader = asyncio.create_task(self._read_intents(request_iterator, table, seat,
+                                                            token, stream))
+            reader.add_done_callback(_consume)
+            first_response = True
+            async for response in stream_log(table, seat.index, join.last_seq, stop,
+                                             gs.PlayResponse, announce=True):
+                if first_response:
+                    first_response = False
+                    response.snapshot.CopyFrom(snapshot)
+                yield response
+            if stream.code is not None:
+                await context.abort(stream.code, stream.details)
+            if table.closing and table.state is not TableState.FINISHED:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
         finally:
-            reader.cancel()
+            if reader is not None:
+                reader.cancel()
             table.detach(seat)
 
-    async def _read_intents(self, requests, table: Table, seat: int) -> None:
-        """Apply each intent; malformed ones are refused in the seat's log."""
+    async def _read_intents(self, requests, table: Table, seat: Seat, token: str,
+                            stream: _Stream) -> None:
+        """Apply each intent; malformed ones are refused in the seat's log. More
+        messages than the stream's budget end the stream (RESOURCE_EXHAUSTED)."""
+        limits = self.lobby.limits
+        loop = asyncio.get_running_loop()
+        bucket = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
+        credited = seat.updates
+        index = seat.index
         async for request in requests:
-            kind = request.WhichOneof("body")
-            if kind != "intent":
-                table.refuse(seat, "malformed", "after join, send only intents", 0)
-                continue
-            choice = request.intent.WhichOneof("choice")
-            if choice == "action_id":
-                ident = request.intent.action_id
-                action = wire.action_from_id(ident)
-                if action is None:
-                    table.refuse(seat, "unknown_action_id", f"no action has id {ident}", ident)
-                    continue
-                table.act(seat, action, ident)
-            elif choice == "action":
-                table.act(seat, wire.action_from_pb(request.intent.action))
-            else:
-                table.refuse(seat, "malformed", "an intent needs an action_id or an action", 0)
+            if seat.updates != credited:
+                bucket.credit((seat.updates - credited) * limits.intents_per_update)
+                credited = seat.updates
+            if not bucket.take(loop.time()):
+                stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
+                stream.details = (f"more than {limits.intents_per_second:g} messages per second "
+                                  "beyond what the game asked for")
+                log.warning("table %s seat %d: stream over its message budget", table.table_id,
+                            index)
+                table.wake()
+                return
+            if not table.holds(seat, token) or table.closing:
+                table.wake()
+                return
+            try:
+                self._intent(request, table, index)
+            except Exception:  # noqa: BLE001 - a bug must not kill the stream or the game
+                log.exception("table %s seat %d: intent %r failed", table.table_id, index,
+                              request)
+                table.refuse(index, "internal_error", "the server failed on this intent", 0)
+
+    @staticmethod
+    def _intent(request: gs.PlayRequest, table: Table, seat: int) -> None:
+        kind = request.WhichOneof("body")
+        if kind != "intent":
+            table.refuse(seat, "malformed", "after join, send only intents", 0)
+            return
+        choice = request.intent.WhichOneof("choice")
+        if choice == "action_id":
+            ident = request.intent.action_id
+            action = wire.action_from_id(ident)
+            if action is None:
+                table.refuse(seat, "unknown_action_id", f"no action has id {ident}", ident)
+                return
+            table.act(seat, action, ident)
+        elif choice == "action":
+            table.act(seat, wire.action_from_pb(request.intent.action))
+        else:
+            table.refuse(seat, "malformed", "an intent needs an action_id or an action", 0)
 
     async def Spectate(self, request, context):
+        limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
             if request.last_seq > len(table.log_for(-1)):
                 raise LobbyError("out_of_range", f"last_seq {request.last_seq} is beyond this stream")
+            if table.closing:
+                raise LobbyError("unavailable", SHUTTING_DOWN)
+            if table.spectators >= limits.max_spectators:
+                raise LobbyError("resource_exhausted",
+                                 f"a table may have {limits.max_spectators} spectators")
         except LobbyError as err:
             await _abort(context, err)
-        async for batch in stream_log(table, -1, request.last_seq):
-            yield gs.SpectateResponse(messages=batch)
+        table.spectators += 1
+        try:
+            snapshot = snapshot_pb(table, -1)
+            first_response = True
+            async for response in stream_log(table, -1, request.last_seq, None,
+                                             gs.SpectateResponse, announce=True):
+                if first_response:
+                    first_response = False
+                    response.snapshot.CopyFrom(snapshot)
+                yield response
+            if table.closing and table.state is not TableState.FINISHED:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        finally:
+            table.spectators -= 1
+
+
+def _consume(task: asyncio.Task) -> None:
+    """Retrieve a finished reader's exception (a client that went away)."""
+    if not task.cancelled():
+        task.exception()
 
 
 class Server:
     """A running server: the lobby and the ``grpc.aio`` server around it."""
 
-    def __init__(self, grpc_server: grpc.aio.Server, lobby: Lobby, port: int, host: str) -> None:
+    def __init__(self, grpc_server: grpc.aio.Server, lobby: Lobby, port: int, host: str,
+                 health_servicer: health.aio.HealthServicer | None = None,
+                 recorder: Recorder | None = None, tls: bool = False) -> None:
         self.grpc_server = grpc_server
         self.lobby = lobby
         self.port = port
         self.host = host
+        self.health = health_servicer
+        self.recorder = recorder
+        self.tls = tls
+        self._stopped = False
 
     @property
     def address(self) -> str:
@@ -251,20 +416,42 @@ class Server:
         return f"{host}:{self.port}"
 
     async def stop(self, grace: float | None = 1.0) -> None:
-        """Stop serving; cancels table timers."""
-        self.lobby.close()
+        """Stop serving, cleanly: health says NOT_SERVING, tables stop (their
+        timers too), every stream ends with UNAVAILABLE, games in progress are
+        stored as interrupted, and every write finishes before this returns.
+        ``grace`` None cancels open rpcs at once instead of letting them end."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if self.health is not None:
+            await self.health.enter_graceful_shutdown()
+        interrupted = self.lobby.shut_down()
+        if self.recorder is not None:
+            for table in interrupted:
+                self.recorder.submit(table.record())
+        if grace:
+            await asyncio.sleep(0)  # let the woken streams send their last messages
         await self.grpc_server.stop(grace)
+        if self.recorder is not None:
+            await self.recorder.close()
 
 
-async def start_server(host: str = "127.0.0.1", port: int = 0,
-                       lobby: Lobby | None = None) -> Server:
+async def start_server(host: str = "127.0.0.1", port: int = 0, lobby: Lobby | None = None, *,
+                       limits: Limits | None = None, store: GameStore | str | None = None,
+                       tls: tuple[bytes, bytes] | None = None) -> Server:
     """Start serving on ``host:port`` (port 0: an ephemeral port, read back).
 
-    Enables server reflection and the standard health service. Raises
-    RuntimeError if the port cannot be bound.
+    ``limits`` bound what clients may do; ``store`` (a GameStore or a path)
+    keeps every finished game; ``tls`` is (certificate chain PEM, private key
+    PEM) to serve TLS only. Enables server reflection and the standard health
+    service. Raises RuntimeError if the port cannot be bound.
     """
-    lobby = lobby or Lobby()
-    server = grpc.aio.server(options=KEEPALIVE_OPTIONS)
+    lobby = lobby or Lobby(limits=limits)
+    recorder = None
+    if store is not None:
+        recorder = Recorder(store if isinstance(store, GameStore) else GameStore(store))
+        lobby.on_finish = lambda table: recorder.submit(table.record())
+    server = grpc.aio.server(options=SERVER_OPTIONS)
     ls_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), server)
     gs_grpc.add_GameServiceServicer_to_server(GameServicer(lobby), server)
     health_servicer = health.aio.HealthServicer()
@@ -276,10 +463,16 @@ async def start_server(host: str = "127.0.0.1", port: int = 0,
         reflection.SERVICE_NAME,
     )
     reflection.enable_server_reflection(names, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    address = f"{host}:{port}"
+    if tls is not None:
+        chain, key = tls
+        credentials = grpc.ssl_server_credentials([(key, chain)])
+        bound = server.add_secure_port(address, credentials)
+    else:
+        bound = server.add_insecure_port(address)
     if not bound:
         raise RuntimeError(f"could not listen on {host}:{port}")
     await server.start()
     for name in names[:2] + ("",):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Server(server, lobby, bound, host)
+    return Server(server, lobby, bound, host, health_servicer, recorder, tls is not None)

@@ -1,18 +1,28 @@
 """Tables and the lobby: seats, secret seat tokens, bots in seats, the turn
-timer, per-seat message logs for streaming and resuming, rounds of one game.
+timer, away players and their stand-in bot, per-seat message logs for
+streaming and resuming, rounds of one game, the limits of one server.
 
 This layer owns one :class:`~.engine.GameState` per table and turns its events
 into per-seat message logs. It knows nothing of gRPC: the service reads the
 logs and converts them to the wire. It runs on one asyncio event loop (timers
 and bot turns are loop callbacks); every method is called from that loop.
+
+Every log entry is fixed when it is appended (an update carries the seat list
+as it was then), so a stream resumed at any sequence number sends exactly what
+the first stream sent.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
+import logging
+import re
 import secrets
 import time
+import unicodedata
+from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
@@ -22,12 +32,19 @@ from .cards import COLOUR, WILD
 from .engine import GameState, Phase, PlayerView
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event
+from .limits import Limits
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from .storage import GameRecord
+
+log = logging.getLogger("unoplay.table")
 
 MAX_TITLE = 40
 MAX_NAME = 24
 MAX_TURN_SECONDS = 3600
 MAX_BOT_DELAY = 10.0
+MAX_AWAY_GRACE = 3600
+#: Seconds a dropped player has to come back before a bot plays for them.
+DEFAULT_AWAY_GRACE = 30.0
 
 
 class TableState(Enum):
@@ -41,7 +58,8 @@ class TableState(Enum):
 class LobbyError(Exception):
     """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
     ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
-    ``failed_precondition``."""
+    ``failed_precondition``, ``resource_exhausted``, ``out_of_range``,
+    ``unavailable``."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -49,61 +67,9 @@ class LobbyError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
-class Welcome:
-    """First message of every stream: the seat (-1 spectator) and table snapshot."""
-
-    seat: int
-    table: Any  # a TableInfo
-    seed: int
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """The seat's view after a change, its legal actions and the turn deadline.
-
-    ``deadline`` is Unix seconds (0.0: no limit).
-    """
-
-    view: PlayerView
-    legal: tuple[Action, ...]
-    deadline: float
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """An intent the seat sent that was refused; ``action_id`` 0 if none."""
-
-    reason: str
-    message: str
-    action_id: int
-
-
-Message = Welcome | Event | Update | Refusal
-
-
-@dataclass
-class Seat:
-    """One seat: who sits there and the log of messages sent to it."""
-
-    index: int
-    name: str = ""
-    token: str = ""
-    bot: Any = None  # a client.bots.Bot, or None for a person
-    connections: int = 0
-    log: list[Message] = field(default_factory=list)
-
-    @property
-    def occupied(self) -> bool:
-        return bool(self.name)
-
-    @property
-    def connected(self) -> bool:
-        return self.bot is not None or self.connections > 0
-
-
-@dataclass(frozen=True, slots=True)
 class SeatInfo:
-    """Public facts about a seat."""
+    """Public facts about a seat. A person who is away while the stand-in bot
+    plays for them shows ``bot`` True and ``connected`` False."""
 
     seat: int
     name: str
@@ -123,13 +89,118 @@ class TableInfo:
     turn_seconds: int
     state: TableState
     scores: tuple[int, ...]
+    away_grace: float = DEFAULT_AWAY_GRACE
 
 
-def _check_text(what: str, text: str, limit: int) -> str:
-    text = text.strip()
-    if not 1 <= len(text) <= limit or not text.isprintable():
-        raise LobbyError("invalid", f"{what} must be 1..{limit} printable characters")
+@dataclass(frozen=True, slots=True)
+class Welcome:
+    """First message of every stream: the seat (-1 spectator) and table snapshot."""
+
+    seat: int
+    table: TableInfo
+    seed: int
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """The seat's view after a change, its legal actions, the turn deadline and
+    every seat's status at that moment.
+
+    ``deadline`` is Unix seconds (0.0: no limit).
+    """
+
+    view: PlayerView
+    legal: tuple[Action, ...]
+    deadline: float
+    seats: tuple[SeatInfo, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """An intent the seat sent that was refused; ``action_id`` 0 if none."""
+
+    reason: str
+    message: str
+    action_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatsChanged:
+    """Some seat's status changed (joined, left, went away, came back, a bot
+    took over); every seat's status now."""
+
+    seats: tuple[SeatInfo, ...]
+
+
+Message = Welcome | Event | Update | Refusal | SeatsChanged
+
+
+@dataclass
+class Seat:
+    """One seat: who sits there and the log of messages sent to it."""
+
+    index: int
+    name: str = ""
+    token: str = ""
+    bot: Any = None  # a client.bots.Bot seated for good, or None for a person
+    stand_in: Any = None  # a greedy bot playing while the person is away
+    connections: int = 0
+    log: list[Message] = field(default_factory=list)
+    updates: int = 0  # Update messages appended to the log (credits for rate limits)
+    away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
+
+    @property
+    def occupied(self) -> bool:
+        return bool(self.name)
+
+    @property
+    def connected(self) -> bool:
+        return self.bot is not None or self.connections > 0
+
+    @property
+    def player(self) -> Any:
+        """The bot that plays this seat now (seated bot or stand-in), or None."""
+        return self.bot if self.bot is not None else self.stand_in
+
+    def info(self) -> SeatInfo:
+        return SeatInfo(self.index, self.name, self.player is not None, self.occupied,
+                        self.connected)
+
+
+_SPACES = re.compile(r" {2,}")
+
+
+def clean_text(what: str, text: str, limit: int) -> str:
+    """``text`` normalised (NFC, outer blanks stripped, runs of spaces made one)
+    if it is 1..``limit`` printable characters that are not all decoration.
+    Raises LobbyError("invalid") otherwise.
+
+    Printable excludes control and format characters (bidi overrides, zero
+    width joiners), line breaks, private-use and unassigned code points. A
+    combining mark may not start the text, nor follow more than one other.
+    """
+    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip())
+    problem = None
+    if not 1 <= len(text) <= limit:
+        problem = f"must be 1..{limit} characters"
+    elif not text.isprintable():
+        problem = "may contain only printable characters (no control or format characters)"
+    else:
+        run = 0
+        for i, ch in enumerate(text):
+            if unicodedata.category(ch).startswith("M"):
+                run += 1
+                if i == 0 or run > 2:
+                    problem = "has too many combining marks"
+                    break
+            else:
+                run = 0
+    if problem:
+        raise LobbyError("invalid", f"{what} {problem}")
     return text
+
+
+_check_text = clean_text  # the old name
 
 
 class Table:
@@ -138,41 +209,54 @@ class Table:
     def __init__(self, table_id: str, title: str, seats: int, rules: RuleSet,
                  turn_seconds: int = 0, bot_delay: float = 0.0,
                  round_pause: float | None = None,
-                 on_finish: Callable[[Table], None] | None = None) -> None:
+                 on_finish: Callable[[Table], None] | None = None,
+                 away_grace: float = DEFAULT_AWAY_GRACE) -> None:
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LobbyError("invalid", f"seats must be {MIN_PLAYERS}..{MAX_PLAYERS}")
         if not 0 <= turn_seconds <= MAX_TURN_SECONDS:
             raise LobbyError("invalid", f"turn_seconds must be 0..{MAX_TURN_SECONDS}")
         if not 0 <= bot_delay <= MAX_BOT_DELAY:
             raise LobbyError("invalid", f"bot_delay_seconds must be 0..{MAX_BOT_DELAY:g}")
+        if not 0 <= away_grace <= MAX_AWAY_GRACE:
+            raise LobbyError("invalid", f"away_grace_seconds must be 0..{MAX_AWAY_GRACE}")
         self.table_id = table_id
-        self.title = _check_text("title", title, MAX_TITLE)
+        self.title = clean_text("title", title, MAX_TITLE)
         self.rules = rules
         self.turn_seconds = turn_seconds
         self.bot_delay = bot_delay
+        self.away_grace = away_grace
         self.round_pause = (3 * bot_delay if round_pause is None else round_pause)
         self.state = TableState.WAITING
         self.seats = [Seat(i) for i in range(seats)]
         self.spectator_log: list[Message] = []
+        self.spectators = 0
         self.game: GameState | None = None
         self.history: list[tuple[int, Action]] = []  # every applied action, for replays
+        self.history_sources: list[str] = []  # per action: player, bot, stand_in, timer
+        self.history_ms: list[int] = []  # per action: ms after the start
+        self.started_at = 0.0
+        self.finished_at = 0.0
+        self.touched = time.monotonic()  # last change, for evicting idle tables
+        self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
         self._changed = asyncio.Event()
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._timers: list[asyncio.TimerHandle] = []
+        self._seats_shown = self.seat_infos()
         self.spectator_log.append(Welcome(-1, self.info(), 0))
 
     # ------------------------------------------------------------ lobby side
 
+    def seat_infos(self) -> tuple[SeatInfo, ...]:
+        """Every seat's public status."""
+        return tuple(s.info() for s in self.seats)
+
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
-        return TableInfo(
-            self.table_id, self.title,
-            tuple(SeatInfo(s.index, s.name, s.bot is not None, s.occupied, s.connected)
-                  for s in self.seats),
-            self.rules, self.turn_seconds, self.state,
-            self.game.scores if self.game else ())
+        return TableInfo(self.table_id, self.title, self.seat_infos(), self.rules,
+                         self.turn_seconds, self.state,
+                         self.game.scores if self.game else (), self.away_grace)
 
     def _free_seat(self, wanted: int | None) -> Seat:
         if self.state is not TableState.WAITING:
@@ -190,43 +274,53 @@ class Table:
 
     def join(self, name: str, wanted: int | None = None) -> Seat:
         """Seat a person; returns the seat with its new secret token."""
-        name = _check_text("name", name, MAX_NAME)
+        name = clean_text("name", name, MAX_NAME)
         seat = self._free_seat(wanted)
         seat.name = name
         seat.token = secrets.token_urlsafe(16)  # 128 random bits
         seat.log = [Welcome(seat.index, self.info(), 0)]
-        self._notify()
+        self._seats_changed()
         return seat
 
     def add_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot (an object with ``decide(view, legal)``)."""
         seat = self._free_seat(wanted)
-        seat.name = _check_text("name", name, MAX_NAME)
+        seat.name = clean_text("name", name, MAX_NAME)
         seat.bot = bot
         seat.token = ""
         seat.log = [Welcome(seat.index, self.info(), 0)]
-        self._notify()
+        self._seats_changed()
         return seat
 
     def seat_for_token(self, token: str) -> Seat:
         """The seat this token acts for. Raises LobbyError("unauthenticated")."""
-        for seat in self.seats:
-            if seat.token and secrets.compare_digest(seat.token, token):
-                return seat
-        raise LobbyError("unauthenticated", "that seat token is not valid at this table")
+        given = token.encode("utf-8", "surrogatepass")
+        found = None
+        for seat in self.seats:  # compare with every seat: the time says nothing
+            if seat.token and secrets.compare_digest(seat.token.encode(), given):
+                found = seat
+        if found is None:
+            raise LobbyError("unauthenticated", "that seat token is not valid at this table")
+        return found
+
+    def holds(self, seat: Seat, token: str) -> bool:
+        """True while ``token`` still acts for ``seat`` (not after leaving)."""
+        return self.seats[seat.index] is seat and bool(seat.token) and seat.token == token
 
     def leave(self, token: str) -> None:
-        """Give up a seat: freed while waiting; a greedy bot takes it in a game."""
+        """Give up a seat: freed while waiting; a greedy bot takes it in a game.
+        Streams opened with the token end (the service checks :meth:`holds`)."""
         seat = self.seat_for_token(token)
         seat.token = ""
         if self.state is TableState.WAITING:
             self.seats[seat.index] = Seat(seat.index)
-        else:
+        elif self.state is TableState.PLAYING:
             from unoplay.client.bots import make_bot  # bots are pure strategy code
 
             seat.bot = make_bot("greedy")
+            seat.stand_in = None
             self._schedule_bots()
-        self._notify()
+        self._seats_changed()
 
     def start(self, seed: int | None = None) -> None:
         """Deal the first round. Raises LobbyError unless every seat is taken."""
@@ -236,10 +330,14 @@ class Table:
             raise LobbyError("failed_precondition", "every seat must be taken to start")
         self.game, events = GameState.new(len(self.seats), self.rules, seed)
         self.state = TableState.PLAYING
+        self.started_at = time.time()
         welcome_info = self.info()
         for seat in self.seats:
             seat.log.append(Welcome(seat.index, welcome_info, self.game.seed))
         self.spectator_log.append(Welcome(-1, welcome_info, self.game.seed))
+        for seat in self.seats:  # a player who never connects is away from the start
+            if seat.bot is None and seat.connections == 0:
+                self._later(self.away_grace, self._away_timeout, seat.index, seat.away_epoch)
         self._publish(events)
 
     # ------------------------------------------------------------ game side
@@ -249,10 +347,11 @@ class Table:
         return self.spectator_log if seat < 0 else self.seats[seat].log
 
     async def wait_for_change(self) -> None:
-        """Return once anything has been appended to any log."""
+        """Return once anything has been appended to any log (or streams must
+        look at their state: the server is closing, a seat was given up)."""
         await self._changed.wait()
 
-    def act(self, seat: int, action: Action, action_id: int = 0) -> bool:
+    def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
         """Apply an intent of ``seat``. Returns True if accepted; a refusal is
         appended to the seat's log (the game goes on)."""
         game = self.game
@@ -260,45 +359,130 @@ class Table:
             reason = "game_over" if self.state is TableState.FINISHED else "game_not_started"
             self.refuse(seat, reason, "there is no game in progress", action_id)
             return False
+        if self.closing:
+            self.refuse(seat, "server_closing", "the server is shutting down", action_id)
+            return False
         try:
             events = game.apply(seat, action)
         except IllegalAction as err:
             self.refuse(seat, err.reason.value, str(err), action_id)
+            penalty = getattr(err, "events", None)
+            if penalty:  # refused, but it cost cards (wrong_play_penalty): part of the game
+                self._record(seat, action, source)
+                self._publish(list(penalty))
             return False
-        self.history.append((seat, action))
+        self._record(seat, action, source)
         self._publish(events)
         return True
 
-    def attach(self, seat: int, resuming: bool = False) -> None:
-        """A stream for ``seat`` opened. When ``resuming`` mid-game, a fresh
-        update is appended to the seat's log, so the resumed stream ends its
-        backlog with the current view and legal actions (an intent lost in the
-        drop is simply decided again)."""
-        self.seats[seat].connections += 1
+    def _record(self, seat: int, action: Action, source: str) -> None:
+        self.history.append((seat, action))
+        self.history_sources.append(source)
+        self.history_ms.append(int((time.time() - self.started_at) * 1000))
+
+    def attach(self, seat: int | Seat, resuming: bool = False) -> None:
+        """A stream for ``seat`` opened. The person is back: a stand-in stops.
+
+        When ``resuming`` mid-game, a fresh update is appended to the seat's
+        log, so the resumed stream ends its backlog with the current view and
+        legal actions (an intent lost in the drop is simply decided again)."""
+        s = self._seat(seat)
+        s.connections += 1
+        s.away_epoch += 1
+        s.stand_in = None  # its pending turn, if any, finds no player and does nothing
+        self._seats_changed()
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
-            self.seats[seat].log.append(
-                Update(game.view(seat), tuple(game.legal_actions(seat)), self._deadline))
+            i = s.index
+            self._append_update(s, Update(game.view(i), tuple(game.legal_actions(i)),
+                                          self._deadline, self._seats_shown))
         self._notify()
 
-    def detach(self, seat: int) -> None:
-        """A stream for ``seat`` closed; the seat is kept."""
-        self.seats[seat].connections -= 1
-        self._notify()
+    def detach(self, seat: int | Seat) -> None:
+        """A stream for ``seat`` closed; the seat is kept. When its last stream
+        closes during a game, the player is away: after the grace period a
+        stand-in bot plays for them until they are back."""
+        s = self._seat(seat)
+        s.connections -= 1
+        if self.seats[s.index] is not s:
+            return  # the seat was given up before the game; the stream was stale
+        if s.connections == 0 and s.bot is None and self.state is TableState.PLAYING:
+            self._later(self.away_grace, self._away_timeout, s.index, s.away_epoch)
+        self._seats_changed()
+
+    def _seat(self, seat: int | Seat) -> Seat:
+        return seat if isinstance(seat, Seat) else self.seats[seat]
+
+    def _away_timeout(self, seat: int, epoch: int) -> None:
+        s = self.seats[seat]
+        if (epoch != s.away_epoch or s.connections or s.player is not None
+                or self.state is not TableState.PLAYING or self.closing):
+            return
+        from unoplay.client.bots import make_bot  # bots are pure strategy code
+
+        s.stand_in = make_bot("greedy")
+        log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
+        self._seats_changed()
+        game = self.game
+        if game is not None and game.legal_actions(seat):
+            self._later(self.bot_delay, self._bot_turn, seat, self._version)
 
     def close(self) -> None:
-        """Cancel timers (server shutdown)."""
+        """Cancel timers (server shutdown, or the game is over)."""
         for handle in self._timers:
             handle.cancel()
         self._timers.clear()
+
+    def shut_down(self) -> None:
+        """The server is stopping: no more moves; streams see ``closing`` and end."""
+        self.closing = True
+        self.close()
+        self._notify()
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         self.seats[seat].log.append(Refusal(reason, message, action_id))
         self._notify()
 
+    def record(self) -> GameRecord:
+        """This table's game, for storage (``status`` "interrupted" unless over)."""
+        game = self.game
+        assert game is not None
+        over = game.is_game_over
+        return GameRecord(
+            table_id=self.table_id, title=self.title, seed=game.seed,
+            rules=self.rules.to_dict(),
+            players=[{"seat": s.index, "name": s.name,
+                      "bot": getattr(s.bot, "name", "bot") if s.bot is not None else ""}
+                     for s in self.seats],
+            actions=list(self.history), sources=list(self.history_sources),
+            times_ms=list(self.history_ms), scores=game.scores,
+            winners=tuple(game.game_winners), status="finished" if over else "interrupted",
+            started_at=self.started_at, finished_at=self.finished_at or time.time())
+
+    def wake(self) -> None:
+        """Wake every stream of the table to look at its state (no new message)."""
+        self._notify()
+
     def _notify(self) -> None:
+        self.touched = time.monotonic()
         self._changed.set()
         self._changed = asyncio.Event()
+
+    def _append_update(self, seat: Seat, update: Update) -> None:
+        seat.log.append(update)
+        seat.updates += 1
+
+    def _seats_changed(self) -> None:
+        """Tell everyone at the table when a seat's public status changed."""
+        infos = self.seat_infos()
+        if infos != self._seats_shown and self.state is not TableState.FINISHED:
+            self._seats_shown = infos
+            message = SeatsChanged(infos)
+            for seat in self.seats:
+                if seat.occupied and seat.log:
+                    seat.log.append(message)
+            self.spectator_log.append(message)
+        self._notify()
 
     def _publish(self, events: list[Event]) -> None:
         """Append the events each seat may see, then every seat's update."""
@@ -308,16 +492,20 @@ class Table:
         self._deadline = 0.0
         if not game.is_round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
+        shown = self._seats_shown
         for seat in self.seats:
             i = seat.index
             seat.log.extend(e for e in events if e.audience == EVERYONE or e.audience == i)
-            seat.log.append(Update(game.view(i), tuple(game.legal_actions(i)), self._deadline))
+            self._append_update(seat, Update(game.view(i), tuple(game.legal_actions(i)),
+                                             self._deadline, shown))
         self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
-        self.spectator_log.append(Update(game.view(-1), (), self._deadline))
-        self._notify()
+        self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown))
         if game.is_game_over:
             self.state = TableState.FINISHED
+            self.finished_at = time.time()
             self.close()
+        self._notify()
+        if game.is_game_over:
             if self.on_finish:
                 self.on_finish(self)
         elif game.is_round_over:
@@ -328,8 +516,11 @@ class Table:
             self._schedule_bots()
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
+        if self.closing:
+            return
         loop = asyncio.get_running_loop()
-        self._timers = [h for h in self._timers if not h.cancelled() and h.when() > loop.time()]
+        now = loop.time()
+        self._timers = [h for h in self._timers if not h.cancelled() and h.when() > now]
         self._timers.append(loop.call_later(delay, callback, *args))
 
     def _next_round(self, version: int) -> None:
@@ -341,28 +532,34 @@ class Table:
         game = self.game
         if version != self._version or game is None or game.is_round_over:
             return
-        self.act(game.current, default_action(game))
+        self.act(game.current, default_action(game), source="timer")
 
     def _schedule_bots(self) -> None:
         game = self.game
         if game is None:
             return
         for seat in self.seats:
-            if seat.bot is not None and game.legal_actions(seat.index):
+            if seat.player is not None and game.legal_actions(seat.index):
                 self._later(self.bot_delay, self._bot_turn, seat.index, self._version)
 
     def _bot_turn(self, seat: int, version: int) -> None:
         game = self.game
         if version != self._version or game is None or game.is_round_over:
             return
+        s = self.seats[seat]
+        bot = s.player
+        if bot is None:
+            return
         legal = game.legal_actions(seat)
         if not legal:
             return
-        bot = self.seats[seat].bot
         action = bot.decide(game.view(seat), legal)
         if action is None:
             return
-        self.act(seat, action)
+        source = "bot" if s.bot is not None else "stand_in"
+        if not self.act(seat, action, source=source) and game.current == seat \
+                and version == self._version:
+            self.act(seat, default_action(game), source=source)  # never stall on a bot
 
 
 def default_action(game: GameState) -> Action:
@@ -381,23 +578,67 @@ def default_action(game: GameState) -> Action:
 
 
 class Lobby:
-    """Every table of one server."""
+    """Every table of one server, within the server's :class:`Limits`.
 
-    def __init__(self, max_tables: int = 1000) -> None:
+    ``on_finish(table)`` is called when a table's game is over (storage);
+    ``finished`` keeps the latest finished tables (for tests and tools).
+    """
+
+    def __init__(self, max_tables: int | None = None, limits: Limits | None = None,
+                 on_finish: Callable[[Table], None] | None = None) -> None:
+        limits = limits or Limits()
+        if max_tables is not None:
+            limits = dataclasses.replace(limits, max_tables=max_tables)
+        self.limits = limits
         self.tables: dict[str, Table] = {}
-        self.max_tables = max_tables
+        self.on_finish = on_finish
+        self.closing = False
         self._ids = itertools.count(1)
-        self.finished: list[Table] = []
+        self.finished: deque[Table] = deque(maxlen=64)
+
+    @property
+    def max_tables(self) -> int:
+        return self.limits.max_tables
+
+    def _finished(self, table: Table) -> None:
+        self.finished.append(table)
+        if self.on_finish is not None:
+            try:
+                self.on_finish(table)
+            except Exception:  # noqa: BLE001 - storage must not break the game
+                log.exception("on_finish failed for table %s", table.table_id)
+
+    def sweep(self) -> None:
+        """Drop finished tables after ``finished_ttl`` and waiting tables nobody
+        touched for ``waiting_ttl`` (with no stream open)."""
+        now = time.monotonic()
+        limits = self.limits
+        for table_id, table in list(self.tables.items()):
+            idle = now - table.touched
+            if table.state is TableState.FINISHED and idle > limits.finished_ttl:
+                del self.tables[table_id]
+            elif (table.state is TableState.WAITING and idle > limits.waiting_ttl
+                  and not any(s.connections for s in table.seats) and not table.spectators):
+                table.close()
+                del self.tables[table_id]
+
+    def open_tables(self) -> int:
+        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED)
 
     def create(self, title: str, seats: int, rules: RuleSet, turn_seconds: int = 0,
-               bot_delay: float = 0.0) -> Table:
+               bot_delay: float = 0.0, away_grace: float | None = None) -> Table:
         """Create a table. Raises LobbyError for bad settings or too many tables."""
-        if len(self.tables) >= self.max_tables:
-            raise LobbyError("resource_exhausted", f"at most {self.max_tables} tables")
+        if self.closing:
+            raise LobbyError("unavailable", "the server is shutting down")
+        self.sweep()
+        if self.open_tables() >= self.limits.max_tables:
+            raise LobbyError("resource_exhausted",
+                             f"this server has {self.limits.max_tables} open tables, its limit")
         number = next(self._ids)
         table_id = f"t{number}-{secrets.token_hex(3)}"
         table = Table(table_id, title or f"Table {number}", seats, rules, turn_seconds,
-                      bot_delay, on_finish=self.finished.append)
+                      bot_delay, on_finish=self._finished,
+                      away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace)
         self.tables[table_id] = table
         return table
 
@@ -408,11 +649,40 @@ class Lobby:
             raise LobbyError("not_found", f"no table {table_id!r}")
         return table
 
+    def seats_held(self, name: str) -> int:
+        """Seats held by people called ``name`` (ignoring case) at open tables."""
+        key = name.casefold()
+        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED
+                   for s in t.seats if s.token and s.name.casefold() == key)
+
+    def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:
+        """Seat ``name`` at a table, within the seats-per-name limit."""
+        if self.closing:
+            raise LobbyError("unavailable", "the server is shutting down")
+        table = self.get(table_id)
+        name = clean_text("name", name, MAX_NAME)
+        if self.seats_held(name) >= self.limits.max_seats_per_name:
+            raise LobbyError("resource_exhausted",
+                             f"{name!r} already holds {self.limits.max_seats_per_name} seats")
+        return table, table.join(name, wanted)
+
     def close(self) -> None:
         """Cancel every table's timers."""
         for table in self.tables.values():
             table.close()
 
+    def shut_down(self) -> list[Table]:
+        """Stop every table (streams end); returns the tables whose game was
+        in progress, for storage as interrupted games."""
+        self.closing = True
+        interrupted = []
+        for table in self.tables.values():
+            if table.state is TableState.PLAYING:
+                interrupted.append(table)
+            table.shut_down()
+        return interrupted
 
-__all__ = ["Lobby", "LobbyError", "Refusal", "Seat", "Table", "TableInfo", "TableState",
-           "Update", "Welcome", "default_action", "Reason", "WILD", "ActionKind"]
+
+__all__ = ["Lobby", "LobbyError", "Refusal", "Seat", "SeatInfo", "SeatsChanged", "Table",
+           "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action",
+           "Reason", "WILD", "ActionKind"]

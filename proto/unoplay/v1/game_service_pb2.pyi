@@ -35,10 +35,12 @@ class Intent(_message.Message):
     def __init__(self, action_id: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.Action, _Mapping]] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
-    __slots__ = ("messages",)
+    __slots__ = ("messages", "snapshot")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[TableMessage]
-    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ...) -> None: ...
+    snapshot: Snapshot
+    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
 
 class SpectateRequest(_message.Message):
     __slots__ = ("table_id", "last_seq")
@@ -49,24 +51,46 @@ class SpectateRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class SpectateResponse(_message.Message):
-    __slots__ = ("messages",)
+    __slots__ = ("messages", "snapshot")
     MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     messages: _containers.RepeatedCompositeFieldContainer[TableMessage]
-    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ...) -> None: ...
+    snapshot: Snapshot
+    def __init__(self, messages: _Optional[_Iterable[_Union[TableMessage, _Mapping]]] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
+
+class Snapshot(_message.Message):
+    __slots__ = ("seq", "welcome", "update", "update_seq")
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    WELCOME_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_FIELD_NUMBER: _ClassVar[int]
+    UPDATE_SEQ_FIELD_NUMBER: _ClassVar[int]
+    seq: int
+    welcome: Welcome
+    update: PlayerUpdate
+    update_seq: int
+    def __init__(self, seq: _Optional[int] = ..., welcome: _Optional[_Union[Welcome, _Mapping]] = ..., update: _Optional[_Union[PlayerUpdate, _Mapping]] = ..., update_seq: _Optional[int] = ...) -> None: ...
+
+class SeatsChanged(_message.Message):
+    __slots__ = ("seats",)
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
+    def __init__(self, seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ...) -> None: ...
 
 class TableMessage(_message.Message):
-    __slots__ = ("seq", "welcome", "event", "update", "error")
+    __slots__ = ("seq", "welcome", "event", "update", "error", "seats_changed")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     UPDATE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    SEATS_CHANGED_FIELD_NUMBER: _ClassVar[int]
     seq: int
     welcome: Welcome
     event: _game_pb2.Event
     update: PlayerUpdate
     error: ActionError
-    def __init__(self, seq: _Optional[int] = ..., welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., update: _Optional[_Union[PlayerUpdate, _Mapping]] = ..., error: _Optional[_Union[ActionError, _Mapping]] = ...) -> None: ...
+    seats_changed: SeatsChanged
+    def __init__(self, seq: _Optional[int] = ..., welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., update: _Optional[_Union[PlayerUpdate, _Mapping]] = ..., error: _Optional[_Union[ActionError, _Mapping]] = ..., seats_changed: _Optional[_Union[SeatsChanged, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
     __slots__ = ("seat", "table", "seed")

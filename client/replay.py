@@ -1,0 +1,142 @@
+"""``uno replay``: a stored game, replayed by the engine, as JSON Lines or as
+a move list for people.
+
+The store holds only the seed, the rules, the players and the actions; every
+event shown here is produced again by the engine (server/storage.py). The
+last line (or paragraph) compares the replayed scores with the stored ones.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator, TextIO
+
+from unoplay.server.cards import card_name
+from unoplay.server.events import EVERYONE, Event, EventKind
+from unoplay.server.storage import GameRecord, ReplayStep, replay
+
+_COLOURS = ("red", "yellow", "green", "blue")
+
+
+def _colour(value: int) -> str | None:
+    return _COLOURS[value] if 0 <= value <= 3 else None
+
+
+def event_dict(event: Event) -> dict:
+    """An event as plain JSON values (private events name their only audience)."""
+    kind = event.kind.name if isinstance(event.kind, EventKind) else int(event.kind)
+    return {"kind": kind, "player": event.player,
+            "audience": "everyone" if event.audience == EVERYONE else event.audience,
+            "cards": list(event.cards), "card_names": [card_name(c) for c in event.cards],
+            "count": event.count, "colour": _colour(event.colour), "target": event.target,
+            "value": event.value}
+
+
+def action_dict(step: ReplayStep) -> dict:
+    action = step.action
+    assert action is not None
+    kind = getattr(action.kind, "name", int(action.kind))
+    return {"kind": kind, "card": action.card, "colour": _colour(action.colour),
+            "uno": bool(action.uno), "target": action.target}
+
+
+def jsonl_lines(record: GameRecord) -> Iterator[str]:
+    """One JSON document per line: the game, then per step its action (if any)
+    and every event it caused, then the result."""
+    names = {p["seat"]: p["name"] for p in record.players}
+    yield json.dumps({"type": "game", "id": record.game_id, "table_id": record.table_id,
+                      "title": record.title, "seed": record.seed, "rules": record.rules,
+                      "players": record.players, "status": record.status,
+                      "started_at": record.started_at, "finished_at": record.finished_at,
+                      "actions": len(record.actions)})
+    last = None
+    for step in replay(record):
+        last = step
+        if step.action is not None:
+            i = step.index
+            yield json.dumps({"type": "action", "n": i, "seat": step.seat,
+                              "name": names.get(step.seat, ""), "source": step.source,
+                              "t_ms": record.times_ms[i] if i < len(record.times_ms) else None,
+                              "action": action_dict(step), "label": step.action.describe()})
+        else:
+            yield json.dumps({"type": "deal", "before_action": step.index})
+        for event in step.events:
+            yield json.dumps({"type": "event", "step": step.index, **event_dict(event)})
+    scores = _final_scores(record)
+    yield json.dumps({"type": "result", "scores": list(scores),
+                      "stored_scores": list(record.scores), "winners": list(record.winners),
+                      "matches": tuple(scores) == tuple(record.scores),
+                      "steps": 0 if last is None else last.index + 1})
+
+
+def _final_scores(record: GameRecord) -> tuple[int, ...]:
+    from unoplay.server.storage import final_state
+
+    return final_state(record).scores
+
+
+def _describe(event: Event, names: dict[int, str]) -> str | None:
+    """A short public sentence for the events worth showing in a move list."""
+    k = event.kind
+    who = names.get(event.player, f"seat {event.player}")
+    if k is EventKind.ROUND_STARTED:
+        return f"round {event.value}: {who} deals"
+    if k is EventKind.STARTER_FLIPPED:
+        return f"starter {card_name(event.cards[0])}"
+    if k is EventKind.DREW and event.count:
+        return f"{who} draws {event.count}"
+    if k is EventKind.SKIPPED:
+        return f"{who} is skipped"
+    if k is EventKind.DIRECTION_CHANGED:
+        return "direction " + ("clockwise" if event.value == 1 else "counter-clockwise")
+    if k is EventKind.UNO_CALLED:
+        return f"{who} calls UNO"
+    if k is EventKind.UNO_CAUGHT:
+        return f"{who} catches {names.get(event.target, event.target)}"
+    if k is EventKind.CHALLENGED:
+        return f"challenge: {'guilty' if event.value else 'not guilty'}"
+    if k is EventKind.DECK_RESHUFFLED:
+        return f"reshuffled {event.count} cards"
+    if k is EventKind.ROUND_OVER:
+        return f"{who} wins the round, +{event.value}"
+    if k is EventKind.GAME_OVER:
+        return f"{who} wins the game"
+    return None
+
+
+def write_move_list(record: GameRecord, out: TextIO) -> None:
+    """The game move by move, for people."""
+    names = {p["seat"]: p["name"] for p in record.players}
+    rules = ", ".join(f"{k}={v}" for k, v in sorted(record.rules.items()))
+    out.write(f"game {record.game_id} at table {record.table_id} ({record.title}), "
+              f"{record.status}, seed {record.seed}\n")
+    out.write("players: " + ", ".join(
+        f"{p['seat']} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
+        for p in record.players) + "\n")
+    out.write(f"rules: {rules}\n")
+    for step in replay(record):
+        notes = [text for e in step.events if (text := _describe(e, names))]
+        if step.action is None:
+            for note in notes:
+                out.write(f"-- {note}\n")
+            continue
+        who = names.get(step.seat, f"seat {step.seat}")
+        by = "" if step.source == "player" else f" [{step.source}]"
+        line = f"{step.index + 1:4d}. {who}{by}: {step.action.describe()}"
+        if notes:
+            line += "  (" + "; ".join(notes) + ")"
+        out.write(line + "\n")
+    scores = _final_scores(record)
+    out.write("scores: " + ", ".join(f"{names.get(i, i)} {s}" for i, s in enumerate(scores)))
+    out.write("  (as stored)\n" if tuple(scores) == tuple(record.scores)
+              else f"  (stored: {list(record.scores)}: MISMATCH)\n")
+
+
+def write_game_list(games: list[dict], out: TextIO) -> None:
+    """Stored games, newest first."""
+    if not games:
+        out.write("no stored games\n")
+    for g in games:
+        players = ", ".join(p["name"] for p in g["players"])
+        out.write(f"{g['id']:6d}  {g['table_id']:<14} {g['status']:<11} {g['actions']:5d} actions"
+                  f"  scores {g['scores']}  {players}\n")

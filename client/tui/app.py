@@ -1,0 +1,256 @@
+"""The Textual app behind ``uno play``.
+
+* ``uno play``: starts an embedded server on loopback (same process, same
+  event loop), seats you with greedy bots and opens the table.
+* ``uno play --server HOST:PORT``: the lobby of a LAN server.
+* ``uno play --lan``: the connect screen (servers found over mDNS, or an address).
+
+Logging goes to a file in the data directory, never to the terminal.
+"""
+
+from __future__ import annotations
+
+import os
+
+# gRPC's C core logs to stderr, which is the terminal Textual draws on.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
+import argparse  # noqa: E402
+import getpass  # noqa: E402
+import logging  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+import grpc  # noqa: E402
+from textual import work  # noqa: E402
+from textual.app import App  # noqa: E402
+from textual.binding import Binding  # noqa: E402
+
+from textual.screen import ModalScreen  # noqa: E402
+
+from unoplay.server.rules import RuleError, preset  # noqa: E402
+from unoplay.v1 import game_pb2 as pb  # noqa: E402
+
+from ..sdk import Connection  # noqa: E402
+from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # noqa: E402
+from .seats import SeatStore, data_dir  # noqa: E402
+from .table import Seating, TableScreen  # noqa: E402
+
+log = logging.getLogger("unoplay.tui")
+
+
+@dataclass
+class PlayOptions:
+    """What ``uno play`` was asked to do."""
+
+    server: str = ""
+    lan: bool = False
+    name: str = ""
+    bots: int = 3
+    rules_name: str = "official"
+    target: int | None = None  #: target score; None: the preset's
+    turn_seconds: int = 0
+    bot_delay: float = 0.6
+    seed: int | None = None
+
+    def rules_pb(self) -> pb.RuleSet:
+        """The rules to ask the server for: the preset, and the target if given."""
+        return rules_pb(self.rules_name, self.target)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> PlayOptions:
+        """Options from the ``uno play`` arguments. Raises SystemExit on bad values."""
+        name = (getattr(args, "name", "") or _default_name()).strip()[:24]
+        rules_name = getattr(args, "rules", "official") or "official"
+        target = getattr(args, "target", None)
+        try:
+            rules = preset(rules_name)
+            if target is not None:
+                rules.replace(target_score=target)
+        except RuleError as err:
+            raise SystemExit(f"uno play: {err}") from None
+        bots = getattr(args, "bots", 3)
+        if not 1 <= bots <= 9:
+            raise SystemExit("uno play: --bots must be 1..9")
+        turn = getattr(args, "turn_seconds", 0) or 0
+        if not 0 <= turn <= 3600:
+            raise SystemExit("uno play: --turn-seconds must be 0..3600")
+        return cls(server=getattr(args, "server", "") or "", lan=getattr(args, "lan", False),
+                   name=name or "player", bots=bots, rules_name=rules_name, target=target,
+                   turn_seconds=turn, bot_delay=getattr(args, "bot_delay", 0.6),
+                   seed=getattr(args, "seed", None))
+
+
+def rules_pb(preset_name: str, target: int | None = None) -> pb.RuleSet:
+    """A rule set message naming a preset (the server fills in its options)."""
+    msg = pb.RuleSet(preset=preset_name)
+    if target is not None:
+        msg.target_score = target
+    return msg
+
+
+def _default_name() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no user name in some containers
+        return "player"
+
+
+class UnoApp(App):
+    """UNO in the terminal."""
+
+    CSS_PATH = "uno.tcss"
+    TITLE = "UNO"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True)]
+
+    def __init__(self, options: PlayOptions, store: SeatStore | None = None) -> None:
+        super().__init__()
+        self.options = options
+        self.store = store or SeatStore()
+        self.server = None  # the embedded server, if any
+        self.connections: dict[str, Connection] = {}
+        self.embedded_table = ""
+
+    # ------------------------------------------------------------- connections
+
+    def connection(self, target: str) -> Connection:
+        """The connection to ``target``, made on first use (inside the running loop)."""
+        conn = self.connections.get(target)
+        if conn is None:
+            conn = self.connections[target] = Connection(target, timeout=5.0)
+        return conn
+
+    async def drop_connection(self, target: str) -> None:
+        conn = self.connections.pop(target, None)
+        if conn is not None:
+            await conn.close()
+
+    # ------------------------------------------------------------- screens
+
+    def on_mount(self) -> None:
+        if self.options.server:
+            self.show_lobby(self.options.server)
+        elif self.options.lan:
+            self.show_connect("")
+        else:
+            self.start_embedded()
+
+    def _show(self, screen) -> None:
+        """Make ``screen`` the main screen, closing modals and the previous one."""
+        async def swap() -> None:
+            while len(self.screen_stack) > 2:
+                await self.pop_screen()
+            if len(self.screen_stack) == 2:
+                await self.switch_screen(screen)
+            else:
+                await self.push_screen(screen)
+        self.call_later(swap)
+
+    def show_connect(self, address: str) -> None:
+        self._show(ConnectScreen(address))
+
+    def show_lobby(self, target: str) -> None:
+        self._show(LobbyScreen(target))
+
+    def show_table(self, seating: Seating) -> None:
+        self._show(TableScreen(seating))
+
+    def show_final(self, table: TableScreen) -> None:
+        """Push the final standings over ``table`` (Escape goes back to it)."""
+        state = table.state
+        view = state.view
+        names = [table.name_of_cap(i) for i in range(len(view.hand_sizes))]
+        lowest = table.table is not None and table.table.rules.scoring == pb.SCORING_PENALTY
+        seating = table.seating
+        embedded = seating is None or seating.embedded
+
+        async def push() -> None:
+            while isinstance(self.screen, ModalScreen):
+                await self.pop_screen()
+            await self.push_screen(FinalScreen(names, list(view.scores), list(view.game_winners),
+                                               lowest, embedded,
+                                               seating.target if seating else ""))
+        self.call_later(push)
+
+    # ------------------------------------------------------------- embedded game
+
+    @work(exclusive=True, group="embedded")
+    async def start_embedded(self) -> None:
+        """Start (once) a loopback server, create a table with bots, start it, sit."""
+        from unoplay.server.service import start_server
+
+        options = self.options
+        self._show(StartingScreen())
+        try:
+            if self.server is None:
+                self.server = await start_server("127.0.0.1", 0)
+            target = self.server.address
+            conn = self.connection(target)
+            bots = options.bots
+            table = await conn.create_table(
+                seats=bots + 1, rules=options.rules_pb(), title=f"{options.name} vs {bots} bots",
+                turn_seconds=options.turn_seconds, bot_delay=options.bot_delay)
+            joined = await conn.join_table(table.table_id, options.name)
+            for _ in range(bots):
+                await conn.add_bot(table.table_id, "greedy")
+            await conn.start_game(table.table_id, joined.seat_token, seed=options.seed)
+        except (grpc.aio.AioRpcError, RuntimeError, OSError) as err:
+            log.exception("embedded game failed")
+            detail = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
+            await self.shutdown()
+            self.exit(return_code=1, message=f"uno play: could not start a local game: {detail}")
+            return
+        self.embedded_table = table.table_id
+        self.show_table(Seating(target, table.table_id, joined.seat_token, options.name,
+                                embedded=True))
+
+    # ------------------------------------------------------------- quitting
+
+    async def action_quit(self) -> None:
+        await self.action_quit_now()
+
+    async def action_quit_now(self) -> None:
+        """Quit at once: the seat stays (LAN) and the embedded server stops."""
+        await self.shutdown()
+        self.exit(0)
+
+    async def shutdown(self) -> None:
+        """Close streams, channels and the embedded server."""
+        for screen in self.screen_stack:
+            if isinstance(screen, TableScreen) and screen.session is not None:
+                await screen.session.close()
+            if isinstance(screen, ConnectScreen) and screen.browser is not None:
+                browser, screen.browser = screen.browser, None
+                await browser.close()
+        self.workers.cancel_all()
+        for target in list(self.connections):
+            await self.drop_connection(target)
+        if self.server is not None:
+            server, self.server = self.server, None
+            await server.stop(None)
+
+
+def setup_logging(verbose: bool = False) -> str:
+    """Send every log record to a file (never the terminal); returns its path."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+    try:
+        path = str(data_dir() / "tui.log")
+        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError:
+        path, handler = "", logging.NullHandler()
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logging.captureWarnings(True)
+    return path
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``uno play``; returns the process exit code."""
+    options = PlayOptions.from_args(args)
+    setup_logging(getattr(args, "verbose", False))
+    app = UnoApp(options)
+    app.run()
+    return app.return_code or 0

@@ -1,0 +1,359 @@
+"""Modal screens: the decisions the server asks for, help, results, quitting."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from .render import card_lines, card_text, colour_text, colour_word
+
+_KEYS = "rygb"
+
+
+class Modal(ModalScreen):
+    """A modal screen that only ever closes itself.
+
+    ``Screen.dismiss`` pops whatever screen is on top; a key or button message
+    still queued for a modal that has already been closed (the server moved on
+    and closed it) must not pop the screen below, so :meth:`answer` checks.
+    """
+
+    def answer(self, result=None) -> None:
+        """Dismiss with ``result`` if this screen is still the active one."""
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(result)
+
+
+class Prompt(Modal):
+    """Base of the decision prompts: a titled box with buttons; Escape cancels
+    when ``cancellable``."""
+
+    kind = ""
+    cancellable = True
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.add_class("prompt")
+
+    def action_cancel(self) -> None:
+        if self.cancellable:
+            self.answer(None)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.answer(event.button.name)
+
+
+class ColourPrompt(Prompt):
+    """Name a colour: for a wild you play (cancellable) or a Wild starter card.
+    Dismisses with the colour 0..3, or None when cancelled."""
+
+    BINDINGS = [
+        Binding("r,1", "pick(0)", "red", show=False),
+        Binding("y,2", "pick(1)", "yellow", show=False),
+        Binding("g,3", "pick(2)", "green", show=False),
+        Binding("b,4", "pick(3)", "blue", show=False),
+        Binding("escape", "cancel", "cancel", show=False),
+    ]
+    kind = "colour"
+
+    def __init__(self, colours: Sequence[int], card: int | None = None,
+                 starter: bool = False) -> None:
+        super().__init__()
+        self.colours = sorted(set(c for c in colours if 0 <= c <= 3))
+        self.card = card
+        self.starter = starter
+        self.cancellable = not starter
+        self.kind = "starter" if starter else "wild"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            if self.starter:
+                yield Static(Text("The starter card is a Wild: name its colour", style="bold"),
+                             classes="title")
+            else:
+                title = Text("Name the colour for your ", style="bold")
+                title.append_text(card_text(self.card) if self.card is not None else Text("wild"))
+                yield Static(title, classes="title")
+            with Horizontal(classes="buttons"):
+                for c in self.colours:
+                    yield Button(f"{_KEYS[c]}  {colour_word(c)}", name=str(c),
+                                 classes=f"colour-{c}")
+            yield Static("r y g b or 1-4 to choose" + ("" if self.starter else " · Esc cancels"),
+                         classes="hint")
+
+    def action_pick(self, colour: int) -> None:
+        if colour in self.colours:
+            self.answer(colour)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.answer(int(event.button.name))
+
+
+class PenaltyPrompt(Prompt):
+    """A draw card was played on you: challenge (a Wild Draw Four), accept, or
+    answer with a card when the house rules allow it (stacking, deflecting).
+    Dismisses with "challenge", "accept" or "cards" (pick a card from your hand)."""
+
+    BINDINGS = [
+        Binding("c", "choose('challenge')", "challenge", show=False),
+        Binding("a", "choose('accept')", "accept", show=False),
+        Binding("h,escape", "choose('cards')", "answer with a card", show=False),
+    ]
+    kind = "penalty"
+    cancellable = False
+
+    def __init__(self, by: str, card: int, penalty: int, colour: int, can_challenge: bool,
+                 can_answer: bool) -> None:
+        super().__init__()
+        self.by, self.card, self.penalty, self.colour = by, card, penalty, colour
+        self.can_challenge, self.can_answer = can_challenge, can_answer
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            title = Text(f"{self.by} played ", style="bold")
+            title.append_text(card_text(self.card))
+            title.append(" on you", style="bold")
+            yield Static(title, classes="title")
+            body = Text("Colour in force: ")
+            body.append_text(colour_text(self.colour))
+            body.append("\n\nAccept: draw ")
+            body.append(str(self.penalty), style="bold")
+            body.append(" and lose your turn.")
+            if self.can_challenge:
+                body.append("\nChallenge: if they held a card of the colour in force, they "
+                            "draw instead; if not, you draw 2 more.")
+            if self.can_answer:
+                body.append("\nOr answer with a card marked “play” in your hand (house rules).")
+            yield Static(body, classes="body")
+            with Horizontal(classes="buttons"):
+                if self.can_challenge:
+                    yield Button("c  Challenge", name="challenge", variant="warning")
+                yield Button(f"a  Accept +{self.penalty}", name="accept", variant="primary")
+                if self.can_answer:
+                    yield Button("h  Answer from hand", name="cards")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "challenge" and not self.can_challenge:
+            return
+        if choice == "cards" and not self.can_answer:
+            return
+        self.answer(choice)
+
+
+class TargetPrompt(Prompt):
+    """Pick the player to swap hands with (house rules: a 7 or a 5).
+    Dismisses with the seat, or None when cancelled."""
+
+    BINDINGS = [
+        *[Binding(str(k), f"pick({k - 1})", show=False) for k in range(1, 10)],
+        Binding("escape", "cancel", "cancel", show=False),
+    ]
+    kind = "target"
+
+    def __init__(self, card: int, choices: Sequence[tuple[int, str, int]]) -> None:
+        super().__init__()
+        self.card = card
+        self.choices = list(choices)  # (seat, name, cards held)
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            title = Text("Swap hands with whom? You play ", style="bold")
+            title.append_text(card_text(self.card))
+            yield Static(title, classes="title")
+            with Horizontal(classes="buttons"):
+                for i, (seat, name, held) in enumerate(self.choices):
+                    yield Button(f"{i + 1}  {name} ({held})", name=str(seat))
+            yield Static("1-9 to choose · Esc cancels", classes="hint")
+
+    def action_pick(self, index: int) -> None:
+        if index < len(self.choices):
+            self.answer(self.choices[index][0])
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.answer(int(event.button.name))
+
+
+class DrawnPrompt(Prompt):
+    """You drew a card that can be played: play it or keep it.
+    Dismisses with "play", "uno" (play and call UNO) or "keep"."""
+
+    BINDINGS = [
+        Binding("p,enter", "choose('play')", "play", show=False),
+        Binding("k,d", "choose('keep')", "keep", show=False),
+        Binding("u", "choose('uno')", "play + UNO", show=False),
+    ]
+    kind = "drawn"
+    cancellable = False
+
+    def __init__(self, card: int, with_uno: bool) -> None:
+        super().__init__()
+        self.card, self.with_uno = card, with_uno
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            title = Text("You drew ", style="bold")
+            title.append_text(card_text(self.card))
+            title.append(": it can be played", style="bold")
+            yield Static(title, classes="title")
+            yield Static(Text("\n").join(card_lines(self.card, playable=True)), classes="card")
+            with Horizontal(classes="buttons"):
+                yield Button("p  Play it", name="play", variant="primary")
+                if self.with_uno:
+                    yield Button("u  Play + UNO", name="uno", variant="warning")
+                yield Button("k  Keep it", name="keep")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "uno" and not self.with_uno:
+            return
+        self.answer(choice)
+
+
+HELP = """\
+[b]Keys[/b]
+ ←/→ 1-9 0  select a card        Enter   play it
+ d  draw (or click the pile)     u       call UNO
+ c  catch a player without UNO   ?       this help
+ q  leave the table              ctrl+q  quit at once
+ Mouse: click a card to select it, click it again to play it.
+[b]UNO[/b]
+ Playing your second-to-last card? Press u first: the call rides on
+ the play ("UNO armed"). Or press u right after, before you are caught.
+[b]Marks[/b]
+ "play" under a card: the server lists it as playable now; on your
+ turn the others are greyed. ▶ whose turn it is. "UNO!" called,
+ "no UNO": that player can be caught.
+[b]Prompts[/b]
+ A wild asks its colour (r y g b). A Wild Draw Four played on you:
+ challenge (c) or accept (a). A drawn card that fits: play it (p)
+ or keep it (k).
+[b]Leaving[/b]
+ At a LAN server your seat stays yours: the turn timer plays for you,
+ and uno play --server HOST:PORT with the same name on this machine
+ takes it back.\
+"""
+
+
+class HelpScreen(Modal):
+    """The keys."""
+
+    BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="help"):
+            yield Static(Text("UNO — keys and marks", style="bold"), classes="title")
+            with VerticalScroll(classes="scroll"):
+                yield Static(HELP, classes="body")
+            yield Static("Esc or ? closes", classes="hint")
+
+    def action_close(self) -> None:
+        self.answer(None)
+
+
+class QuitPrompt(Prompt):
+    """Leaving a table. Dismisses with "lobby", "quit", "bot" or None."""
+
+    BINDINGS = [
+        Binding("l", "choose('lobby')", show=False),
+        Binding("q,y", "choose('quit')", show=False),
+        Binding("b", "choose('bot')", show=False),
+        Binding("escape,n", "cancel", show=False),
+    ]
+    kind = "quit"
+
+    def __init__(self, embedded: bool, playing: bool) -> None:
+        super().__init__()
+        self.embedded, self.playing = embedded, playing
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog"):
+            if self.embedded:
+                yield Static(Text("Quit the game?", style="bold"), classes="title")
+                yield Static("The local server and its bots stop with it.", classes="body")
+                with Horizontal(classes="buttons"):
+                    yield Button("y  Quit", name="quit", variant="error")
+                    yield Button("Esc  Stay", name="", variant="primary")
+            elif self.playing:
+                yield Static(Text("Leave the table?", style="bold"), classes="title")
+                yield Static("Your seat stays yours: the turn timer (then a stand-in bot) "
+                             "plays it until you come back (same server, table and name, from "
+                             "this machine). Or give it to a bot for good.", classes="body")
+                with Horizontal(classes="buttons"):
+                    yield Button("l  Lobby", name="lobby")
+                    yield Button("q  Quit uno", name="quit", variant="error")
+                    yield Button("b  Bot takes seat", name="bot", variant="warning")
+            else:
+                yield Static(Text("Leave the table?", style="bold"), classes="title")
+                with Horizontal(classes="buttons"):
+                    yield Button("l  Lobby", name="lobby", variant="primary")
+                    yield Button("q  Quit uno", name="quit", variant="error")
+            yield Static("Esc stays at the table", classes="hint")
+
+    def action_choose(self, choice: str) -> None:
+        if choice == "bot" and (self.embedded or not self.playing):
+            return
+        if choice == "lobby" and self.embedded:
+            return
+        self.answer(choice)
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.answer(event.button.name or None)
+
+
+@dataclass
+class RoundResult:
+    """What the round-results screen shows."""
+
+    round_number: int
+    winner: str
+    points: int
+    names: list[str]
+    hand_points: list[int]
+    scores: list[int]
+    target: int
+
+
+class RoundResultScreen(Modal):
+    """The end of a round: who went out, each hand's points, the game score."""
+
+    BINDINGS = [Binding("enter,escape,space", "close", "continue", show=False)]
+
+    def __init__(self, result: RoundResult) -> None:
+        super().__init__()
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        r = self.result
+        with Vertical(id="dialog", classes="results"):
+            title = Text(f"Round {r.round_number}: {r.winner} went out, +{r.points} points",
+                         style="bold")
+            yield Static(title, classes="title")
+            table = Table(expand=True, box=None, header_style="bold")
+            table.add_column("Player")
+            table.add_column("Left in hand", justify="right")
+            table.add_column("Score", justify="right")
+            for name, hand, score in zip(r.names, r.hand_points, r.scores):
+                table.add_row(name, str(hand), str(score))
+            yield Static(table, classes="body", id="round-table")
+            target = f"first to {r.target} wins" if r.target else ""
+            yield Static(f"{target} · the next round starts by itself · Enter continues",
+                         classes="hint")
+
+    def action_close(self) -> None:
+        self.answer(None)

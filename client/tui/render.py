@@ -1,0 +1,233 @@
+"""Pure drawing helpers for the TUI: cards as coloured boxes, names, log lines.
+
+Everything here turns values the server sent (card ids, engine events, seat
+lists) into Rich ``Text``; nothing decides rules. Every colour is also written
+out, so the screen reads on a monochrome terminal.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from rich.text import Text
+
+from unoplay.server.cards import COLOUR, RANK, WILD, Rank, card_name
+from unoplay.server.events import Event, EventKind as E
+
+#: Width and height of a card drawn by :func:`card_lines` (borders included).
+CARD_W = 8
+CARD_H = 4
+
+COLOUR_WORDS = ("red", "yellow", "green", "blue", "wild")
+#: Card face style per colour index (0..3, 4 for wild): text on the card's colour.
+FACE = (
+    "bold #ffffff on #c62828",
+    "bold #1a1a1a on #f4c20d",
+    "bold #ffffff on #2e7d32",
+    "bold #ffffff on #1565c0",
+    "bold #ffffff on #262626",
+)
+#: Border / text style per colour index, for the card edges and coloured words.
+INK = ("#ef5350", "#f4c20d", "#43a047", "#42a5f5", "#bdbdbd")
+_RAINBOW = ("#ef5350", "#f4c20d", "#43a047", "#42a5f5")
+
+_RANK_SHORT = {Rank.SKIP: "Skip", Rank.REVERSE: "Rev", Rank.DRAW_TWO: "+2",
+               Rank.WILD: "Wild", Rank.WILD_DRAW_FOUR: "Wild+4"}
+
+
+def rank_short(card: int) -> str:
+    """What the card face shows, at most 6 characters: ``"7"``, ``"Skip"``, ``"Wild+4"``."""
+    rank = Rank(RANK[card])
+    return _RANK_SHORT.get(rank, str(int(rank)))
+
+
+def colour_word(colour: int) -> str:
+    """``"red"`` .. ``"blue"`` for 0..3, ``"wild"`` for 4, ``"none"`` otherwise."""
+    return COLOUR_WORDS[colour] if 0 <= colour <= 4 else "none"
+
+
+def colour_text(colour: int, upper: bool = False) -> Text:
+    """A colour's name written in that colour (readable without colour too)."""
+    word = colour_word(colour)
+    if 0 <= colour <= 3:
+        return Text(word.upper() if upper else word, style=FACE[colour])
+    return Text(word.upper() if upper else word, style="bold")
+
+
+def card_text(card: int, colour: int | None = None) -> Text:
+    """A card's name in its colour, e.g. "red 7"; a wild with ``colour`` as "Wild (blue)"."""
+    c = COLOUR[card]
+    text = Text(card_name(card), style=f"bold {INK[c]}")
+    if c == WILD and colour is not None and 0 <= colour <= 3:
+        text.append(" (")
+        text.append(colour_word(colour), style=f"bold {INK[colour]}")
+        text.append(")")
+    return text
+
+
+def card_lines(card: int, *, label: str = "", selected: bool = False,
+               playable: bool = False, dim: bool = False) -> list[Text]:
+    """A card as :data:`CARD_H` lines of :data:`CARD_W` cells.
+
+    ``label`` goes in the top edge (the number key), ``playable`` writes
+    "play" in the bottom edge, ``selected`` draws a heavy edge, ``dim``
+    greys the card out (not playable on your turn).
+    """
+    c = COLOUR[card]
+    edge = INK[c]
+    if dim:
+        edge = "#616161"
+    face = FACE[c] if not dim else "#9e9e9e on #303030"
+    tl, tr, bl, br, h, v = ("┏", "┓", "┗", "┛", "━", "┃") if selected else \
+        ("╭", "╮", "╰", "╯", "─", "│")
+    edge_style = f"bold {edge}" if selected else edge
+    inner = CARD_W - 2
+    top = Text(tl, style=edge_style)
+    top.append(label[:inner], style="bold reverse" if selected else "bold")
+    top.append(h * (inner - len(label[:inner])) + tr, style=edge_style)
+    rank = Text(rank_short(card).center(inner), style=face)
+    if c == WILD and not dim:
+        rank = Text(style=face)
+        word = rank_short(card).center(inner)
+        k = 0
+        for ch in word:
+            if ch.isalpha():
+                rank.append(ch, style=f"bold {_RAINBOW[k % 4]} on #262626")
+                k += 1
+            else:
+                rank.append(ch, style=face)
+    middle = Text(v, style=edge_style) + rank + Text(v, style=edge_style)
+    word = Text(colour_word(c).center(inner), style=face)
+    lower = Text(v, style=edge_style) + word + Text(v, style=edge_style)
+    mark = "play" if playable else ""
+    bottom = Text(bl + h, style=edge_style)
+    bottom.append(mark, style="bold reverse" if playable else "")
+    bottom.append(h * (inner - 1 - len(mark)) + br, style=edge_style)
+    return [top, middle, lower, bottom]
+
+
+def rules_label(rules_pb) -> str:
+    """A short name for a table's rules, e.g. "official, to 500" or "house, one round".
+
+    The server sends every option filled in; the label names the preset they
+    match (whatever the target score), or says "custom rules".
+    """
+    from unoplay.server import wire
+    from unoplay.server.rules import PRESETS
+
+    try:
+        rules = wire.rules_from_pb(rules_pb)
+    except ValueError:
+        return "custom rules"
+    name = next((n for n, p in PRESETS.items()
+                 if p.replace(target_score=rules.target_score) == rules), "custom rules")
+    target = rules.target_score
+    return f"{name}, to {target}" if target else f"{name}, one round"
+
+
+def seat_name(seats: Sequence, seat: int, me: int) -> str:
+    """Display name of ``seat``: "you" for the receiver, else the seat's name."""
+    if seat == me:
+        return "you"
+    if 0 <= seat < len(seats) and getattr(seats[seat], "name", ""):
+        return seats[seat].name
+    return f"seat {seat}"
+
+
+def _cards(cards: Sequence[int]) -> Text:
+    text = Text()
+    for i, card in enumerate(cards):
+        if i:
+            text.append(", ")
+        text.append_text(card_text(card))
+    return text
+
+
+def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
+    """One log line for ``event`` as seen by seat ``me``; None for events not worth a line."""
+    k = event.kind
+    p = seat_name(seats, event.player, me)
+    t = seat_name(seats, event.target, me)
+    you = event.player == me
+    P = "You" if you else p
+    text = Text()
+    if k is E.PLAYED:
+        text.append(f"{P} jumped in with " if event.value == 1 else f"{P} played ")
+        text.append_text(card_text(event.cards[0], event.colour if COLOUR[event.cards[0]] == WILD
+                                   else None))
+    elif k is E.DREW:
+        if you and event.count:
+            return None  # the private DREW_CARDS line says more
+        text.append(f"{P} drew {event.count} card{'s' if event.count != 1 else ''}")
+    elif k is E.DREW_CARDS:
+        text.append("You drew ")
+        text.append_text(_cards(event.cards))
+    elif k is E.KEPT:
+        text.append(f"{P} kept the drawn card")
+    elif k is E.SKIPPED:
+        text.append(f"{P} {'are' if you else 'is'} skipped", style="italic")
+    elif k is E.DIRECTION_CHANGED:
+        text.append("Direction: " + ("↻ clockwise" if event.value == 1 else "↺ counter-clockwise"),
+                    style="italic")
+    elif k is E.COLOUR_CHOSEN:
+        text.append(f"{P} named ")
+        text.append_text(colour_text(event.colour))
+    elif k is E.UNO_CALLED:
+        text.append(f"{P} called UNO!", style="bold #f4c20d")
+    elif k is E.UNO_FALSE_CALL:
+        text.append(f"{P} called UNO when it was not due: +{event.count}", style="bold")
+    elif k is E.UNO_CAUGHT:
+        text.append(f"{P} caught {t} without UNO!", style="bold #ef5350")
+    elif k is E.CHALLENGED:
+        verdict = "guilty" if event.value else "not guilty"
+        text.append(f"{P} challenged {t}'s Wild Draw Four: {verdict}", style="bold")
+    elif k is E.HAND_SHOWN:
+        text.append(f"{'Your' if you else p + chr(39) + 's'} hand was: ")
+        text.append_text(_cards(event.cards))
+    elif k is E.PENALTY_ACCEPTED:
+        text.append(f"{P} accepted the penalty: +{event.count}")
+    elif k is E.DECK_RESHUFFLED:
+        text.append(f"Discards reshuffled: a new draw pile of {event.count}", style="italic")
+    elif k is E.TURN:
+        if not you:
+            return None
+        text.append("Your turn", style="bold reverse")
+    elif k is E.ROUND_STARTED:
+        text.append(f"── Round {event.value}: {p} deal{'' if you else 's'} "
+                    f"{event.count} cards each ──", style="bold")
+    elif k is E.HAND_DEALT:
+        text.append(f"You were dealt {len(event.cards)} cards")
+    elif k is E.STARTER_FLIPPED:
+        text.append("Starter card: ")
+        text.append_text(card_text(event.cards[0]))
+    elif k is E.STARTER_RETURNED:
+        text.append_text(card_text(event.cards[0]))
+        text.append(" went back into the pile")
+    elif k is E.DEALER_DRAW:
+        text.append(f"{P} drew ")
+        text.append_text(card_text(event.cards[0]))
+        text.append(" for the deal")
+    elif k is E.DEALER_CHOSEN:
+        text.append(f"{P} deal{'' if you else 's'} first")
+    elif k is E.HAND_SCORED:
+        text.append(f"{P} held {event.value} points")
+    elif k is E.ROUND_OVER:
+        text.append(f"{P} won the round: +{event.value} points", style="bold #43a047")
+    elif k is E.GAME_OVER:
+        text.append(f"{P} won the game!", style="bold #f4c20d")
+    elif k.name == "HANDS_SWAPPED":
+        text.append(f"{P} swapped hands with {t}", style="bold")
+    elif k.name == "HANDS_ROTATED":
+        way = "clockwise" if event.value == 1 else "counter-clockwise"
+        text.append(f"Every hand passed one seat {way}", style="bold")
+    elif k.name == "HAND_RECEIVED":
+        text.append("You now hold ")
+        text.append_text(_cards(event.cards))
+    elif k.name == "WRONG_PLAY":
+        text.append(f"{P} tried a card that may not be played: +{event.count}", style="bold")
+    elif k.name == "LAST_CARD_NOT_NUMBER":
+        text.append(f"{P} went out on an action card: draw{'' if you else 's'} one instead",
+                    style="bold")
+    else:  # pragma: no cover - a kind added later
+        text.append(f"{k.name.lower().replace('_', ' ')}: {p}")
+    return text

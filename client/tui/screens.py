@@ -1,0 +1,452 @@
+"""The screens around the table: connect, lobby, create a table, final standings."""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets.option_list import Option
+
+from unoplay.server.rules import PRESETS
+from unoplay.v1 import lobby_service_pb2 as ls
+
+from ..discovery import Browser, FoundServer
+from .prompts import Modal
+from .render import rules_label
+from .table import Seating
+
+log = logging.getLogger("unoplay.tui")
+
+_STATE = {ls.TABLE_STATE_WAITING: "waiting", ls.TABLE_STATE_PLAYING: "playing",
+          ls.TABLE_STATE_FINISHED: "finished"}
+
+
+def _error_text(err: Exception) -> str:
+    if isinstance(err, grpc.aio.AioRpcError):
+        return err.details() or err.code().name
+    return str(err) or type(err).__name__
+
+
+class StartingScreen(Screen):
+    """Shown while the embedded server and table are being set up."""
+
+    BINDINGS = [Binding("q", "app.quit_now", "Quit")]
+
+    def __init__(self, message: str = "Starting a local game with bots…") -> None:
+        super().__init__()
+        self.message = message
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.message, style="bold"), id="starting")
+        yield Footer()
+
+
+class ConnectScreen(Screen):
+    """Pick a server: ones found on the LAN over mDNS, or an address typed in."""
+
+    BINDINGS = [
+        Binding("escape", "app.quit_now", "Quit"),
+        Binding("f2", "local", "Play locally with bots"),
+    ]
+
+    def __init__(self, address: str = "") -> None:
+        super().__init__()
+        self.address = address
+        self.browser: Browser | None = None
+        self.found: list[FoundServer] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="connect"):
+            yield Static(Text(" UNO ", style="bold #ffffff on #c62828") +
+                         Text("  connect to a server", style="bold"), classes="title")
+            yield Label("Your name")
+            yield Input(value=self.app.options.name, id="name", max_length=24)
+            yield Label("Servers on the LAN (↑/↓, Enter to connect)")
+            yield OptionList(id="servers")
+            yield Static("Looking for servers…", id="lan-status", classes="hint")
+            yield Label("Or type an address")
+            yield Input(value=self.address, placeholder="host:port, e.g. 192.168.1.20:50051",
+                        id="address")
+            yield Static("Enter connects · F2 plays locally against bots · Esc quits",
+                         classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#address" if self.address else "#servers").focus()
+        self.browse()
+
+    @work(exclusive=True, group="browse")
+    async def browse(self) -> None:
+        browser = self.browser = Browser(on_change=self._servers_changed)
+        try:
+            await browser.start()
+        except Exception as err:  # noqa: BLE001 - browsing is optional
+            log.warning("mDNS browsing failed: %s", err)
+            self.browser = None
+            await browser.close()
+            self.query_one("#lan-status", Static).update(
+                f"LAN browsing is unavailable here ({err}); type an address below.")
+
+    async def on_unmount(self) -> None:
+        browser, self.browser = self.browser, None
+        if browser is not None:
+            await browser.close()
+
+    def _servers_changed(self) -> None:
+        if not self.is_attached:
+            return
+        servers = sorted(self.browser.servers.values() if self.browser else [],
+                         key=lambda s: s.name)
+        view = self.query_one("#servers", OptionList)
+        was = view.highlighted
+        keep = self.found[was].target if was is not None and was < len(self.found) else None
+        self.found = servers
+        view.clear_options()
+        view.add_options([Option(f"{server.name}  ({server.target})", id=server.target)
+                          for server in servers])
+        if servers:
+            targets = [server.target for server in servers]
+            view.highlighted = targets.index(keep) if keep in targets else 0
+        status = self.query_one("#lan-status", Static)
+        status.update(f"{len(servers)} server{'s' if len(servers) != 1 else ''} found on the LAN"
+                      if servers else "Looking for servers…")
+
+    @on(OptionList.OptionSelected, "#servers")
+    def _picked(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self._connect(event.option.id)  # the target, whatever the list did meanwhile
+
+    @on(Input.Submitted, "#address")
+    def _typed(self, event: Input.Submitted) -> None:
+        self._connect(event.value.strip())
+
+    @on(Input.Submitted, "#name")
+    def _named(self) -> None:
+        self.query_one("#address", Input).focus()
+
+    def _take_name(self) -> bool:
+        name = self.query_one("#name", Input).value.strip()
+        if not name:
+            self.notify("Type your name first", severity="warning")
+            self.query_one("#name", Input).focus()
+            return False
+        self.app.options.name = name
+        return True
+
+    def _connect(self, target: str) -> None:
+        if not target:
+            self.notify("Type an address such as 192.168.1.20:50051", severity="warning")
+            return
+        if ":" not in target:
+            target += ":50051"
+        if self._take_name():
+            self.connect(target)
+
+    @work(exclusive=True, group="connect")
+    async def connect(self, target: str) -> None:
+        self.notify(f"Connecting to {target}…", timeout=2)
+        try:
+            await self.app.connection(target).list_tables()
+        except grpc.aio.AioRpcError as err:
+            await self.app.drop_connection(target)
+            self.notify(f"Cannot reach {target}: {_error_text(err)}", severity="error")
+            return
+        self.app.show_lobby(target)
+
+    def action_local(self) -> None:
+        if self._take_name():
+            self.app.start_embedded()
+
+
+class CreateTableScreen(Modal):
+    """A form for a new table. Dismisses with a dict of settings or None."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        presets = [(name, name) for name in PRESETS]
+        with Vertical(id="dialog", classes="form"):
+            yield Static(Text("New table", style="bold"), classes="title")
+            with Grid(id="form-grid"):
+                yield Label("Title")
+                yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
+                yield Label("Seats (2-10)")
+                yield Input(value="4", id="seats", type="integer", max_length=2, compact=True)
+                yield Label("Rules preset")
+                yield Select(presets, value="official", allow_blank=False, id="preset", compact=True)
+                yield Label("Target score (0: one round)")
+                yield Input(value="500", id="target", type="integer", max_length=6, compact=True)
+                yield Label("Turn time, s (0: none)")
+                yield Input(value="30", id="turn", type="integer", max_length=4, compact=True)
+                yield Label("Bots to seat now")
+                yield Input(value="0", id="bots", type="integer", max_length=1, compact=True)
+            with Horizontal(classes="buttons"):
+                yield Button("Create and sit", name="create", variant="primary")
+                yield Button("Cancel", name="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#title").focus()
+
+    def action_cancel(self) -> None:
+        self.answer(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self._create()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        if event.button.name == "create":
+            self._create()
+        else:
+            self.answer(None)
+
+    def _create(self) -> None:
+        def number(widget_id: str, low: int, high: int) -> int | None:
+            text = self.query_one(f"#{widget_id}", Input).value.strip()
+            try:
+                value = int(text)
+            except ValueError:
+                value = None
+            if value is None or not low <= value <= high:
+                self.notify(f"{widget_id}: a whole number {low}..{high}", severity="error")
+                return None
+            return value
+
+        seats = number("seats", 2, 10)
+        target = number("target", 0, 100000)
+        turn = number("turn", 0, 3600)
+        bots = number("bots", 0, 9)
+        if None in (seats, target, turn, bots):
+            return
+        if bots >= seats:
+            self.notify("Leave a seat for yourself", severity="error")
+            return
+        self.answer({"title": self.query_one("#title", Input).value.strip(), "seats": seats,
+                      "preset": self.query_one("#preset", Select).value, "target": target,
+                      "turn_seconds": turn, "bots": bots})
+
+
+class LobbyScreen(Screen):
+    """The tables of one server: sit at one, create one, add bots."""
+
+    BINDINGS = [
+        Binding("enter", "sit", "Sit / rejoin", priority=True),
+        Binding("n", "new", "New table"),
+        Binding("b", "add_bot", "Add bot"),
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "servers", "Servers"),
+        Binding("q", "app.quit_now", "Quit"),
+    ]
+
+    def __init__(self, target: str) -> None:
+        super().__init__()
+        self.target = target
+        self.tables: list[ls.Table] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="topbar")
+        yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield Static(id="lobby-status", classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        top = Text(" UNO ", style="bold #ffffff on #c62828")
+        top.append(f" lobby of {self.target}", style="bold")
+        top.append(f" · you are {self.app.options.name}", style="dim")
+        self.query_one("#topbar", Static).update(top)
+        table = self.query_one(DataTable)
+        for label, width in (("Table", 12), ("Seats", 5), ("Players", 20), ("Rules", 12),
+                             ("Turn", 4), ("State", 14)):
+            table.add_column(label, width=width)
+        table.focus()
+        self.action_refresh()
+        self.set_interval(2.0, self.action_refresh)
+
+    def action_refresh(self) -> None:
+        self.refresh_tables()
+
+    @work(exclusive=True, group="list")
+    async def refresh_tables(self) -> None:
+        try:
+            tables = await self.app.connection(self.target).list_tables()
+        except grpc.aio.AioRpcError as err:
+            self.query_one("#lobby-status", Static).update(
+                Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350"))
+            return
+        self.show(tables)
+
+    def show(self, tables: list[ls.Table]) -> None:
+        self.tables = tables
+        widget = self.query_one(DataTable)
+        keep = widget.cursor_row
+        widget.clear()
+        name = self.app.options.name
+        for t in tables:
+            taken = sum(1 for s in t.seats if s.occupied)
+            players = ", ".join(s.name + ("*" if s.bot else "") for s in t.seats if s.occupied)
+            rules = rules_label(t.rules)
+            state = _STATE.get(t.state, "?")
+            if self.app.store.get(self.target, t.table_id, name):
+                state += " (yours)"
+            widget.add_row(t.title, f"{taken}/{len(t.seats)}", players, rules,
+                           f"{t.turn_seconds}s" if t.turn_seconds else "-", state,
+                           key=t.table_id)
+        if tables:
+            widget.move_cursor(row=min(keep, len(tables) - 1))
+        waiting = sum(1 for t in tables if t.state == ls.TABLE_STATE_WAITING)
+        status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, "
+                      f"{waiting} waiting for players. ")
+        status.append("Enter sits (or takes your seat back) · n new table · b adds a bot "
+                      "(* = bot)", style="dim")
+        self.query_one("#lobby-status", Static).update(status)
+
+    def _current(self) -> ls.Table | None:
+        widget = self.query_one(DataTable)
+        if not self.tables or widget.cursor_row is None:
+            return None
+        row = widget.cursor_row
+        return self.tables[row] if 0 <= row < len(self.tables) else None
+
+    def action_sit(self) -> None:
+        table = self._current()
+        if table is None:
+            self.notify("No table yet: press n to create one", severity="warning")
+            return
+        self.sit(table.table_id)
+
+    @work(exclusive=True, group="sit")
+    async def sit(self, table_id: str, bots: int = 0, start: bool = False) -> None:
+        conn = self.app.connection(self.target)
+        name = self.app.options.name
+        store = self.app.store
+        token = store.get(self.target, table_id, name)
+        try:
+            if token is None:
+                joined = await conn.join_table(table_id, name)
+                token = joined.seat_token
+                store.put(self.target, table_id, name, token, joined.seat)
+            for _ in range(bots):
+                await conn.add_bot(table_id, "greedy")
+            if start:
+                await conn.start_game(table_id, token)
+        except grpc.aio.AioRpcError as err:
+            self.notify(_error_text(err), title="Cannot sit there", severity="error")
+            return
+        self.app.show_table(Seating(self.target, table_id, token, name))
+
+    def action_new(self) -> None:
+        self.app.push_screen(CreateTableScreen(), self._create)
+
+    def _create(self, settings: dict | None) -> None:
+        if settings:
+            self.create(settings)
+
+    @work(exclusive=True, group="create")
+    async def create(self, settings: dict) -> None:
+        from .app import rules_pb
+
+        conn = self.app.connection(self.target)
+        try:
+            table = await conn.create_table(
+                seats=settings["seats"], rules=rules_pb(settings["preset"], settings["target"]), title=settings["title"],
+                turn_seconds=settings["turn_seconds"], bot_delay=self.app.options.bot_delay)
+        except (grpc.aio.AioRpcError, ValueError) as err:
+            self.notify(_error_text(err), title="Cannot create the table", severity="error")
+            return
+        full = settings["bots"] == settings["seats"] - 1
+        self.sit(table.table_id, bots=settings["bots"], start=full)
+
+    def action_add_bot(self) -> None:
+        table = self._current()
+        if table is not None:
+            self.add_bot(table.table_id)
+
+    @work(group="bot")
+    async def add_bot(self, table_id: str) -> None:
+        try:
+            await self.app.connection(self.target).add_bot(table_id, "greedy")
+        except grpc.aio.AioRpcError as err:
+            self.notify(_error_text(err), title="Cannot add a bot", severity="error")
+            return
+        self.refresh_tables()
+
+    def action_servers(self) -> None:
+        self.app.show_connect(self.target)
+
+
+class FinalScreen(Screen):
+    """The final standings of a game."""
+
+    BINDINGS = [
+        Binding("n", "again", "New game"),
+        Binding("l", "lobby", "Lobby"),
+        Binding("escape", "back", "Back to the table"),
+        Binding("q", "app.quit_now", "Quit"),
+    ]
+
+    def __init__(self, names: list[str], scores: list[int], winners: list[int],
+                 lowest_wins: bool, embedded: bool, target: str = "") -> None:
+        super().__init__()
+        self.names, self.scores, self.winners = names, scores, winners
+        self.lowest_wins, self.embedded, self.target = lowest_wins, embedded, target
+
+    def compose(self) -> ComposeResult:
+        winners = " and ".join(self.names[w] for w in self.winners) or "nobody"
+        title = Text(" GAME OVER ", style="bold #1a1a1a on #f4c20d")
+        title.append(f"  {winners} won the game!", style="bold")
+        with Vertical(id="final"):
+            yield Static(title, classes="title")
+            yield DataTable(id="standings", cursor_type="none", zebra_stripes=True)
+            hint = "n new game · Esc look at the table · q quit" if self.embedded else \
+                "l back to the lobby · Esc look at the table · q quit"
+            yield Static(hint, classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Place", "Player", "Score")
+        order = sorted(range(len(self.scores)),
+                       key=lambda i: self.scores[i] if self.lowest_wins else -self.scores[i])
+        place = 0
+        last = None
+        for rank, i in enumerate(order, 1):
+            if self.scores[i] != last:
+                place, last = rank, self.scores[i]
+            mark = " ★" if i in self.winners else ""
+            table.add_row(str(place), self.names[i] + mark, str(self.scores[i]), key=str(i))
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "again":
+            return self.embedded
+        if action == "lobby":
+            return not self.embedded
+        return True
+
+    def standings(self) -> dict[str, int]:
+        """Player name -> score as shown (for tests)."""
+        table = self.query_one(DataTable)
+        shown = {}
+        for row in range(table.row_count):
+            _, name, score = table.get_row_at(row)
+            shown[str(name).removesuffix(" ★")] = int(str(score))
+        return shown
+
+    def action_again(self) -> None:
+        if self.embedded:
+            self.app.start_embedded()
+
+    def action_lobby(self) -> None:
+        if not self.embedded and self.target:
+            self.app.show_lobby(self.target)
+
+    def action_back(self) -> None:
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)

@@ -1,0 +1,134 @@
+"""The server's limits and the keepalive settings shared by server and clients.
+
+One place for every number that protects the server (message size, tables,
+seats per name, streams, messages per second) and for the HTTP/2 keepalive
+settings, so the server's ping policy and the SDK's pings cannot drift apart:
+a client pinging more often than the server allows is disconnected with
+``GOAWAY too_many_pings`` (grpc doc/keepalive.md).
+
+No I/O and no gRPC objects here: plain values, used by ``service`` (server
+options), ``table`` (lobby limits) and ``client.sdk`` (channel options).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# ------------------------------------------------------------------ keepalive
+#
+# The client pings every CLIENT_KEEPALIVE_MS and drops the connection when a
+# ping is not answered within KEEPALIVE_TIMEOUT_MS, so a dead server is noticed
+# within 8 s. The server does the same towards its clients (a laptop that went
+# to sleep is marked away within 8 s). The server accepts client pings as often
+# as every SERVER_MIN_PING_INTERVAL_MS, even on an idle connection, which is
+# strictly more often than clients send them: no too_many_pings disconnects.
+
+CLIENT_KEEPALIVE_MS = 5_000
+SERVER_KEEPALIVE_MS = 5_000
+KEEPALIVE_TIMEOUT_MS = 3_000
+SERVER_MIN_PING_INTERVAL_MS = 4_000
+
+#: Largest message the server accepts (a request, or one client message of a stream).
+MAX_MESSAGE_BYTES = 64 * 1024
+#: Largest message a client accepts (a batch of the server's messages).
+CLIENT_MAX_RECEIVE_BYTES = 16 * 1024 * 1024
+
+SERVER_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.keepalive_time_ms", SERVER_KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.min_ping_interval_without_data_ms", SERVER_MIN_PING_INTERVAL_MS),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+]
+
+CLIENT_OPTIONS: list[tuple[str, int]] = [
+    ("grpc.keepalive_time_ms", CLIENT_KEEPALIVE_MS),
+    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+    ("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE_BYTES),
+]
+
+
+def keepalive_problems(server: list[tuple[str, int]],
+                       client: list[tuple[str, int]]) -> list[str]:
+    """Why ``client``'s pings would upset ``server`` (or a dead peer would go
+    unnoticed); empty when the two agree."""
+    s, c = dict(server), dict(client)
+    problems = []
+    interval = s.get("grpc.http2.min_ping_interval_without_data_ms", 300_000)
+    if c.get("grpc.keepalive_time_ms", 0) <= interval:
+        problems.append(f"clients ping every {c.get('grpc.keepalive_time_ms')} ms but the server "
+                        f"accepts pings only every {interval} ms")
+    if c.get("grpc.keepalive_permit_without_calls") and not s.get(
+            "grpc.keepalive_permit_without_calls"):
+        problems.append("clients ping idle connections but the server does not permit it")
+    if c.get("grpc.http2.max_pings_without_data", 2) != 0:
+        problems.append("clients stop pinging after a few pings without data")
+    for side, opts in (("server", s), ("client", c)):
+        if "grpc.keepalive_time_ms" not in opts or "grpc.keepalive_timeout_ms" not in opts:
+            problems.append(f"the {side} does not send keepalive pings")
+    return problems
+
+
+# ------------------------------------------------------------------ limits
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """What one server allows. Excess is refused with RESOURCE_EXHAUSTED.
+
+    * ``max_tables``: tables waiting or playing at once (finished tables do not
+      count; they are dropped ``finished_ttl`` seconds after the game ended).
+    * ``max_seats_per_name``: seats one player name may hold at tables that are
+      waiting or playing.
+    * ``max_streams_per_seat`` / ``max_spectators``: open game streams of one
+      seat, spectator streams of one table.
+    * ``intents_per_second`` / ``intent_burst``: messages a game stream may send:
+      a token bucket of ``intent_burst`` tokens, refilled at
+      ``intents_per_second`` and by ``intents_per_update`` for every
+      PlayerUpdate the seat receives (so a fast bot answering every update is
+      never limited, a flood is). A message with no token left ends the
+      stream with RESOURCE_EXHAUSTED; the seat and the game are unharmed.
+    * ``join_timeout``: seconds a new game stream has to send its join.
+    """
+
+    max_tables: int = 1000
+    max_seats_per_name: int = 16
+    max_streams_per_seat: int = 4
+    max_spectators: int = 64
+    intents_per_second: float = 20.0
+    intent_burst: float = 40.0
+    intents_per_update: float = 2.0
+    join_timeout: float = 30.0
+    finished_ttl: float = 300.0
+    waiting_ttl: float = 3600.0
+
+
+class TokenBucket:
+    """Rate limiter for one stream: ``take()`` is False once the bucket is empty.
+
+    ``now`` is a clock in seconds (the event loop's time); ``credit(n)`` adds
+    tokens (capped at the burst size) for work the server asked of the client.
+    """
+
+    __slots__ = ("rate", "burst", "tokens", "stamp")
+
+    def __init__(self, rate: float, burst: float, now: float) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = burst
+        self.stamp = now
+
+    def credit(self, tokens: float) -> None:
+        self.tokens = min(self.burst, self.tokens + tokens)
+
+    def take(self, now: float) -> bool:
+        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if tokens < 1.0:
+            self.tokens = tokens
+            return False
+        self.tokens = tokens - 1.0
+        return True

@@ -1,0 +1,331 @@
+"""Finished games in SQLite (stdlib ``sqlite3``, one file, embedded).
+
+A game is stored as its seed, its rule set (``RuleSet.to_dict()`` as JSON), its
+players and every applied action in order. The engine is deterministic, so
+that is the whole game: :func:`replay` deals again from the seed and applies
+the actions (calling ``next_round`` whenever a round is over and another action
+follows), reproducing every event, private ones included, and the scores.
+
+Each game is written in one transaction: a reader sees either the whole game
+or nothing (the ``games`` row also records how many actions it has). The
+:class:`Recorder` writes on one worker thread so the event loop never waits
+on the disk; :meth:`Recorder.close` finishes every write it was given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import sqlite3
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from .actions import Action, ActionKind
+from .engine import GameState
+from .errors import IllegalAction
+from .events import Event
+from .rules import RuleSet
+
+log = logging.getLogger("unoplay.storage")
+
+FORMAT = 1  # PRAGMA user_version of the schema below
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id          INTEGER PRIMARY KEY,
+    table_id    TEXT NOT NULL,
+    title       TEXT NOT NULL,
+    seed        TEXT NOT NULL,     -- decimal: seeds are unsigned 64-bit
+    rules       TEXT NOT NULL,     -- JSON of RuleSet.to_dict()
+    players     TEXT NOT NULL,     -- JSON list of {seat, name, bot}
+    scores      TEXT NOT NULL,     -- JSON list, per seat
+    winners     TEXT NOT NULL,     -- JSON list of seats
+    status      TEXT NOT NULL,     -- "finished" or "interrupted" (server stopped mid-game)
+    started_at  REAL NOT NULL,     -- Unix seconds
+    finished_at REAL NOT NULL,     -- Unix seconds
+    n_actions   INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS games_by_table ON games(table_id);
+CREATE TABLE IF NOT EXISTS actions (
+    game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n       INTEGER NOT NULL,      -- 0.. in the order applied
+    seat    INTEGER NOT NULL,
+    action  TEXT NOT NULL,         -- JSON list of the engine Action's fields
+    source  TEXT NOT NULL,         -- player, bot, stand_in (away player) or timer
+    t_ms    INTEGER NOT NULL,      -- milliseconds after the game started
+    PRIMARY KEY (game_id, n)
+) WITHOUT ROWID;
+"""
+
+
+def default_db_path() -> Path:
+    """``games.sqlite3`` in the user's data directory for unoplay:
+    ``$XDG_DATA_HOME/unoplay`` (default ``~/.local/share/unoplay``) on Linux,
+    ``~/Library/Application Support/unoplay`` on macOS, ``%LOCALAPPDATA%\\unoplay``
+    on Windows."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "unoplay" / "games.sqlite3"
+
+
+@dataclass
+class GameRecord:
+    """Everything needed to replay one game exactly."""
+
+    table_id: str
+    title: str
+    seed: int
+    rules: dict
+    players: list[dict]  # {"seat": i, "name": str, "bot": kind or ""}
+    actions: list[tuple[int, Action]]  # (seat, action) in the order applied
+    sources: list[str] = field(default_factory=list)  # per action: player/bot/stand_in/timer
+    times_ms: list[int] = field(default_factory=list)  # per action: ms after the start
+    scores: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+    status: str = "finished"
+    started_at: float = 0.0
+    finished_at: float = 0.0
+    game_id: int | None = None  # set once stored
+
+    def rule_set(self) -> RuleSet:
+        """The rules as a :class:`RuleSet` (options missing from old records take
+        the official value)."""
+        return RuleSet.from_dict(self.rules)
+
+
+def _action_json(action: Action) -> str:
+    return json.dumps([int(x) if not isinstance(x, bool) else x for x in action])
+
+
+def _action_from_json(text: str) -> Action:
+    fields = json.loads(text)
+    kind = fields[0]
+    try:
+        kind = ActionKind(kind)
+    except ValueError:
+        pass
+    return Action(kind, *fields[1:])
+
+
+class GameStore:
+    """One SQLite file of games. Thread-safe (one connection behind a lock).
+
+    With ``lazy``, the file (and its directory) is made only when the first
+    game is stored, so a server that never finishes a game leaves no trace.
+    """
+
+    def __init__(self, path: str | os.PathLike, lazy: bool = False) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        if not lazy:
+            with self._lock:
+                self._connect()
+
+    @property
+    def _conn(self) -> sqlite3.Connection:
+        return self._db if self._db is not None else self._connect()
+
+    def _connect(self) -> sqlite3.Connection:
+        """Open the file, creating it and the schema if need be (lock held)."""
+        path = str(self.path)
+        if path != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA foreign_keys = ON")
+            if path != ":memory:":
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = NORMAL")
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > FORMAT:
+                raise RuntimeError(f"{path}: made by a newer unoplay (format {version})")
+            db.executescript(_SCHEMA)
+            db.execute(f"PRAGMA user_version = {FORMAT}")
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def save(self, record: GameRecord) -> int:
+        """Store one game in one transaction; returns its id."""
+        n = len(record.actions)
+        sources = record.sources or ["player"] * n
+        times = record.times_ms or [0] * n
+        with self._lock:
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute(
+                    "INSERT INTO games (table_id, title, seed, rules, players, scores, winners,"
+                    " status, started_at, finished_at, n_actions)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (record.table_id, record.title, str(record.seed), json.dumps(record.rules),
+                     json.dumps(record.players), json.dumps(list(record.scores)),
+                     json.dumps(list(record.winners)), record.status, record.started_at,
+                     record.finished_at, n))
+                game_id = cursor.lastrowid
+                conn.executemany(
+                    "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    ((game_id, i, seat, _action_json(action), sources[i], times[i])
+                     for i, (seat, action) in enumerate(record.actions)))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        record.game_id = game_id
+        return game_id
+
+    def games(self, limit: int = 50) -> list[dict]:
+        """The latest ``limit`` games, newest first: id, table, title, players,
+        scores, status, times and action count."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id, table_id, title, players, scores, winners, status, started_at,"
+                " finished_at, n_actions FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
+        return [{"id": r[0], "table_id": r[1], "title": r[2], "players": json.loads(r[3]),
+                 "scores": json.loads(r[4]), "winners": json.loads(r[5]), "status": r[6],
+                 "started_at": r[7], "finished_at": r[8], "actions": r[9]} for r in rows]
+
+    def load(self, game: int | str) -> GameRecord:
+        """The game with this id (or the latest game of this table id, or
+        ``"last"``). Raises KeyError if there is none."""
+        with self._lock:
+            conn = self._conn
+            if isinstance(game, int) or (isinstance(game, str) and game.isdigit()):
+                row = conn.execute("SELECT * FROM games WHERE id = ?", (int(game),)).fetchone()
+            elif game == "last":
+                row = conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT 1").fetchone()
+            else:
+                row = conn.execute("SELECT * FROM games WHERE table_id = ? ORDER BY id DESC"
+                                   " LIMIT 1", (game,)).fetchone()
+            if row is None:
+                raise KeyError(f"no stored game {game!r}")
+            actions = conn.execute("SELECT seat, action, source, t_ms FROM actions"
+                                   " WHERE game_id = ? ORDER BY n", (row[0],)).fetchall()
+        (game_id, table_id, title, seed, rules, players, scores, winners, status, started,
+         finished, n_actions) = row
+        if len(actions) != n_actions:  # cannot happen with transactions; say so if it does
+            raise RuntimeError(f"game {game_id}: {len(actions)} of {n_actions} actions stored")
+        return GameRecord(
+            table_id=table_id, title=title, seed=int(seed), rules=json.loads(rules),
+            players=json.loads(players),
+            actions=[(seat, _action_from_json(a)) for seat, a, _, _ in actions],
+            sources=[s for _, _, s, _ in actions], times_ms=[t for _, _, _, t in actions],
+            scores=tuple(json.loads(scores)), winners=tuple(json.loads(winners)),
+            status=status, started_at=started, finished_at=finished, game_id=game_id)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayStep:
+    """One step of a replayed game: the deal (``index`` -1, no action), a new
+    round's deal (``action`` None), or action number ``index`` by ``seat``;
+    with every event it caused (private ones included, with their audience)."""
+
+    index: int
+    seat: int
+    action: Action | None
+    source: str
+    events: tuple[Event, ...]
+
+
+def replay(record: GameRecord) -> Iterator[ReplayStep]:
+    """Play ``record`` again on a fresh engine, step by step.
+
+    Raises ValueError if a stored action is refused (the record does not
+    belong to this engine version); the engine's IllegalAction is a ValueError.
+    """
+    game, events = GameState.new(len(record.players), record.rule_set(), record.seed)
+    yield ReplayStep(-1, -1, None, "deal", tuple(events))
+    sources = record.sources or ["player"] * len(record.actions)
+    for i, (seat, action) in enumerate(record.actions):
+        if game.is_round_over and not game.is_game_over:
+            yield ReplayStep(i, -1, None, "deal", tuple(game.next_round()))
+        yield ReplayStep(i, seat, action, sources[i], tuple(_apply(game, seat, action)))
+
+
+def _apply(game: GameState, seat: int, action: Action) -> list[Event]:
+    """``game.apply``, where a refusal that still cost cards (the
+    wrong_play_penalty house rule: the events travel on the exception) counts
+    as a step; any other refusal means the record does not fit this engine."""
+    try:
+        return game.apply(seat, action)
+    except IllegalAction as err:
+        events = getattr(err, "events", None)
+        if events:
+            return list(events)
+        raise
+
+
+def final_state(record: GameRecord) -> GameState:
+    """The engine state after every stored action."""
+    game, _ = GameState.new(len(record.players), record.rule_set(), record.seed)
+    for seat, action in record.actions:
+        if game.is_round_over and not game.is_game_over:
+            game.next_round()
+        _apply(game, seat, action)
+    return game
+
+
+class Recorder:
+    """Writes records to a :class:`GameStore` on one worker thread.
+
+    :meth:`submit` returns at once; :meth:`close` waits for every submitted
+    write and closes the store. A failed write is logged, never raised into
+    the game.
+    """
+
+    def __init__(self, store: GameStore) -> None:
+        self.store = store
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unoplay-db")
+        self._pending: set[asyncio.Future] = set()
+        self.saved = 0
+        self.failed = 0
+
+    def submit(self, record: GameRecord) -> asyncio.Future:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._executor, self._save, record)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+        return future
+
+    def _save(self, record: GameRecord) -> int | None:
+        try:
+            game_id = self.store.save(record)
+        except Exception:  # noqa: BLE001 - a storage failure must not stop the server
+            self.failed += 1
+            log.exception("could not store the game of table %s", record.table_id)
+            return None
+        self.saved += 1
+        log.info("stored game %d (table %s, %s, %d actions)", game_id, record.table_id,
+                 record.status, len(record.actions))
+        return game_id
+
+    async def drain(self) -> None:
+        """Wait until every submitted record is written."""
+        if self._pending:
+            await asyncio.gather(*list(self._pending), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Finish every write, stop the worker, close the store."""
+        await self.drain()
+        self._executor.shutdown(wait=True)
+        self.store.close()

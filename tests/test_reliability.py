@@ -1,0 +1,924 @@
+"""Reliability and security of the live server (issue 7): keepalive agreement,
+away players and the stand-in bot, snapshot-first resume, limits, names,
+tokens, TLS, a clean shutdown; then a hypothesis fuzz of a live server and a
+fault test that kills and reconnects clients mid-game.
+
+Every network wait is bounded (WAIT); nothing sleeps to synchronise: tests
+wait on the server's own change notifications or on stream messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+import subprocess
+
+import grpc
+import pytest
+from helpers import assert_conserved
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from unoplay.client.bots import make_bot
+from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, run_bot
+from unoplay.server import service, wire
+from unoplay.server.actions import ActionKind
+from unoplay.server.errors import Reason
+from unoplay.server.limits import (CLIENT_OPTIONS, SERVER_OPTIONS, Limits, TokenBucket,
+                                   keepalive_problems)
+from unoplay.server.rules import RuleSet
+from unoplay.server.service import message_pb, start_server
+from unoplay.server.table import Refusal, SeatsChanged, TableState
+from unoplay.v1 import game_pb2 as pb
+from unoplay.v1 import game_service_pb2 as gs
+from unoplay.v1 import lobby_service_pb2 as ls
+
+WAIT = 60  # seconds: upper bound for any network wait in these tests
+SINGLE = RuleSet(target_score=0)
+
+
+@pytest.fixture
+async def server():
+    srv = await start_server("127.0.0.1", 0)
+    yield srv
+    await srv.stop(None)
+
+
+@pytest.fixture
+async def conn(server):
+    async with Connection(server.address) as connection:
+        await connection.wait_ready()
+        yield connection
+
+
+async def until(table, condition, what="condition"):
+    """Wait (bounded) until ``condition()`` holds, waking on the table's changes."""
+    async def wait():
+        while not condition():
+            await table.wait_for_change()
+    try:
+        await asyncio.wait_for(wait(), WAIT)
+    except asyncio.TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+async def read_response(call):
+    response = await asyncio.wait_for(call.read(), WAIT)
+    assert response is not grpc.aio.EOF
+    return response
+
+
+async def expect_status(awaitable, *codes):
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await asyncio.wait_for(awaitable, WAIT)
+    assert err.value.code() in codes, (err.value.code(), err.value.details())
+    return err.value
+
+
+async def open_play(conn, table_id, token, last_seq=0):
+    call = conn.games.Play()
+    await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token,
+                                                     last_seq=last_seq)))
+    return call
+
+
+async def read_until_eof(call):
+    """Every message of a stream until it ends; raises its error status."""
+    messages = []
+    while True:
+        response = await asyncio.wait_for(call.read(), WAIT)
+        if response is grpc.aio.EOF:
+            return messages
+        messages.extend(response.messages)
+
+
+# ------------------------------------------------------------------ keepalive
+
+
+def test_keepalive_settings_of_server_and_sdk_agree():
+    assert service.KEEPALIVE_OPTIONS is SERVER_OPTIONS
+    assert CHANNEL_OPTIONS is CLIENT_OPTIONS
+    assert keepalive_problems(SERVER_OPTIONS, CLIENT_OPTIONS) == []
+    server, client = dict(SERVER_OPTIONS), dict(CLIENT_OPTIONS)
+    # A dead peer is noticed within seconds on a LAN, on both sides.
+    for side in (server, client):
+        assert side["grpc.keepalive_time_ms"] + side["grpc.keepalive_timeout_ms"] <= 10_000
+    assert server["grpc.max_receive_message_length"] == 64 * 1024
+    # The checker does catch a client that pings faster than the server allows.
+    eager = dict(client, **{"grpc.keepalive_time_ms": 1_000})
+    assert keepalive_problems(SERVER_OPTIONS, list(eager.items()))
+    assert keepalive_problems([("grpc.keepalive_time_ms", 1)], CLIENT_OPTIONS)
+
+
+def test_token_bucket():
+    bucket = TokenBucket(rate=10, burst=3, now=0.0)
+    assert [bucket.take(0.0) for _ in range(4)] == [True, True, True, False]
+    assert bucket.take(0.1)  # 0.1 s refills one token
+    assert not bucket.take(0.1)
+    bucket.credit(2)
+    assert bucket.take(0.1) and bucket.take(0.1) and not bucket.take(0.1)
+
+
+# ------------------------------------------------------------------ away, stand-in, resume
+
+
+async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(server, conn):
+    table_info = await conn.create_table(seats=2, rules=RuleSet(target_score=150), away_grace=0)
+    table = server.lobby.get(table_info.table_id)
+    joins = [await conn.join_table(table.table_id, name) for name in ("stays", "drops")]
+    stays = asyncio.create_task(run_bot(make_bot("greedy", seed=1),
+                                        conn.session(table.table_id, joins[0].seat_token)))
+    # The dropping player connects on a channel of its own, plays, then loses it.
+    other = Connection(server.address)
+    session = other.session(table.table_id, joins[1].seat_token)
+    seen: list[gs.TableMessage] = []
+    bot = make_bot("greedy", seed=2)
+
+    async def play_until(stop_after):
+        async for message in session:
+            seen.append(message)
+            if session.is_decision(message) and session.state.legal:
+                action = bot.decide(session.state.view, session.state.legal)
+                if action is not None:
+                    await session.send(action)
+            if stop_after(message):
+                return
+
+    await conn.start_game(table.table_id, joins[0].seat_token, seed=3)
+    await asyncio.wait_for(play_until(lambda m: len(table.history) >= 6), WAIT)
+    actions_before = len(table.history)
+    await other.close()  # the laptop's Wi-Fi is gone
+    # Everyone is told promptly: seat 1 is away, then the stand-in plays it.
+    await until(table, lambda: table.seats[1].stand_in is not None, "the stand-in")
+    away = [m for m in table.log_for(0) if isinstance(m, SeatsChanged)]
+    assert any(not s.seats[1].connected and not s.seats[1].bot for s in away)
+    assert any(not s.seats[1].connected and s.seats[1].bot for s in away)
+    await until(table, lambda: any(src == "stand_in" for src in table.history_sources)
+                or table.state is TableState.FINISHED, "a stand-in move")
+    # The player comes back on a new channel, resuming after the last seq seen.
+    back = Connection(server.address)
+    resumed = back.session(table.table_id, joins[1].seat_token, last_seq=session.last_seq)
+    session = resumed
+    if table.state is not TableState.FINISHED:
+        await asyncio.wait_for(play_until(lambda m: False), WAIT)
+    else:
+        async for message in resumed:
+            seen.append(message)
+    await asyncio.wait_for(stays, WAIT)
+    await back.close()
+    assert table.state is TableState.FINISHED and len(table.history) > actions_before
+    assert "stand_in" in table.history_sources
+    # The player's messages across both connections are the server's log, exactly.
+    log_ = table.log_for(1)
+    assert [m.seq for m in seen] == list(range(1, len(log_) + 1))
+    assert [m.SerializeToString() for m in seen] == \
+        [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
+    assert resumed.state.view == table.game.view(1)
+    # Once back, the player took over again: no stand-in move after the return.
+    assert table.seats[1].stand_in is None
+
+
+async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(server, conn):
+    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    table = server.lobby.get(table_id)
+    me = await conn.join_table(table_id, "me")
+    await conn.add_bot(table_id, "greedy")
+    call = await open_play(conn, table_id, me.seat_token)
+    first = await read_response(call)
+    assert first.HasField("snapshot") and first.snapshot.seq >= 1
+    assert first.snapshot.welcome.seat == 0 and not first.snapshot.HasField("update")
+    await conn.start_game(table_id, me.seat_token, seed=12)
+    messages = list(first.messages)
+    while not any(m.WhichOneof("body") == "update" for m in messages):
+        messages.extend((await read_response(call)).messages)
+    call.cancel()
+    last = messages[-1].seq
+    await until(table, lambda: table.seats[0].connections == 0, "the drop to be noticed")
+    resumed = await open_play(conn, table_id, me.seat_token, last_seq=last)
+    response = await read_response(resumed)
+    snap = response.snapshot
+    log_ = table.log_for(0)
+    # Snapshot first: the state now, then the missed messages after last_seq.
+    assert snap.seq == len(log_) and snap.update_seq == len(log_)  # the fresh update
+    assert snap.update.view.hand == message_pb(len(log_), log_[-1]).update.view.hand
+    assert [m.seq for m in response.messages] == list(range(last + 1, last + 1 + len(response.messages)))
+    assert response.messages[-1].WhichOneof("body") == "update"
+    assert snap.welcome.table.seats[0].connected
+    # A stale (already acknowledged) resume point is fine: it repeats, identically.
+    again = await open_play(conn, table_id, me.seat_token, last_seq=1)
+    repeat = (await read_response(again)).messages
+    assert repeat[0].seq == 2 and repeat[0] == message_pb(2, table.log_for(0)[1])
+    again.cancel()
+    resumed.cancel()
+    # Beyond the stream: OUT_OF_RANGE.
+    beyond = await open_play(conn, table_id, me.seat_token, last_seq=10_000)
+    await expect_status(beyond.read(), grpc.StatusCode.OUT_OF_RANGE)
+
+
+# ------------------------------------------------------------------ limits
+
+
+async def test_table_and_seat_and_stream_limits():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(
+        max_tables=2, max_seats_per_name=2, max_streams_per_seat=1, max_spectators=1))
+    try:
+        async with Connection(srv.address) as conn:
+            a = await conn.create_table(seats=2, rules=SINGLE)
+            b = await conn.create_table(seats=2, rules=SINGLE)
+            await expect_status(conn.create_table(seats=2), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            # Seats per name, across tables, ignoring case.
+            ja = await conn.join_table(a.table_id, "Sam")
+            await conn.join_table(b.table_id, "sam")
+            await expect_status(conn.join_table(b.table_id, "SAM"),
+                                grpc.StatusCode.RESOURCE_EXHAUSTED)
+            # Streams per seat and spectators per table.
+            first = await open_play(conn, a.table_id, ja.seat_token)
+            await read_response(first)
+            second = await open_play(conn, a.table_id, ja.seat_token)
+            await expect_status(second.read(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            watcher = conn.games.Spectate(gs.SpectateRequest(table_id=a.table_id))
+            await read_response(watcher)
+            extra = conn.games.Spectate(gs.SpectateRequest(table_id=a.table_id))
+            await expect_status(extra.read(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            # A finished table stops counting against the table limit.
+            await conn.add_bot(a.table_id, "greedy")
+            await conn.start_game(a.table_id, ja.seat_token, seed=1)
+            await conn.leave_table(a.table_id, ja.seat_token)  # a bot finishes it
+            await read_until_eof(watcher)
+            assert srv.lobby.get(a.table_id).state is TableState.FINISHED
+            await conn.create_table(seats=2)
+            first.cancel()
+    finally:
+        await srv.stop(None)
+
+
+async def test_oversized_messages_are_refused_and_the_server_goes_on(server, conn):
+    huge = "x" * (70 * 1024)
+    await expect_status(conn.join_table("t1", huge), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    await expect_status(conn.create_table(title=huge), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    me = await conn.join_table(table_id, "me")
+    call = await open_play(conn, table_id, me.seat_token)
+    await read_response(call)
+    await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=huge)))
+    await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
+    # Nothing harmed: the seat plays a whole game afterwards.
+    await conn.add_bot(table_id, "greedy")
+    await conn.start_game(table_id, me.seat_token, seed=2)
+    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)), WAIT)
+    assert state.game_over
+
+
+async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_unharmed():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=5, intent_burst=10))
+    try:
+        async with Connection(srv.address) as conn:
+            table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+            table = srv.lobby.get(table_id)
+            me = await conn.join_table(table_id, "flooder")
+            await conn.add_bot(table_id, "greedy")
+            await conn.start_game(table_id, me.seat_token, seed=5)
+            call = await open_play(conn, table_id, me.seat_token)
+            await read_response(call)
+            # The burst (10), then one more. (Writing on after the server ended
+            # the call would make grpc's Python client report a local INTERNAL
+            # error instead of the server's status.)
+            for _ in range(11):
+                await call.write(gs.PlayRequest(intent=gs.Intent(action_id=999_999)))
+            err = await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            assert "per second" in err.details()
+            refusals = [m for m in table.log_for(0) if isinstance(m, Refusal)]
+            assert len(refusals) == 10  # the burst was served (refused), the rest cut off
+            # The seat is still there: resume and play the game out.
+            session = conn.session(table_id, me.seat_token)
+            state = await asyncio.wait_for(run_bot(make_bot("greedy"), session), WAIT)
+            assert state.game_over and table.state is TableState.FINISHED
+    finally:
+        await srv.stop(None)
+
+
+# ------------------------------------------------------------------ names and titles
+
+BAD_NAMES = ["", "   ", "a" * 25, "tab\there", "new\nline", "bell\x07", "rtl\u202eevil",
+             "zero\u200dwidth", "\u0301accent first", "zalgo" + "\u0301\u0302\u0303\u0304",
+             "private\ue000use", "nul\x00", "line\u2028sep", "ideo\u3000space"]
+GOOD_NAMES = {"Zoë": "Zoë", "  Ana  María  ": "Ana María", "李小龍": "李小龍", "🦊 fox": "🦊 fox",
+              "Zoe\u0308": "Zoë", "a" * 24: "a" * 24}
+
+
+async def test_names_and_titles_are_validated(server, conn):
+    table_id = (await conn.create_table(seats=10)).table_id
+    for bad in BAD_NAMES:
+        await expect_status(conn.join_table(table_id, bad), grpc.StatusCode.INVALID_ARGUMENT)
+    for given, stored in GOOD_NAMES.items():
+        joined = await conn.join_table(table_id, given)
+        assert joined.table.seats[joined.seat].name == stored
+    for bad in ("x" * 41, "bidi\u202e", "two\nlines"):
+        await expect_status(conn.create_table(title=bad), grpc.StatusCode.INVALID_ARGUMENT)
+    assert (await conn.create_table(title="  Friday   night  ")).title == "Friday night"
+
+
+# ------------------------------------------------------------------ secrets
+
+
+async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, conn):
+    rules = RuleSet(target_score=0)
+    tables, tokens = [], {}
+    for t in range(2):
+        table_id = (await conn.create_table(seats=3, rules=rules)).table_id
+        joins = [await conn.join_table(table_id, f"p{t}{s}") for s in range(3)]
+        tables.append((table_id, joins))
+        for j in joins:
+            tokens[j.seat_token] = (table_id, j.seat)
+    assert len(tokens) == 6 and all(len(t) >= 22 for t in tokens)  # 128 bits, url-safe
+    (a_id, a_joins), (b_id, b_joins) = tables
+    foreign = b_joins[0].seat_token
+    # A token of table B is useless at table A: start, leave, play.
+    await expect_status(conn.start_game(a_id, foreign), grpc.StatusCode.UNAUTHENTICATED)
+    await expect_status(conn.leave_table(a_id, foreign), grpc.StatusCode.UNAUTHENTICATED)
+    call = await open_play(conn, a_id, foreign)
+    await expect_status(call.read(), grpc.StatusCode.UNAUTHENTICATED)
+    # Odd tokens are refused the same way, never with an internal error.
+    for odd in ("", "é" * 22, "\x00", a_joins[0].seat_token[:-1]):
+        call = await open_play(conn, a_id, odd)
+        await expect_status(call.read(), grpc.StatusCode.UNAUTHENTICATED)
+    # Play both games out, recording every byte anyone received.
+    received: list[bytes] = []
+    for table_id, joins in tables:
+        sessions = [conn.session(table_id, j.seat_token) for j in joins]
+        tasks = [asyncio.create_task(run_bot(make_bot("random", seed=i), s))
+                 for i, s in enumerate(sessions)]
+        watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
+        await conn.start_game(table_id, joins[0].seat_token, seed=9)
+        await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+        async for response in watcher:
+            received.append(response.SerializeToString())
+        for seat, session in enumerate(sessions):
+            log_ = server.lobby.get(table_id).log_for(seat)
+            received += [message_pb(i + 1, m).SerializeToString() for i, m in enumerate(log_)]
+    received += [t.SerializeToString() for t in await conn.list_tables()]
+    blob = b"".join(received)
+    for token in tokens:
+        assert token.encode() not in blob
+
+
+async def test_leaving_revokes_the_token_and_ends_its_streams(server, conn):
+    table_id = (await conn.create_table(seats=2, rules=RuleSet(target_score=300))).table_id
+    table = server.lobby.get(table_id)
+    me = await conn.join_table(table_id, "me")
+    await conn.add_bot(table_id, "greedy")
+    await conn.start_game(table_id, me.seat_token, seed=4)
+    call = await open_play(conn, table_id, me.seat_token)
+    await read_response(call)
+    await conn.leave_table(table_id, me.seat_token)
+    left_at = len(table.history)
+    err = await expect_status(read_until_eof(call), grpc.StatusCode.UNAUTHENTICATED)
+    assert "given up" in err.details()
+    again = await open_play(conn, table_id, me.seat_token)
+    await expect_status(again.read(), grpc.StatusCode.UNAUTHENTICATED)
+    await until(table, lambda: table.state is TableState.FINISHED, "the bots to finish")
+    after = list(zip(table.history, table.history_sources))[left_at:]
+    assert after and all(source == "bot" for (seat, _), source in after if seat == 0)
+
+
+async def test_a_seat_given_up_before_the_game_leaks_nothing_to_an_old_stream(server, conn):
+    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    first = await conn.join_table(table_id, "first")
+    old = await open_play(conn, table_id, first.seat_token)
+    await read_response(old)
+    await conn.leave_table(table_id, first.seat_token)
+    await expect_status(read_until_eof(old), grpc.StatusCode.UNAUTHENTICATED)
+    second = await conn.join_table(table_id, "second")
+    assert second.seat == first.seat and second.seat_token != first.seat_token
+
+
+# ------------------------------------------------------------------ TLS
+
+
+def make_certificate(tmp_path, names=("localhost",), ips=("127.0.0.1",)):
+    """A self-signed certificate and key made with openssl, as README shows."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    san = ",".join([f"DNS:{n}" for n in names] + [f"IP:{i}" for i in ips])
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=unoplay test", "-addext", f"subjectAltName={san}",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+async def test_tls_with_a_self_signed_certificate(tmp_path):
+    cert, key = make_certificate(tmp_path)
+    srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
+    try:
+        async with Connection(srv.address, root_certificates=cert.read_bytes()) as conn:
+            table = await conn.create_table(seats=2, rules=SINGLE)
+            me = await conn.join_table(table.table_id, "secure")
+            await conn.add_bot(table.table_id, "greedy")
+            await conn.start_game(table.table_id, me.seat_token, seed=1)
+            state = await asyncio.wait_for(run_bot(make_bot("greedy"),
+                                                   conn.session(table.table_id, me.seat_token)), WAIT)
+            assert state.game_over
+        # Plain text to a TLS port, or TLS without trusting the certificate: no way in.
+        async with Connection(srv.address, tls=False, timeout=5) as plain:
+            await expect_status(plain.list_tables(), grpc.StatusCode.UNAVAILABLE)
+        async with Connection(srv.address, tls=True, timeout=5) as untrusted:
+            await expect_status(untrusted.list_tables(), grpc.StatusCode.UNAVAILABLE)
+    finally:
+        await srv.stop(None)
+
+
+async def test_tls_ca_from_the_environment(tmp_path, monkeypatch):
+    cert, key = make_certificate(tmp_path)
+    srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
+    monkeypatch.setenv("UNOPLAY_TLS_CA", str(cert))
+    try:
+        async with Connection(srv.address) as conn:
+            assert conn.tls
+            assert await conn.list_tables() == []
+    finally:
+        await srv.stop(None)
+
+
+# ------------------------------------------------------------------ shutdown
+
+
+async def test_stopping_the_server_ends_streams_with_unavailable(conn, server):
+    table_id = (await conn.create_table(seats=2, rules=RuleSet(target_score=500))).table_id
+    me = await conn.join_table(table_id, "me")
+    await conn.add_bot(table_id, "greedy")
+    await conn.start_game(table_id, me.seat_token, seed=6)
+    call = await open_play(conn, table_id, me.seat_token)
+    await read_response(call)
+    watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
+    await read_response(watcher)
+    stopping = asyncio.create_task(server.stop(5.0))
+    for stream in (call, watcher):
+        err = await expect_status(read_until_eof(stream), grpc.StatusCode.UNAVAILABLE)
+        assert "shutting down" in err.details()
+    await asyncio.wait_for(stopping, WAIT)
+    assert server.lobby.closing and server.lobby.get(table_id).closing
+
+
+# ------------------------------------------------------------------ fuzz
+#
+# One live loopback server; hypothesis throws random and malformed intents,
+# out-of-turn actions, stale and impossible resume points, wrong tokens,
+# oversized messages and garbage lobby calls at it, between the moves of games
+# it drives itself. After every example: every refusal carries a known reason,
+# every failed rpc the status its abuse calls for, every seat's stream is
+# exactly the server's log (contiguous, nothing lost or repeated), every
+# seat's latest view is the server's, and all 108 cards are accounted for.
+
+REASONS = {r.value for r in Reason} | {"unknown_action_id", "malformed", "game_not_started",
+                                       "game_over"}
+FUZZ_EXAMPLES = int(os.environ.get("UNOPLAY_FUZZ_EXAMPLES", "1000"))  # more: a longer soak
+PROBE_BASE = 12_000_000  # intent ids from here on name no action: refused, echoed back
+
+
+class FuzzSeat:
+    """One seat's stream as the fuzzer holds it: every message received, checked."""
+
+    def __init__(self, table, index: int, token: str) -> None:
+        self.table = table
+        self.index = index
+        self.token = token
+        self.messages: list[gs.TableMessage] = []
+        self.call = None
+        self.ended = False
+        self.repeats = 0
+        self.probes_back: set[int] = set()
+
+    @property
+    def last_seq(self) -> int:
+        return len(self.messages)
+
+    async def open(self, conn, last_seq: int = 0) -> None:
+        self.call = await open_play(conn, self.table.table_id, self.token, last_seq)
+        self.ended = False
+        response = await read_response(self.call)
+        snap = response.snapshot
+        log_ = self.table.log_for(self.index)
+        assert response.HasField("snapshot") and snap.seq == len(log_)
+        assert snap.welcome.seat == self.index
+        if snap.update_seq:
+            assert snap.update == message_pb(snap.update_seq, log_[snap.update_seq - 1]).update
+        self.repeats = self.last_seq  # resumed from a stale point: these come again
+        self.take(response.messages)
+
+    def take(self, messages) -> None:
+        log_ = self.table.log_for(self.index)
+        for m in messages:
+            if m.seq <= self.last_seq:  # a resume from a stale point repeats, identically
+                assert m.seq <= self.repeats and m == self.messages[m.seq - 1]
+                continue
+            assert m.seq == self.last_seq + 1, "a gap in the stream"
+            assert m == message_pb(m.seq, log_[m.seq - 1])
+            if m.WhichOneof("body") == "error":
+                assert m.error.reason in REASONS, m.error
+                if m.error.action_id >= PROBE_BASE:
+                    self.probes_back.add(m.error.action_id)
+            self.messages.append(m)
+
+    async def read_more(self) -> bool:
+        response = await asyncio.wait_for(self.call.read(), WAIT)
+        if response is grpc.aio.EOF:
+            self.ended = True
+            return False
+        self.take(response.messages)
+        return True
+
+    async def drain(self) -> None:
+        """Read until this stream holds the seat's whole log (or it ended)."""
+        while not self.ended and self.last_seq < len(self.table.log_for(self.index)):
+            await self.read_more()
+
+    async def probe(self, ident: int) -> None:
+        """Send an intent that is refused and wait for its refusal: every message
+        sent before it on this stream has been handled by then."""
+        await self.call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
+        while ident not in self.probes_back:
+            if not await self.read_more():  # the game ended first: the stream is complete
+                assert self.table.state is TableState.FINISHED, "stream ended early"
+                return
+
+    def latest_update(self):
+        return next((m.update for m in reversed(self.messages)
+                     if m.WhichOneof("body") == "update"), None)
+
+
+class Fuzzer:
+    """The games the fuzz examples play; a new one starts when one ends."""
+
+    def __init__(self, server, conn) -> None:
+        self.server = server
+        self.conn = conn
+        self.table = None
+        self.seats: list[FuzzSeat] = []
+        self.games = 0
+        self.finished = 0
+        self.probes = PROBE_BASE
+        self.statuses: dict[str, int] = {}
+        self.side_table = ""
+        self.examples = 0
+
+    async def new_game(self) -> None:
+        self.games += 1
+        n = 2 + self.games % 3
+        # (Not false_uno_penalty: random garbage would call UNO falsely for ever.)
+        options = [{}, {"scoring": "penalty", "challenge_success_skips_challenger": False},
+                   {"uno_call_strict": True, "uno_penalty": 4}]
+        rules = RuleSet(target_score=0, **options[self.games % 3])
+        table_id = (await self.conn.create_table(seats=n, rules=rules)).table_id
+        self.table = self.server.lobby.get(table_id)
+        joins = [await self.conn.join_table(table_id, f"fuzz{self.games}-{i}") for i in range(n)]
+        self.seats = [FuzzSeat(self.table, j.seat, j.seat_token) for j in joins]
+        for seat in self.seats:
+            await seat.open(self.conn)
+        await self.conn.start_game(table_id, joins[0].seat_token, seed=self.games)
+
+    def note(self, code) -> None:
+        self.statuses[code.name] = self.statuses.get(code.name, 0) + 1
+
+    async def expect(self, awaitable, *codes) -> None:
+        """An rpc that must fail with one of ``codes`` (or, if OK is listed, succeed)."""
+        try:
+            await asyncio.wait_for(awaitable, WAIT)
+        except grpc.aio.AioRpcError as err:
+            assert err.code() in codes, (err.code(), err.details())
+            self.note(err.code())
+            return
+        assert grpc.StatusCode.OK in codes, "expected a refusal"
+        self.note(grpc.StatusCode.OK)
+
+    async def bad_stream(self, variant: int, text: str) -> None:
+        table_id = self.table.table_id
+        other = self.seats[0].token
+        if variant == 0:  # a wrong token: random text, or a token of another seat's table
+            call = await open_play(self.conn, table_id, text or "forged")
+            await self.expect(call.read(), grpc.StatusCode.UNAUTHENTICATED)
+        elif variant == 1:
+            call = await open_play(self.conn, "no-such-" + text, other)
+            await self.expect(call.read(), grpc.StatusCode.NOT_FOUND)
+        elif variant == 2:  # the first message is not a join
+            call = self.conn.games.Play()
+            await call.write(gs.PlayRequest(intent=gs.Intent(action_id=1)))
+            await self.expect(call.read(), grpc.StatusCode.INVALID_ARGUMENT)
+        elif variant == 3:  # resume beyond the stream
+            call = await open_play(self.conn, table_id, other, 10**9 + len(text))
+            await self.expect(call.read(), grpc.StatusCode.OUT_OF_RANGE)
+        elif variant == 4 and len(text) % 4 == 1:  # oversized (slow: a flow-control wait)
+            call = await open_play(self.conn, table_id, "x" * (70_000 + len(text)))
+            await self.expect(call.read(), grpc.StatusCode.RESOURCE_EXHAUSTED)
+        elif variant == 5:  # no message at all
+            call = self.conn.games.Play()
+            await call.done_writing()
+            await self.expect(call.read(), grpc.StatusCode.INVALID_ARGUMENT)
+        elif variant == 4:  # an impossibly long token that still fits in a message
+            call = await open_play(self.conn, table_id, "t" * 60_000)
+            await self.expect(call.read(), grpc.StatusCode.UNAUTHENTICATED)
+        else:  # spectators: beyond the stream, or a look and go
+            watcher = self.conn.games.Spectate(gs.SpectateRequest(
+                table_id=table_id, last_seq=10**9 if text else 0))
+            if text:
+                await self.expect(watcher.read(), grpc.StatusCode.OUT_OF_RANGE)
+            else:
+                assert (await read_response(watcher)).HasField("snapshot")
+                watcher.cancel()
+
+    async def lobby_call(self, variant: int, number: int, text: str) -> None:
+        ok, invalid = grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT
+        exhausted, failed = grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION
+        if variant == 0:
+            rules = pb.RuleSet(preset=text[:8] if number % 3 == 0 else "",
+                               uno_penalty=number % 14, target_score=number % 200_000)
+            await self.expect(self.conn.lobby.CreateTable(ls.CreateTableRequest(
+                title=text, seats=number % 13, rules=rules, turn_seconds=number % 5000,
+                away_grace_seconds=number % 4000, bot_delay_seconds=(number % 15) / 1.0),
+                timeout=WAIT), ok, invalid, exhausted)
+        elif variant == 1:
+            if not self.side_table:
+                self.side_table = (await self.conn.create_table(seats=10)).table_id
+            table_id = self.side_table if number % 2 else self.table.table_id
+            seat = number % 12 if number % 3 == 0 else None
+            await self.expect(self.conn.join_table(table_id, text, seat), ok, invalid, exhausted,
+                              failed)
+        elif variant == 2:
+            await self.expect(self.conn.start_game(self.table.table_id, text or "x"),
+                              grpc.StatusCode.UNAUTHENTICATED)
+            await self.expect(self.conn.leave_table(self.table.table_id, text or "x"),
+                              grpc.StatusCode.UNAUTHENTICATED)
+        else:
+            await self.expect(self.conn.add_bot(self.table.table_id, text, number % 12),
+                              invalid, failed)
+
+    async def example(self, ops, advance: int) -> None:
+        self.examples += 1
+        if self.table is None or all(s.ended for s in self.seats):
+            await self.new_game()
+        game = self.table.game
+        touched = set()
+        for op in ops:
+            kind = op[0]
+            if kind in ("id", "other", "action", "malformed", "resume"):
+                seat = self.seats[op[1] % len(self.seats)]
+                if seat.ended:
+                    continue
+                touched.add(seat)
+            if kind == "id":
+                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action_id=op[2])))
+            elif kind == "other":  # another seat's legal action, out of turn
+                legal = game.legal_actions((seat.index + 1) % len(self.seats))
+                if legal:
+                    ident = wire.action_id(legal[op[2] % len(legal)])
+                    await seat.call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
+            elif kind == "action":
+                _, _, k, card, colour, uno, target = op
+                action = pb.Action(kind=k, colour=colour, uno=uno, card_id=card, target=target)
+                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action=action)))
+            elif kind == "malformed":
+                requests = [gs.PlayRequest(join=gs.JoinGame(table_id="x")),
+                            gs.PlayRequest(intent=gs.Intent()), gs.PlayRequest()]
+                await seat.call.write(requests[op[2] % 3])
+            elif kind == "resume":  # drop the stream, resume from an earlier (stale) seq
+                seat.call.cancel()
+                await until(self.table, lambda s=seat: s.table.seats[s.index].connections == 0
+                            or self.table.state is TableState.FINISHED, "the drop")
+                if self.table.state is TableState.FINISHED:
+                    seat.ended = True
+                    continue
+                await seat.open(self.conn, min(seat.last_seq, op[2] % (seat.last_seq + 1)))
+            elif kind == "stream":
+                await self.bad_stream(op[1], op[2])
+            else:
+                await self.lobby_call(op[1], op[2], op[3])
+        await self.settle(touched)
+        if self.table.state is not TableState.FINISHED:
+            # The player to move, mostly playing a card (random calls and draws
+            # can make a game go on for ever), now and then another legal action
+            # of anyone (a catch, a UNO call).
+            extra = [(s, a) for s in self.seats for a in game.legal_actions(s.index)
+                     if a.kind is ActionKind.CATCH
+                     or (a.kind is ActionKind.CALL_UNO and game.catchable == s.index)]
+            if extra and advance % 3 == 0:
+                seat, action = extra[advance % len(extra)]
+            else:
+                seat = self.seats[game.current]
+                legal = game.legal_actions(seat.index)
+                plays = [a for a in legal if a.kind is ActionKind.PLAY]
+                pool = plays if plays and advance % 5 else legal
+                pool = [a for a in pool if a.kind is not ActionKind.CALL_UNO] or pool
+                action = pool[advance // 7 % len(pool)]
+            before = len(self.table.history)
+            if advance % 2:
+                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action_id=wire.action_id(action))))
+            else:
+                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action=wire.action_pb(action))))
+            await self.settle({seat})
+            assert len(self.table.history) == before + 1, "a legal move was not applied"
+        await self.check()
+
+    async def settle(self, seats) -> None:
+        """Wait until the server has handled everything sent, and every stream
+        holds its seat's whole log."""
+        for seat in seats:
+            if not seat.ended and self.table.state is not TableState.FINISHED:
+                self.probes += 1
+                await seat.probe(self.probes)
+        for seat in self.seats:
+            await seat.drain()
+
+    async def check(self) -> None:
+        table, game = self.table, self.table.game
+        assert_conserved(game)
+        for seat in self.seats:
+            assert seat.last_seq == len(table.log_for(seat.index))
+            update = seat.latest_update()
+            if update is not None:
+                assert [c.id for c in update.view.hand] == list(game.hand(seat.index))
+                assert update.view.current == game.current
+        if table.state is TableState.FINISHED:
+            for seat in self.seats:  # the streams end cleanly once everything is sent
+                while not seat.ended:
+                    await seat.read_more()
+                assert seat.last_seq == len(table.log_for(seat.index))
+            assert game.is_game_over
+            self.finished += 1
+
+
+texts = st.text(max_size=30)
+fuzz_ops = st.lists(st.one_of(
+    st.tuples(st.just("id"), st.integers(0, 9), st.one_of(
+        st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(100, 12_100))),
+    st.tuples(st.just("other"), st.integers(0, 9), st.integers(0, 50)),
+    st.tuples(st.just("action"), st.integers(0, 9), st.integers(0, 12), st.integers(0, 130),
+              st.integers(0, 7), st.booleans(), st.integers(0, 12)),
+    st.tuples(st.just("malformed"), st.integers(0, 9), st.integers(0, 2)),
+    st.tuples(st.just("resume"), st.integers(0, 9), st.integers(0, 10**6)),
+    st.tuples(st.just("stream"), st.integers(0, 6), texts),
+    st.tuples(st.just("lobby"), st.integers(0, 3), st.integers(0, 10**6), texts),
+), max_size=6)
+
+
+@pytest.fixture
+async def fuzzer():
+    # Generous message budgets here: a flood is the subject of its own test.
+    srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=1e9,
+                                                           intent_burst=1e9))
+    async with Connection(srv.address) as conn:
+        await conn.wait_ready()
+        fuzzer = Fuzzer(srv, conn)
+        yield fuzzer
+        # After the run: games did finish, and the server still serves.
+        if fuzzer.examples >= 200:
+            assert fuzzer.finished >= 3, (fuzzer.games, fuzzer.finished)
+            assert {"UNAUTHENTICATED", "NOT_FOUND", "INVALID_ARGUMENT"} <= set(fuzzer.statuses)
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+        reply = await health_pb2_grpc.HealthStub(conn.channel).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=WAIT)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    await srv.stop(None)
+
+
+# No shrinking: the server keeps its state between examples, so a smaller
+# example would not replay the same situation; the failing one is reported.
+# Derandomised (the same cases every run, so never flaky); UNOPLAY_FUZZ_RANDOM=1
+# explores new ones, UNOPLAY_FUZZ_EXAMPLES=N runs longer.
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
+          derandomize=os.environ.get("UNOPLAY_FUZZ_RANDOM", "0") != "1",
+          phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(ops=fuzz_ops, advance=st.integers(0, 10**6))
+async def test_fuzz_a_live_server_with_garbage_between_moves(fuzzer, ops, advance):
+    await fuzzer.example(ops, advance)
+
+
+async def test_fuzz_bookkeeping_on_a_short_run(fuzzer):
+    """The fuzzer's own bookkeeping: games do finish and refusals are met."""
+    rng = random.Random(7)
+    while fuzzer.finished < 2:
+        ops = [("id", rng.randrange(4), rng.randrange(2**32)),
+               ("stream", rng.randrange(7), "t" * rng.randrange(3)),
+               ("lobby", rng.randrange(4), rng.randrange(10**6), "n")]
+        await asyncio.wait_for(fuzzer.example(ops[:rng.randrange(4)], rng.randrange(10**6)), WAIT)
+    assert fuzzer.games >= 2
+    assert {"UNAUTHENTICATED", "NOT_FOUND", "OUT_OF_RANGE"} & set(fuzzer.statuses)
+
+
+# ------------------------------------------------------------------ faults
+#
+# Clients killed at random moments mid-game (a stream cut, a channel closed as
+# a dying process would, a player away long enough for the stand-in bot to
+# play) and reconnected, each new life resuming from the last seq it saw.
+
+
+class FaultyPlayer:
+    """One seat's player, killed now and then, always coming back."""
+
+    def __init__(self, server, table, token: str, seat: int, rng: random.Random,
+                 kills: int) -> None:
+        self.server = server
+        self.table = table
+        self.token = token
+        self.seat = seat
+        self.rng = rng
+        self.kills = kills
+        self.received: list[gs.TableMessage] = []
+        self.lives = 0
+        self.snapshots: list[gs.Snapshot] = []
+        self.session = None
+
+    def note_snapshot(self, session) -> None:
+        if session.snapshot is not None and (not self.snapshots
+                                             or session.snapshot is not self.snapshots[-1]):
+            self.snapshots.append(session.snapshot)
+
+    async def play(self) -> None:
+        bot = make_bot("greedy", seed=self.seat)
+        while True:
+            self.lives += 1
+            conn = Connection(self.server.address)
+            session = conn.session(self.table.table_id, self.token,
+                                   last_seq=len(self.received))
+            self.session = session
+            mode = self.rng.choice(["drop", "close", "away"]) if self.kills else None
+            kill_at = self.rng.randint(1, 80)
+            count = 0
+            try:
+                async for message in session:
+                    self.note_snapshot(session)
+                    assert message.seq == len(self.received) + 1, "gap or repeat"
+                    self.received.append(message)
+                    if session.is_decision(message) and session.state.legal:
+                        action = bot.decide(session.state.view, session.state.legal)
+                        if action is not None:
+                            await session.send(action)
+                    count += 1
+                    if mode == "drop" and count == kill_at:
+                        session.drop()  # the SDK reconnects by itself and resumes
+                        self.kills -= 1
+                        mode = self.rng.choice(["drop", "close", "away"]) if self.kills else None
+                        kill_at = count + self.rng.randint(1, 80)
+                    elif mode in ("close", "away") and count == kill_at:
+                        break
+                else:
+                    return  # the game is over and every message arrived
+            finally:
+                self.note_snapshot(session)
+                await session.close()
+                await conn.close()
+            self.kills -= 1
+            if mode == "away":  # stay away until the server has noticed, and a bit more
+                table, seat = self.table, self.table.seats[self.seat]
+                await until(table, lambda: seat.connections == 0, "the drop")
+                if table.away_grace == 0:
+                    version = table._version
+                    await until(table, lambda: table._version >= version + 3
+                                or table.state is TableState.FINISHED, "moves while away")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_clients_killed_at_random_and_reconnected_finish_every_game(server, conn, seed):
+    rng = random.Random(seed)
+    players: list[FaultyPlayer] = []
+    tables = []
+    for t, (seats, grace, target) in enumerate([(2, 0, 0), (3, None, 0), (4, 0, 100),
+                                                 (3, 0, 0), (2, None, 60)]):
+        info = await conn.create_table(seats=seats, rules=RuleSet(target_score=target),
+                                       away_grace=grace)
+        table = server.lobby.get(info.table_id)
+        joins = [await conn.join_table(table.table_id, f"f{t}-{s}") for s in range(seats)]
+        players += [FaultyPlayer(server, table, j.seat_token, j.seat, random.Random(rng.random()),
+                                 kills=rng.randint(1, 4)) for j in joins]
+        tables.append((table, joins[0].seat_token))
+    tasks = [asyncio.create_task(p.play()) for p in players]
+    for table, token in tables:
+        await conn.start_game(table.table_id, token, seed=seed)
+    await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
+    stand_in_moves = 0
+    for p in players:
+        table = p.table
+        assert table.state is TableState.FINISHED and table.game.is_game_over
+        assert_conserved(table.game)
+        log_ = table.log_for(p.seat)
+        # Nothing lost, nothing twice: the lives' messages are the server's log.
+        assert [m.seq for m in p.received] == list(range(1, len(log_) + 1))
+        assert [m.SerializeToString() for m in p.received] == \
+            [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
+        # Each (re)connection opened with a snapshot that is the server's state then.
+        assert len(p.snapshots) >= p.lives
+        for snap in p.snapshots:
+            if snap.update_seq:
+                assert snap.update == message_pb(snap.update_seq, log_[snap.update_seq - 1]).update
+        # And the last life's view is the server's.
+        assert p.session.state.view == table.game.view(p.seat)
+        assert p.session.state.game_over
+        stand_in_moves += table.history_sources.count("stand_in")
+    assert sum(p.lives for p in players) > len(players)
+    print(f"lives {sum(p.lives for p in players)} reconnects "
+          f"{sum(p.session.reconnects for p in players)} stand-in moves {stand_in_moves} "
+          f"messages {sum(len(p.received) for p in players)}")

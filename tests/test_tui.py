@@ -1,0 +1,373 @@
+"""The Textual TUI: a whole round by key presses against bots, the lobby and
+taking a seat back, snapshots of a crafted table, LAN discovery on loopback.
+
+No sleeps as synchronisation: every wait polls a condition under a timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import stat
+import subprocess
+import sys
+from typing import Callable
+
+import pytest
+
+from unoplay.client.discovery import Browser
+from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
+from unoplay.client.tui.demo import DemoApp, crafted_state
+from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, PenaltyPrompt, QuitPrompt,
+                                        RoundResultScreen)
+from unoplay.client.tui.render import event_line
+from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
+from unoplay.client.tui.seats import SeatStore
+from unoplay.client.tui.table import TableScreen
+from unoplay.client.tui.widgets import HandView
+from unoplay.server.service import start_server
+from unoplay.v1 import lobby_service_pb2 as ls
+
+WAIT = 30.0  # seconds: upper bound of any single wait
+COLOUR_KEYS = "rygb"
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    """Seat tokens, the TUI log and any server game store go to a temporary directory."""
+    monkeypatch.setenv("UNOPLAY_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    return tmp_path
+
+
+async def wait_until(pilot, predicate: Callable[[], object], what: str,
+                     timeout: float = WAIT) -> None:
+    """Let the app run until ``predicate()`` is true; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; "
+                                 f"screen is {pilot.app.screen!r}")
+        await pilot.pause(0.01)
+
+
+def _my_move(app) -> bool:
+    """True when the app waits for the player: a prompt, a result, or their turn."""
+    screen = app.screen
+    if isinstance(screen, (ColourPrompt, PenaltyPrompt, DrawnPrompt, RoundResultScreen,
+                           FinalScreen)):
+        return True
+    return isinstance(screen, TableScreen) and screen.ready
+
+
+async def _press_for_card(pilot, index: int) -> None:
+    if index < 10:
+        await pilot.press(str((index + 1) % 10))
+    else:
+        await pilot.press("home", *["right"] * index)
+
+
+# ---------------------------------------------------------------- a whole round
+
+
+async def test_a_complete_round_by_key_presses_against_bots():
+    """`uno play` with no server: embedded server, three greedy bots; play the
+    first playable card, draw when there is none, answer every prompt."""
+    options = PlayOptions(name="Ada", bots=3, target=0, bot_delay=0.0, seed=2024)
+    app = UnoApp(options)
+    presses = {"play": 0, "draw": 0, "prompt": 0}
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                         and app.screen.state.view is not None, "the table")
+        table = app.screen
+        assert app.server is not None and table.seating.embedded
+        for _ in range(3000):
+            await wait_until(pilot, lambda: _my_move(app), "a decision")
+            screen = app.screen
+            if isinstance(screen, FinalScreen):
+                break
+            if isinstance(screen, ColourPrompt):
+                presses["prompt"] += 1
+                await pilot.press(COLOUR_KEYS[screen.colours[0]])
+            elif isinstance(screen, PenaltyPrompt):
+                presses["prompt"] += 1
+                await pilot.press("a")
+            elif isinstance(screen, DrawnPrompt):
+                presses["prompt"] += 1
+                await pilot.press("p")
+            elif isinstance(screen, RoundResultScreen):
+                await pilot.press("enter")
+            else:
+                hand = screen.query_one(HandView)
+                playable = [i for i, card in enumerate(hand.cards) if card in hand.playable]
+                if playable:
+                    if len(hand.cards) == 2 and not screen.uno_armed:
+                        await pilot.press("u")
+                    await _press_for_card(pilot, playable[0])
+                    assert hand.selected == playable[0]
+                    await pilot.press("enter")
+                    presses["play"] += 1
+                else:
+                    await pilot.press("d")
+                    presses["draw"] += 1
+            if isinstance(screen, TableScreen):
+                await wait_until(pilot, lambda: not screen.sending, "the server's answer")
+            else:
+                await wait_until(pilot, lambda: app.screen is not screen, "the prompt to close")
+        else:
+            raise AssertionError("the round did not end")
+        final = app.screen
+        assert isinstance(final, FinalScreen)
+        game = app.server.lobby.get(app.embedded_table).game
+        assert game.is_game_over
+        names = [s.name for s in app.server.lobby.get(app.embedded_table).seats]
+        expected = {("You" if name == "Ada" else name): score
+                    for name, score in zip(names, game.scores)}
+        assert final.standings() == expected
+        assert presses["play"] > 0
+        await pilot.press("q")
+    assert app.server is None  # the embedded server was stopped on the way out
+
+
+# ---------------------------------------------------------------- lobby and rejoin
+
+
+async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_dir):
+    server = await start_server("127.0.0.1", 0)
+    try:
+        app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("n")
+            await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+            form = app.screen
+            form.query_one("#bots").value = "3"
+            form.query_one("#title").value = "Test table"
+            await pilot.click("#title")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                             and app.screen.state.view is not None, "the game")
+            table = app.screen
+            seat, table_id = table.state.seat, table.seating.table_id
+            token = table.seating.token
+            store = SeatStore()
+            assert store.get(server.address, table_id, "Ada") == token
+            mode = stat.S_IMODE(os.stat(data_dir / "seats.json").st_mode)
+            assert mode == 0o600
+            # Leave for the lobby: the seat stays ours.
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the quit prompt")
+            await pilot.press("l")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                             and app.screen.tables, "the lobby again")
+            listed = app.screen.tables[0]
+            assert listed.state == ls.TABLE_STATE_PLAYING
+            assert listed.seats[seat].name == "Ada" and not listed.seats[seat].bot
+            # Enter on the table takes the seat back with the stored token.
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                             and app.screen.state.view is not None, "the table again")
+            again = app.screen
+            assert again is not table
+            assert again.seating.token == token and again.state.seat == seat
+            assert server.lobby.get(table_id).seats[seat].connections == 1
+            await pilot.press("ctrl+q")
+    finally:
+        await server.stop(None)
+
+
+# ---------------------------------------------------------------- snapshots
+
+
+def test_table_snapshot_80x24(snap_compare):
+    assert snap_compare(DemoApp(), terminal_size=(80, 24))
+
+
+def test_table_snapshot_wide(snap_compare):
+    assert snap_compare(DemoApp(), terminal_size=(140, 40))
+
+
+def test_wild_colour_prompt_snapshot(snap_compare):
+    # Card 5 of the crafted hand is a Wild: Enter asks for its colour.
+    assert snap_compare(DemoApp(), press=["5", "enter"], terminal_size=(80, 24))
+
+
+async def test_crafted_table_marks_only_the_cards_the_server_lists():
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        hand = app.screen.query_one(HandView)
+        state = crafted_state()
+        assert hand.cards == state.view.hand
+        assert hand.playable == {a.card for a in state.legal if a.card >= 0}
+        assert hand.selected == 0  # the red 7, the first playable card
+        await pilot.press("right", "right")
+        assert hand.selected == 2
+        # The mouse: a click selects a card, a second click on it plays it.
+        left = 1 + 4 * 8  # padding, then four cards of 8 cells: card 5 is the Wild
+        await pilot.click(HandView, offset=(left + 7, 1))  # its right edge
+        assert hand.selected == 4
+        await pilot.click(HandView, offset=(left, 2))  # its left edge
+        assert isinstance(app.screen, ColourPrompt) and app.screen.card == hand.cards[4]
+        await pilot.press("escape")
+        assert app.screen.query_one(HandView) is hand
+        await pilot.resize_terminal(60, 24)
+        await pilot.pause()
+        text = app.export_screenshot()
+        assert "◀" in text or "▶" in text  # the hand scrolls in a narrow terminal
+
+
+async def test_a_refused_intent_is_shown():
+    from unoplay.v1 import game_service_pb2 as gs
+
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen
+        table.state.errors.append(gs.ActionError(reason="does_not_match", action_id=300,
+                                                 message="the yellow 3 does not match"))
+        table.handle("error")
+        await pilot.pause()
+        shown = " ".join(" ".join(line.text for line in table.query_one("#log").lines).split())
+        assert "Refused: the yellow 3 does not match (does_not_match)" in shown
+        assert any("does not match" in str(n.message) for n in app._notifications)
+
+
+def test_seat_tokens_are_kept_per_server_table_and_name(data_dir):
+    store = SeatStore()
+    store.put("10.0.0.2:50051", "t1-abc", "Ada", "secret", 2)
+    assert store.get("10.0.0.2:50051", "t1-abc", "Ada") == "secret"
+    assert store.get("10.0.0.2:50051", "t1-abc", "Bob") is None
+    assert store.get("10.0.0.3:50051", "t1-abc", "Ada") is None
+    store.forget("10.0.0.2:50051", "t1-abc", "Ada")
+    assert store.get("10.0.0.2:50051", "t1-abc", "Ada") is None
+
+
+def test_event_lines_name_you_and_the_others():
+    state = crafted_state()
+    lines = [event_line(e, state.seats, 0) for e in state.events]
+    plain = [line.plain for line in lines if line is not None]
+    assert "You drew blue 5" in plain
+    assert "greedy-2 called UNO!" in plain
+    assert "greedy-2 played Wild (blue)" in plain
+
+
+def test_logging_goes_to_a_file_not_the_terminal(data_dir):
+    root = logging.getLogger()
+    saved = list(root.handlers), root.level
+    try:
+        path = setup_logging()
+        assert path.startswith(str(data_dir))
+        assert not any(type(h) is logging.StreamHandler for h in root.handlers)
+        logging.getLogger("unoplay.test").warning("hello")
+        for handler in root.handlers:
+            handler.flush()
+        assert "hello" in open(path, encoding="utf-8").read()
+    finally:
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+            handler.close()
+        for handler in saved[0]:
+            root.addHandler(handler)
+        root.setLevel(saved[1])
+        logging.captureWarnings(False)
+
+
+# ---------------------------------------------------------------- LAN discovery
+
+
+async def test_uno_serve_is_found_by_the_lan_browser_on_loopback():
+    browser = Browser(interfaces=["127.0.0.1"])
+    try:
+        await browser.start()
+    except OSError as err:
+        pytest.skip(f"multicast DNS is not possible in this sandbox: {err}")
+    with socket.socket() as probe:  # a free port, so we know which server is ours
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, UNOPLAY_MDNS="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "unoplay.client.cli", "serve", "--host", "127.0.0.1",
+         "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        env=env)
+
+    def ours(servers) -> list:
+        return [s for s in servers.values() if s.port == port]
+
+    try:
+        try:
+            servers = await browser.wait_for(lambda found: bool(ours(found)), WAIT)
+        except asyncio.TimeoutError:
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=WAIT)
+            pytest.fail(f"the server was not found over mDNS; its log:\n{err}")
+        (found,) = ours(servers)
+        assert found.host == "127.0.0.1"
+        assert found.name.startswith("uno on ")
+        from unoplay.client.sdk import Connection
+
+        async with Connection(found.target) as conn:
+            assert await conn.list_tables() == []
+    finally:
+        await browser.close()
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=WAIT)
+    assert proc.returncode == 0, err
+    assert "advertised on the LAN" in err
+
+
+async def test_mashing_keys_never_loses_the_table():
+    """Keys pressed while the server moves on (prompts closing under them, a
+    result screen appearing) never pop the table screen or break a worker."""
+    import random
+
+    rng = random.Random(7)
+    keys = ["enter", "enter", "enter", "d", "r", "a", "p", "k", "u", "c", "right", "1",
+            "escape", "h"]
+    app = UnoApp(PlayOptions(name="Ada", bots=3, target=100, bot_delay=0.0, seed=99))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        table = app.screen
+        for _ in range(100):
+            if isinstance(app.screen, FinalScreen):
+                break
+            assert table in app.screen_stack
+            await pilot.press(rng.choice(keys))
+        assert table in app.screen_stack
+        await app.action_quit_now()
+
+
+async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
+    from unoplay.client.discovery import Advertiser
+    from unoplay.client.tui.screens import ConnectScreen
+
+    server = await start_server("127.0.0.1", 0)
+    advertiser = Advertiser(server.port, name="uno test table", addresses=["127.0.0.1"],
+                            interfaces=["127.0.0.1"])
+    try:
+        try:
+            await advertiser.start()
+        except OSError as err:
+            pytest.skip(f"multicast DNS is not possible in this sandbox: {err}")
+        app = UnoApp(PlayOptions(lan=True, name="Ada"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "connect")
+            screen = app.screen
+            await wait_until(pilot, lambda: any(s.port == server.port for s in screen.found),
+                             "the server in the LAN list")
+            index = next(i for i, s in enumerate(screen.found) if s.port == server.port)
+            servers = screen.query_one("#servers")
+            servers.focus()
+            servers.highlighted = index
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            assert app.screen.target == f"127.0.0.1:{server.port}", screen.found
+            await pilot.press("q")
+    finally:
+        await advertiser.close()
+        await server.stop(None)
