@@ -1,0 +1,62 @@
+"""Engine <-> wire conversions: rule sets, action ids, events and views survive the trip."""
+
+import random
+
+from hypothesis import given, settings, strategies as st
+from test_properties import rule_sets
+
+from unoplay.server import actions as A
+from unoplay.server import wire
+from unoplay.server.engine import GameState
+from unoplay.server.rules import OPTION_NAMES, PRESETS
+from unoplay.v1 import game_pb2 as pb
+
+
+def test_every_rule_option_has_a_proto_field():
+    fields = set(pb.RuleSet.DESCRIPTOR.fields_by_name)
+    assert set(OPTION_NAMES) <= fields, set(OPTION_NAMES) - fields
+
+
+@settings(max_examples=200, deadline=None)
+@given(rules=rule_sets)
+def test_rule_sets_round_trip_through_the_wire(rules):
+    assert wire.rules_from_pb(wire.rules_pb(rules)) == rules
+
+
+def test_presets_by_name_on_the_wire():
+    for name, rules in PRESETS.items():
+        assert wire.rules_from_pb(pb.RuleSet(preset=name)) == rules
+
+
+def every_action(players=10):
+    out = [A.DRAW, A.KEEP, A.CHALLENGE, A.ACCEPT, A.CALL_UNO]
+    out += [A.choose_colour(k) for k in range(4)] + [A.catch(t) for t in range(players)]
+    for card in range(108):
+        for colour in (None, 0, 1, 2, 3):
+            for uno in (False, True):
+                for target in range(-1, players):
+                    out.append(A.play(card, colour, uno, target))
+    return out
+
+
+def test_action_ids_are_unique_and_round_trip():
+    actions = every_action()
+    ids = [wire.action_id(a) for a in actions]
+    assert len(set(ids)) == len(ids) and min(ids) >= 1
+    for action, ident in zip(actions, ids):
+        assert wire.action_from_id(ident) == action
+        assert wire.action_from_pb(wire.action_pb(action)) == action
+    assert wire.action_from_id(0) is None and wire.action_from_id(10**7) is None
+
+
+def test_events_and_views_round_trip_for_their_receiver():
+    game, events = GameState.new(4, seed=3)
+    rng = random.Random(3)
+    while not game.is_round_over:
+        seat = game.current
+        events += game.apply(seat, rng.choice(game.legal_actions(seat)))
+        for s in range(4):
+            assert wire.view_from_pb(wire.view_pb(game.view(s))) == game.view(s)
+    for e in events:
+        receiver = e.audience if e.audience >= 0 else 0
+        assert wire.event_from_pb(wire.event_pb(e), receiver) == e
