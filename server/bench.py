@@ -9,7 +9,8 @@ long in both engines and rounds/s compare like for like. Our engine does the
 complete official rules on top (starter table, drawn-card choice, Wild Draw
 Four challenge, UNO calls and catches, scoring); RLCard's does not.
 
-Each figure is the median of ``runs`` timed runs of ``seconds`` each.
+Each figure is the median of ``runs`` timed runs of ``seconds`` each; the
+engines' runs are interleaved and the ratio is the median of back-to-back pairs.
 """
 
 from __future__ import annotations
@@ -52,9 +53,12 @@ def _time_ours(seconds: float, seed: int, players: int) -> tuple[int, int, float
         while game.phase < _ROUND_OVER:
             seat = game.current
             legal = game.legal_actions(seat)
-            plays = [a for a in legal if a.kind is _PLAY]
-            choice = plays if plays else legal
-            game.apply(seat, choice[int(pick() * len(choice))])
+            n = len(legal)
+            action = legal[int(pick() * n)]
+            if legal[0].kind is _PLAY:  # plays come first: redraw until one is a play,
+                while action.kind is not _PLAY:  # which is uniform over the plays
+                    action = legal[int(pick() * n)]
+            game.apply(seat, action)
             actions += 1
         rounds += 1
         if time.perf_counter() >= deadline:
@@ -88,17 +92,28 @@ def _time_rlcard(seconds: float, seed: int, players: int) -> tuple[int, int, flo
             return rounds, actions, time.perf_counter() - start
 
 
-def measure(name: str, runs: int, seconds: float, players: int = 4) -> Result:
-    """Median rounds/s and actions/s of engine ``name`` ("unoplay" or "rlcard")."""
+def _one_run(name: str, run: int, seconds: float, players: int) -> tuple[float, float, float]:
     timer = _time_ours if name == "unoplay" else _time_rlcard
-    rps, aps, apr = [], [], []
+    rounds, actions, elapsed = timer(seconds, 1000 * run + 1, players)
+    return rounds / elapsed, actions / elapsed, actions / rounds
+
+
+def measure(names: list[str], runs: int, seconds: float,
+            players: int = 4) -> list[list[tuple[float, float, float]]]:
+    """Timed runs of each engine in ``names``, interleaved (A, B, A, B, ...) so
+    that a machine that speeds up or slows down affects both alike. Returns,
+    per engine, its runs as (rounds/s, actions/s, actions/round)."""
+    results: list[list[tuple[float, float, float]]] = [[] for _ in names]
     for run in range(runs):
-        rounds, actions, elapsed = timer(seconds, 1000 * run + 1, players)
-        rps.append(rounds / elapsed)
-        aps.append(actions / elapsed)
-        apr.append(actions / rounds)
-    return Result(name, statistics.median(rps), statistics.median(aps),
-                  statistics.median(apr), runs)
+        for i, name in enumerate(names):
+            results[i].append(_one_run(name, run, seconds, players))
+    return results
+
+
+def _summary(name: str, runs: list[tuple[float, float, float]]) -> Result:
+    return Result(name, statistics.median(r[0] for r in runs),
+                  statistics.median(r[1] for r in runs),
+                  statistics.median(r[2] for r in runs), len(runs))
 
 
 def rlcard_available() -> bool:
@@ -114,14 +129,18 @@ def run(runs: int = 5, seconds: float = 1.0, as_json: bool | None = False,
         with_rlcard: bool = True) -> dict:
     """Run the benchmark, print a report (text, JSON, or nothing for ``as_json``
     None) and return the figures."""
-    ours = measure("unoplay", runs, seconds)
+    names = ["unoplay"] + (["rlcard"] if with_rlcard and rlcard_available() else [])
+    results = measure(names, runs, seconds)
+    ours = _summary("unoplay", results[0])
     report: dict = {"players": 4, "rules": "official", "unoplay": asdict(ours)}
     theirs = None
-    if with_rlcard and rlcard_available():
-        theirs = measure("rlcard", runs, seconds)
+    if len(names) == 2:
+        theirs = _summary("rlcard", results[1])
         report["rlcard"] = asdict(theirs)
-        report["ratio_rounds_per_s"] = ours.rounds_per_s / theirs.rounds_per_s
-        report["ratio_actions_per_s"] = ours.actions_per_s / theirs.actions_per_s
+        # Median of the per-pair ratios: each pair ran back to back.
+        pairs = list(zip(results[0], results[1]))
+        report["ratio_rounds_per_s"] = statistics.median(a[0] / b[0] for a, b in pairs)
+        report["ratio_actions_per_s"] = statistics.median(a[1] / b[1] for a, b in pairs)
     elif with_rlcard:
         report["rlcard"] = None
         report["note"] = "rlcard not installed: pip install -e '.[bench]' to compare"
