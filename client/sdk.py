@@ -268,6 +268,12 @@ class GameSession:
                         self._set_status("closed")
                         raise  # our task is being cancelled
                     self._dropped = False
+                elif self.state.game_over:
+                    # The server ended the stream after game over while an intent was
+                    # still being written; grpc reports that locally as INTERNAL.
+                    self._call = None
+                    self._set_status("closed")
+                    return
                 elif (err.code() not in RETRYABLE or retries >= self.max_retries
                       or SHUTTING_DOWN in (err.details() or "")):
                     self._set_status("closed")
@@ -278,7 +284,8 @@ class GameSession:
                 self._set_status("reconnecting")
                 delay = self._backoff(retries)
                 log.info("stream dropped (%s); reconnecting in %.2fs",
-                         err.code() if isinstance(err, grpc.aio.AioRpcError) else "cut", delay)
+                         f"{err.code()}: {err.details()}" if isinstance(err, grpc.aio.AioRpcError)
+                         else "cut", delay)
                 await asyncio.sleep(delay)
                 continue
             if response is grpc.aio.EOF:
