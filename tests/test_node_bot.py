@@ -22,9 +22,8 @@ import pytest
 
 from unoplay.client.bots import make_bot
 from unoplay.client.match import parse_entrants, run_match
-from unoplay.client.sdk import Connection, run_bot
+from unoplay.client.sdk import run_bot
 from unoplay.server.rules import RuleSet
-from unoplay.server.service import start_server
 from unoplay.server.table import TableState
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
@@ -53,20 +52,6 @@ MISSING = _missing()
 if MISSING:  # shown in the warnings summary as well as in the skip reason
     warnings.warn(MISSING, pytest.PytestWarning, stacklevel=1)
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
-
-
-@pytest.fixture
-async def server():
-    srv = await start_server("127.0.0.1", 0)
-    yield srv
-    await srv.stop(None)
-
-
-@pytest.fixture
-async def conn(server):
-    async with Connection(server.address) as connection:
-        await connection.wait_ready()
-        yield connection
 
 
 @dataclass

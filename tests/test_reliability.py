@@ -39,20 +39,6 @@ WAIT = 60  # seconds: upper bound for any network wait in these tests
 SINGLE = RuleSet(target_score=0)
 
 
-@pytest.fixture
-async def server():
-    srv = await start_server("127.0.0.1", 0)
-    yield srv
-    await srv.stop(None)
-
-
-@pytest.fixture
-async def conn(server):
-    async with Connection(server.address) as connection:
-        await connection.wait_ready()
-        yield connection
-
-
 async def until(table, condition, what="condition"):
     """Wait (bounded) until ``condition()`` holds, waking on the table's changes."""
     async def wait():

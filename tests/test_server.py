@@ -8,32 +8,17 @@ import grpc
 import pytest
 
 from unoplay.client.bots import make_bot
-from unoplay.client.sdk import Connection, GameSession, run_bot
+from unoplay.client.sdk import run_bot
 from unoplay.server import wire
 from unoplay.server.actions import ActionKind
 from unoplay.server.engine import GameState
 from unoplay.server.events import EventKind
 from unoplay.server.rules import RuleSet
-from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
 
 WAIT = 60  # seconds: upper bound for any network wait in these tests
-
-
-@pytest.fixture
-async def server():
-    srv = await start_server("127.0.0.1", 0)
-    yield srv
-    await srv.stop(None)
-
-
-@pytest.fixture
-async def conn(server):
-    async with Connection(server.address) as connection:
-        await connection.wait_ready()
-        yield connection
 
 
 async def seat_players(conn, n=4, rules=None, **kw):
