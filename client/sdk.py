@@ -206,6 +206,7 @@ class GameSession:
         self.reconnects = 0
         self.snapshot: gs.Snapshot | None = None  # the latest stream's opening snapshot
         self._call: grpc.aio.StreamStreamCall | None = None
+        self._done_writing = False  # half-closed after GAME_OVER: no more intents
         self._dropped = False  # set by drop(): the next local cancellation is ours
 
     def _set_status(self, status: str) -> None:
@@ -215,6 +216,7 @@ class GameSession:
                 self.on_status(status)
 
     async def _open(self) -> None:
+        self._done_writing = False
         self._call = self.connection.games.Play()
         join = gs.JoinGame(table_id=self.table_id, seat_token=self.seat_token,
                            last_seq=self.last_seq)
@@ -224,7 +226,7 @@ class GameSession:
         """Send an action (or a wire action id). Returns False if the stream is
         down (the server will send a fresh update after the reconnect)."""
         ident = action if isinstance(action, int) else wire.action_id(action)
-        if self._call is None:
+        if self._call is None or self._done_writing:
             return False
         try:
             await self._call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
@@ -301,7 +303,16 @@ class GameSession:
                     continue  # already seen before a reconnect
                 self.last_seq = message.seq
                 self._track(message)
+                if message.event.kind == pb.EVENT_KIND_GAME_OVER and not self._done_writing:
+                    await self._finish_writing()  # nothing left to send: half-close
                 yield message
+
+    async def _finish_writing(self) -> None:
+        self._done_writing = True
+        try:
+            await self._call.done_writing()
+        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+            pass
 
     def _snapshot(self, snapshot: gs.Snapshot) -> None:
         self.snapshot = snapshot
