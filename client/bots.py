@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from unoplay.server.actions import NONE, Action, ActionKind
+from unoplay.server.actions import Action, ActionKind
 from unoplay.server.cards import COLOUR, RANK, STANDARD_POINTS, Rank
 from unoplay.server.engine import Phase, PlayerView
 

@@ -14,7 +14,7 @@ log = logging.getLogger("unoplay")
 
 
 def _rules(args: argparse.Namespace):
-    from unoplay.server.rules import RuleError, RuleSet, preset
+    from unoplay.server.rules import RuleError, preset
 
     try:
         rules = preset(args.rules)

@@ -661,7 +661,7 @@ class GameState:
         if self._phase is not phase:
             if self._phase is _PENALTY:
                 raise IllegalAction(Reason.PENALTY_PENDING,
-                                    "challenge or accept the Wild Draw Four first")
+                                    "answer the pending penalty first (accept it, or challenge or stack)")
             if self._phase is _CHOOSE_COLOUR:
                 raise IllegalAction(Reason.COLOUR_CHOICE_PENDING,
                                     "name the colour of the Wild starter first")

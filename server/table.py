@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
 
-from .actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
-from .cards import COLOUR, WILD
+from .actions import ACCEPT, DRAW, KEEP, Action, choose_colour
+from .cards import COLOUR
 from .engine import GameState, Phase, PlayerView
-from .errors import IllegalAction, Reason
+from .errors import IllegalAction
 from .events import EVERYONE, Event
 from .limits import Limits
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
@@ -684,5 +684,4 @@ class Lobby:
 
 
 __all__ = ["Lobby", "LobbyError", "Refusal", "Seat", "SeatInfo", "SeatsChanged", "Table",
-           "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action",
-           "Reason", "WILD", "ActionKind"]
+           "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action"]

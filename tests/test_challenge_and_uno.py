@@ -1,6 +1,5 @@
 """RULES.md sections 4 and 5: the Wild Draw Four challenge, calling and catching UNO."""
 
-import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind
 from test_turns import pos, refused
 

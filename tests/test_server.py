@@ -12,7 +12,6 @@ from unoplay.client.sdk import run_bot
 from unoplay.server import wire
 from unoplay.server.actions import ActionKind
 from unoplay.server.engine import GameState
-from unoplay.server.events import EventKind
 from unoplay.server.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs

@@ -2,7 +2,7 @@
 
 import random
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 from test_properties import rule_sets
 
 from unoplay.server import actions as A
