@@ -100,14 +100,17 @@ class Connection:
 
     async def create_table(self, seats: int = 4, rules: RuleSet | pb.RuleSet | None = None,
                            title: str = "", turn_seconds: int = 0,
-                           bot_delay: float = 0.0, away_grace: int | None = None) -> ls.Table:
+                           bot_delay: float = 0.0, away_grace: int | None = None,
+                           window_ms: int | None = None) -> ls.Table:
         """Create a table; ``rules`` None is the official preset; ``away_grace``
-        None is the server's default (seconds before a bot plays for an away player)."""
+        None is the server's default (seconds before a bot plays for an away
+        player); ``window_ms`` None is the server's default out-of-turn window
+        (milliseconds; 0: none; see ``CreateTableRequest.window_ms``)."""
         if isinstance(rules, RuleSet):
             rules = wire.rules_pb(rules)
         request = ls.CreateTableRequest(title=title, seats=seats, rules=rules or pb.RuleSet(),
                                         turn_seconds=turn_seconds, bot_delay_seconds=bot_delay,
-                                        away_grace_seconds=away_grace)
+                                        away_grace_seconds=away_grace, window_ms=window_ms)
         return (await self.lobby.CreateTable(request, timeout=self.timeout)).table
 
     async def list_tables(self) -> list[ls.Table]:

@@ -38,6 +38,9 @@ class Reason(StrEnum):
     BAD_TARGET = "bad_target"  #: the target must be another seat at the table
     TARGET_NOT_ALLOWED = "target_not_allowed"  #: only a 7 or 5 that swaps takes a target
     NUMBER_FIRST = "number_first"  #: the first card of a round must be a number card
+    # Given by the table, not the engine, when an out-of-turn window closes:
+    JUMP_IN_LOST = "jump_in_lost"  #: another jump-in in the same window came first
+    JUMPED_IN = "jumped_in"  #: someone jumped in before this turn action took effect
 
 
 class IllegalAction(ValueError):

@@ -34,7 +34,7 @@ from .limits import SERVER_OPTIONS, Limits, TokenBucket
 from .rules import RuleError
 from .storage import GameStore, Recorder
 from .table import (Lobby, LobbyError, Message, Refusal, Seat, SeatInfo, SeatsChanged, Table,
-                    TableInfo, TableState, Update, Welcome)
+                    TableInfo, TableState, Update, Welcome, default_window_ms)
 
 log = logging.getLogger("unoplay.server")
 
@@ -77,7 +77,7 @@ def table_pb(info: TableInfo) -> ls.Table:
     return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
                     rules=wire.rules_pb(info.rules), turn_seconds=info.turn_seconds,
                     state=_TABLE_STATE[info.state], scores=info.scores,
-                    away_grace_seconds=int(info.away_grace))
+                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms)
 
 
 def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
@@ -181,8 +181,11 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             rules = wire.rules_from_pb(request.rules)
             seats = request.seats or 4
             grace = request.away_grace_seconds if request.HasField("away_grace_seconds") else None
+            window = (request.window_ms if request.HasField("window_ms")
+                      else default_window_ms(rules))
             table = self.lobby.create(request.title, seats, rules, request.turn_seconds,
-                                      request.bot_delay_seconds, away_grace=grace)
+                                      request.bot_delay_seconds, away_grace=grace,
+                                      window_ms=window)
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
         except LobbyError as err:
@@ -344,20 +347,20 @@ class GameServicer(gs_grpc.GameServiceServicer):
     def _intent(request: gs.PlayRequest, table: Table, seat: int) -> None:
         kind = request.WhichOneof("body")
         if kind != "intent":
-            table.refuse(seat, "malformed", "after join, send only intents", 0)
+            table.refuse_intent(seat, "malformed", "after join, send only intents", 0)
             return
         choice = request.intent.WhichOneof("choice")
         if choice == "action_id":
             ident = request.intent.action_id
             action = wire.action_from_id(ident)
             if action is None:
-                table.refuse(seat, "unknown_action_id", f"no action has id {ident}", ident)
+                table.refuse_intent(seat, "unknown_action_id", f"no action has id {ident}", ident)
                 return
             table.act(seat, action, ident)
         elif choice == "action":
             table.act(seat, wire.action_from_pb(request.intent.action))
         else:
-            table.refuse(seat, "malformed", "an intent needs an action_id or an action", 0)
+            table.refuse_intent(seat, "malformed", "an intent needs an action_id or an action", 0)
 
     async def Spectate(self, request, context):
         limits = self.lobby.limits

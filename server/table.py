@@ -7,6 +7,11 @@ into per-seat message logs. It knows nothing of gRPC: the service reads the
 logs and converts them to the wire. It runs on one asyncio event loop (timers
 and bot turns are loop callbacks); every method is called from that loop.
 
+After a play that opens an out-of-turn chance (a missed UNO to catch, a card
+to jump in on) a table with ``window_ms`` > 0 holds every intent for that long
+and then judges them by a fixed rule, so that the fastest packet does not win
+(server/RULES.md, "Out-of-turn window (server)").
+
 Every log entry is fixed when it is appended (an update carries the seat list
 as it was then), so a stream resumed at any sequence number sends exactly what
 the first stream sent.
@@ -27,11 +32,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
 
-from .actions import ACCEPT, DRAW, KEEP, Action, choose_colour
-from .cards import COLOUR
+from .actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
+from .cards import COLOUR, RANK, Rank
 from .engine import GameState, Phase, PlayerView
-from .errors import IllegalAction
-from .events import EVERYONE, Event
+from .errors import IllegalAction, Reason
+from .events import EVERYONE, Event, EventKind
 from .limits import Limits
 from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from .storage import GameRecord
@@ -45,6 +50,19 @@ MAX_BOT_DELAY = 10.0
 MAX_AWAY_GRACE = 3600
 #: Seconds a dropped player has to come back before a bot plays for them.
 DEFAULT_AWAY_GRACE = 30.0
+#: Longest out-of-turn window a table may have, in milliseconds.
+MAX_WINDOW_MS = 5000
+#: The out-of-turn window of a table created over the wire without one, in
+#: milliseconds, when its rules have an out-of-turn action worth a window.
+DEFAULT_WINDOW_MS = 1500
+
+
+def default_window_ms(rules: RuleSet) -> int:
+    """The window (ms) a table with ``rules`` gets when its creator names none:
+    :data:`DEFAULT_WINDOW_MS` when someone can gain from acting out of turn (a
+    catch costs the caught ``uno_penalty`` > 0 cards, or ``jump_in`` is on),
+    else 0 (no window)."""
+    return DEFAULT_WINDOW_MS if rules.uno_penalty > 0 or rules.jump_in else 0
 
 
 class TableState(Enum):
@@ -90,6 +108,7 @@ class TableInfo:
     state: TableState
     scores: tuple[int, ...]
     away_grace: float = DEFAULT_AWAY_GRACE
+    window_ms: int = 0  #: the out-of-turn window in milliseconds (0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +152,33 @@ class SeatsChanged:
 
 
 Message = Welcome | Event | Update | Refusal | SeatsChanged
+
+#: Actions that only the player to move takes: a jump-in beats them.
+_TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP, ActionKind.CHALLENGE,
+                         ActionKind.ACCEPT, ActionKind.CHOOSE_COLOUR})
+#: Phases in which the engine lets anyone jump in (RULES.md section 8).
+_JUMP_PHASES = (Phase.PLAY, Phase.DRAWN, Phase.PENALTY)
+
+
+@dataclass(frozen=True, slots=True)
+class HeldIntent:
+    """An intent that arrived while an out-of-turn window was open."""
+
+    seat: int
+    action: Action | None  #: None: the service could not read it (see ``refusal``)
+    action_id: int  #: the wire id it came with, or 0
+    source: str  #: player, bot or stand_in
+    refusal: tuple[str, str] = ("", "")  #: (reason, message) when ``action`` is None
+
+
+@dataclass(slots=True)
+class _Window:
+    """An open out-of-turn window: the position it opened on and what it holds."""
+
+    turn: int  #: the seat to move when it opened
+    catchable: int  #: the seat that could be caught when it opened, or -1
+    held: list[HeldIntent] = field(default_factory=list)  #: in arrival order
+    timer_due: bool = False  #: the turn timer came due while it was open
 
 
 @dataclass
@@ -210,7 +256,12 @@ class Table:
                  turn_seconds: int = 0, bot_delay: float = 0.0,
                  round_pause: float | None = None,
                  on_finish: Callable[[Table], None] | None = None,
-                 away_grace: float = DEFAULT_AWAY_GRACE) -> None:
+                 away_grace: float = DEFAULT_AWAY_GRACE, window_ms: int = 0) -> None:
+        """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
+        ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
+        out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
+        every intent applied as it arrives). Raises LobbyError("invalid") for a
+        setting out of range."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LobbyError("invalid", f"seats must be {MIN_PLAYERS}..{MAX_PLAYERS}")
         if not 0 <= turn_seconds <= MAX_TURN_SECONDS:
@@ -219,12 +270,15 @@ class Table:
             raise LobbyError("invalid", f"bot_delay_seconds must be 0..{MAX_BOT_DELAY:g}")
         if not 0 <= away_grace <= MAX_AWAY_GRACE:
             raise LobbyError("invalid", f"away_grace_seconds must be 0..{MAX_AWAY_GRACE}")
+        if not 0 <= window_ms <= MAX_WINDOW_MS:
+            raise LobbyError("invalid", f"window_ms must be 0..{MAX_WINDOW_MS}")
         self.table_id = table_id
         self.title = clean_text("title", title, MAX_TITLE)
         self.rules = rules
         self.turn_seconds = turn_seconds
         self.bot_delay = bot_delay
         self.away_grace = away_grace
+        self.window_ms = window_ms
         self.round_pause = (3 * bot_delay if round_pause is None else round_pause)
         self.state = TableState.WAITING
         self.seats = [Seat(i) for i in range(seats)]
@@ -243,6 +297,7 @@ class Table:
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._timers: list[asyncio.TimerHandle] = []
+        self._window: _Window | None = None  # the open out-of-turn window
         self._seats_shown = self.seat_infos()
         self.spectator_log.append(Welcome(-1, self.info(), 0))
 
@@ -256,7 +311,8 @@ class Table:
         """A public snapshot of this table."""
         return TableInfo(self.table_id, self.title, self.seat_infos(), self.rules,
                          self.turn_seconds, self.state,
-                         self.game.scores if self.game else (), self.away_grace)
+                         self.game.scores if self.game else (), self.away_grace,
+                         self.window_ms)
 
     def _free_seat(self, wanted: int | None) -> Seat:
         if self.state is not TableState.WAITING:
@@ -322,13 +378,23 @@ class Table:
             self._schedule_bots()
         self._seats_changed()
 
-    def start(self, seed: int | None = None) -> None:
-        """Deal the first round. Raises LobbyError unless every seat is taken."""
+    def start(self, seed: int | None = None, game: GameState | None = None) -> None:
+        """Deal the first round. Raises LobbyError unless every seat is taken.
+
+        ``game`` (tests and puzzles) starts from that position instead of
+        dealing, e.g. one made by ``GameState.from_position`` with this table's
+        seat count and rules (LobbyError("invalid") otherwise). Such a game
+        does not replay from its seed, so do not store it."""
         if self.state is not TableState.WAITING:
             raise LobbyError("failed_precondition", "the game has already started")
         if not all(s.occupied for s in self.seats):
             raise LobbyError("failed_precondition", "every seat must be taken to start")
-        self.game, events = GameState.new(len(self.seats), self.rules, seed)
+        if game is None:
+            self.game, events = GameState.new(len(self.seats), self.rules, seed)
+        elif game.players != len(self.seats) or game.rules != self.rules:
+            raise LobbyError("invalid", "the position must have the table's seats and rules")
+        else:
+            self.game, events = game, []
         self.state = TableState.PLAYING
         self.started_at = time.time()
         welcome_info = self.info()
@@ -352,8 +418,13 @@ class Table:
         await self._changed.wait()
 
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
-        """Apply an intent of ``seat``. Returns True if accepted; a refusal is
-        appended to the seat's log (the game goes on)."""
+        """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
+
+        Outside an out-of-turn window it is applied at once; while one is open
+        it is held and judged when the window closes (see :meth:`_resolve`).
+        Returns True if it was applied or held, False if refused now. Every
+        refusal, now or at the window's close, is appended to the seat's log
+        (with ``action_id``); the game goes on."""
         game = self.game
         if game is None or self.state is not TableState.PLAYING:
             reason = "game_over" if self.state is TableState.FINISHED else "game_not_started"
@@ -362,6 +433,10 @@ class Table:
         if self.closing:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
+        if self._window is not None:
+            self._window.held.append(HeldIntent(seat, action, action_id, source))
+            self._notify()
+            return True
         try:
             events = game.apply(seat, action)
         except IllegalAction as err:
@@ -374,6 +449,28 @@ class Table:
         self._record(seat, action, source)
         self._publish(events)
         return True
+
+    def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
+        """Refuse an intent the service could not turn into an action (an
+        unknown action id, a malformed message). While an out-of-turn window is
+        open the refusal is held with the other intents and given at its close,
+        so a stream's answers never overtake those of intents it sent earlier."""
+        if self._window is not None:
+            self._window.held.append(HeldIntent(seat, None, action_id, "player",
+                                                (reason, message)))
+            self._notify()
+        else:
+            self.refuse(seat, reason, message, action_id)
+
+    @property
+    def window_open(self) -> bool:
+        """True while an out-of-turn window holds intents."""
+        return self._window is not None
+
+    @property
+    def held(self) -> tuple[HeldIntent, ...]:
+        """The intents the open window holds, in arrival order (empty: no window)."""
+        return tuple(self._window.held) if self._window is not None else ()
 
     def _record(self, seat: int, action: Action, source: str) -> None:
         self.history.append((seat, action))
@@ -428,14 +525,19 @@ class Table:
             self._later(self.bot_delay, self._bot_turn, seat, self._version)
 
     def close(self) -> None:
-        """Cancel timers (server shutdown, or the game is over)."""
+        """Cancel timers, the out-of-turn window's too (server shutdown, or the
+        game is over)."""
         for handle in self._timers:
             handle.cancel()
         self._timers.clear()
+        self._window = None
 
     def shut_down(self) -> None:
-        """The server is stopping: no more moves; streams see ``closing`` and end."""
+        """The server is stopping: no more moves; intents held by an open
+        window are refused (``server_closing``); streams see ``closing`` and end."""
         self.closing = True
+        for intent in self.held:
+            self._refuse_held(intent, "server_closing", "the server is shutting down")
         self.close()
         self._notify()
 
@@ -513,6 +615,8 @@ class Table:
         else:
             if self.turn_seconds:
                 self._later(self.turn_seconds, self._timeout, self._version)
+            if self._opens_window(events):
+                self._open_window()
             self._schedule_bots()
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
@@ -528,11 +632,110 @@ class Table:
             self._publish(self.game.next_round())
 
     def _timeout(self, version: int) -> None:
-        """Turn timer: play the default action for the player to move."""
+        """Turn timer: play the default action for the player to move. Inside
+        an out-of-turn window it waits for the window's close instead."""
         game = self.game
         if version != self._version or game is None or game.is_round_over:
             return
+        if self._window is not None:
+            self._window.timer_due = True
+            return
         self.act(game.current, default_action(game), source="timer")
+
+    # ------------------------------------------------------ out-of-turn window
+
+    def _opens_window(self, events: list[Event]) -> bool:
+        """Does the change that made ``events`` open an out-of-turn window? Yes
+        after a play that leaves its player catchable, or, under ``jump_in``,
+        after any play of a card that has a twin (every card but a 0) while
+        the round goes on. Never with ``window_ms`` 0."""
+        game = self.game
+        if not self.window_ms or game is None or game.is_round_over:
+            return False
+        if not any(e.kind == EventKind.PLAYED for e in events):
+            return False
+        if game.catchable >= 0:
+            return True
+        return (self.rules.jump_in and game.phase in _JUMP_PHASES
+                and RANK[game.top_card] != Rank.ZERO)
+
+    def _open_window(self) -> None:
+        game = self.game
+        assert game is not None
+        window = _Window(turn=game.current, catchable=game.catchable)
+        self._window = window
+        self._later(self.window_ms / 1000, self._close_window, window)
+
+    def _close_window(self, window: _Window) -> None:
+        """The window timer: judge what ``window`` holds. If nothing took effect,
+        the turn timer (when it came due meanwhile) or the bots act now, so the
+        game never waits on a window."""
+        if window is not self._window:
+            return  # the table closed meanwhile
+        self._window = None
+        if self.game is None or self.state is not TableState.PLAYING or self.closing:
+            return
+        version = self._version
+        self._resolve(window)
+        if self._version == version:
+            if window.timer_due:
+                self._timeout(version)
+            else:
+                self._schedule_bots()  # a bot whose held intent was refused decides again
+
+    def _resolve(self, window: _Window) -> None:
+        """Judge the intents held by ``window``, in this order (each by the
+        engine, on the game as the earlier ones left it):
+
+        1. UNO calls by the seat that was catchable: a call protects them, so
+           catches are then refused with the engine's ``already_called``;
+        2. catches, earliest first: the first that the engine accepts wins,
+           the rest are refused (``not_one_card``);
+        3. jump-ins (plays by any seat but the one to move), earliest first:
+           the first that the engine accepts wins; every later one is refused
+           with ``jump_in_lost``, naming the winner;
+        4. everything else in arrival order. After a jump-in, the turn actions
+           of the seat that was to move are refused with ``jumped_in``.
+           Otherwise they are applied; an intent that arrives after a change
+           that opened a new window is held for that one.
+        """
+        def kind(h: HeldIntent) -> Any:
+            return h.action.kind if h.action is not None else None
+
+        held = window.held
+        calls = [h for h in held
+                 if kind(h) == ActionKind.CALL_UNO and h.seat == window.catchable]
+        catches = [h for h in held if kind(h) == ActionKind.CATCH]
+        jumps = [h for h in held if kind(h) == ActionKind.PLAY and h.seat != window.turn]
+        early = {id(h) for h in calls + catches + jumps}
+        rest = [h for h in held if id(h) not in early]
+        for h in calls + catches:
+            self._take(h)
+        jumper = -1
+        for h in jumps:
+            if jumper >= 0:
+                self._refuse_held(h, Reason.JUMP_IN_LOST, f"{self._name(jumper)} jumped in first")
+            elif self._take(h):
+                jumper = h.seat
+        for h in rest:
+            if jumper >= 0 and h.seat == window.turn and kind(h) in _TURN_KINDS:
+                self._refuse_held(h, Reason.JUMPED_IN, f"{self._name(jumper)} jumped in first")
+            else:
+                self._take(h)
+
+    def _take(self, intent: HeldIntent) -> bool:
+        """Take a held intent as if it arrived now (held again if a new window
+        opened meanwhile). Returns :meth:`act`'s answer."""
+        if intent.action is None:
+            self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
+            return False
+        return self.act(intent.seat, intent.action, intent.action_id, intent.source)
+
+    def _refuse_held(self, intent: HeldIntent, reason: str, message: str) -> None:
+        self.refuse(intent.seat, str(reason), message, intent.action_id)
+
+    def _name(self, seat: int) -> str:
+        return self.seats[seat].name or f"player {seat}"
 
     def _schedule_bots(self) -> None:
         game = self.game
@@ -626,8 +829,12 @@ class Lobby:
         return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED)
 
     def create(self, title: str, seats: int, rules: RuleSet, turn_seconds: int = 0,
-               bot_delay: float = 0.0, away_grace: float | None = None) -> Table:
-        """Create a table. Raises LobbyError for bad settings or too many tables."""
+               bot_delay: float = 0.0, away_grace: float | None = None,
+               window_ms: int = 0) -> Table:
+        """Create a table (see :class:`Table` for the settings; ``away_grace``
+        None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
+        window: the gRPC service passes :func:`default_window_ms` when the
+        request names none). Raises LobbyError for bad settings or too many tables."""
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()
@@ -638,7 +845,8 @@ class Lobby:
         table_id = f"t{number}-{secrets.token_hex(3)}"
         table = Table(table_id, title or f"Table {number}", seats, rules, turn_seconds,
                       bot_delay, on_finish=self._finished,
-                      away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace)
+                      away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
+                      window_ms=window_ms)
         self.tables[table_id] = table
         return table
 
@@ -683,5 +891,6 @@ class Lobby:
         return interrupted
 
 
-__all__ = ["Lobby", "LobbyError", "Refusal", "Seat", "SeatInfo", "SeatsChanged", "Table",
-           "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action"]
+__all__ = ["HeldIntent", "Lobby", "LobbyError", "Refusal", "Seat", "SeatInfo", "SeatsChanged",
+           "Table", "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action",
+           "default_window_ms"]

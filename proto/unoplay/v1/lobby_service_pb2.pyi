@@ -20,7 +20,7 @@ TABLE_STATE_PLAYING: TableState
 TABLE_STATE_FINISHED: TableState
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds")
+    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,7 @@ class Table(_message.Message):
     STATE_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     title: str
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
@@ -37,23 +38,26 @@ class Table(_message.Message):
     state: TableState
     scores: _containers.RepeatedScalarFieldContainer[int]
     away_grace_seconds: int
-    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ...) -> None: ...
+    window_ms: int
+    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds")
+    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms")
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     BOT_DELAY_SECONDS_FIELD_NUMBER: _ClassVar[int]
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
     title: str
     seats: int
     rules: _game_pb2.RuleSet
     turn_seconds: int
     bot_delay_seconds: float
     away_grace_seconds: int
-    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ...) -> None: ...
+    window_ms: int
+    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table",)
