@@ -162,6 +162,8 @@ def _bot(args: argparse.Namespace) -> int:
 def _match(args: argparse.Namespace) -> int:
     from rich.progress import Progress
 
+    from unoplay.server.table import MAX_WINDOW_MS
+
     from .match import parse_entrants, print_report, run_match
 
     try:
@@ -169,15 +171,19 @@ def _match(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise SystemExit(f"uno match: {err}") from None
     rules = _rules(args)
+    if not 0 <= args.window_ms <= MAX_WINDOW_MS:
+        raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
     if args.json:
-        report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server))
+        report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server,
+                                       window_ms=args.window_ms))
         print(json.dumps(report, indent=2))
         return 0
     with Progress(transient=True) as progress:
         task = progress.add_task("games", total=args.games)
         report = asyncio.run(run_match(
             entrants, args.games, args.seed, rules, args.server,
-            progress=lambda done: progress.update(task, completed=done)))
+            progress=lambda done: progress.update(task, completed=done),
+            window_ms=args.window_ms))
     print_report(report)
     return 0
 
@@ -251,6 +257,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--target", type=int, default=None,
                        help="target score (default: the preset's; 0 for single rounds)")
     match.add_argument("--server", help="HOST:PORT (default: an embedded loopback server)")
+    match.add_argument("--window-ms", type=int, default=0,
+                       help="each table's out-of-turn window in ms, 0..5000 (default 0: none)")
     match.add_argument("--json", action="store_true", help="print JSON for machines")
     match.set_defaults(func=_match)
 

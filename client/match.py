@@ -86,10 +86,12 @@ async def _external(entrant: Entrant, address: str, table_id: str, seat: int,
 
 
 async def play_one(conn: Connection, address: str, entrants: list[Entrant], order: list[int],
-                   rules: RuleSet, seed: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """One game; seat ``s`` is played by ``entrants[order[s]]``. Returns
-    (scores per seat, winning seats)."""
-    table = await conn.create_table(seats=len(order), rules=rules, title=f"match {seed}")
+                   rules: RuleSet, seed: int,
+                   window_ms: int = 0) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One game; seat ``s`` is played by ``entrants[order[s]]``, at a table with
+    that out-of-turn window (ms). Returns (scores per seat, winning seats)."""
+    table = await conn.create_table(seats=len(order), rules=rules, title=f"match {seed}",
+                                    window_ms=window_ms)
     joins = [await conn.join_table(table.table_id, entrants[e].label) for e in order]
     tasks = []
     for seat, e in enumerate(order):
@@ -128,9 +130,11 @@ def _ratings(entrants: list[Entrant], results: list[tuple[list[int], tuple[int, 
 
 
 async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleSet,
-                    server: str | None = None, progress=None) -> dict:
+                    server: str | None = None, progress=None, window_ms: int = 0) -> dict:
     """Play ``games`` games, rotating seats each game. With no ``server``,
-    starts an embedded one on loopback. Returns the report as a dict."""
+    starts an embedded one on loopback. ``window_ms`` is each table's
+    out-of-turn window (default 0, none: bots react in milliseconds, and a
+    window would only slow the games down). Returns the report as a dict."""
     embedded = None
     if server is None:
         from unoplay.server.service import start_server
@@ -144,7 +148,8 @@ async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleS
             n = len(entrants)
             for g in range(games):
                 order = [(g + s) % n for s in range(n)]
-                scores, winners = await play_one(conn, server, entrants, order, rules, seed + g)
+                scores, winners = await play_one(conn, server, entrants, order, rules, seed + g,
+                                                 window_ms)
                 results.append((order, scores, winners))
                 for seat, e in enumerate(order):
                     entrants[e].games += 1
