@@ -34,13 +34,13 @@ class Reason(StrEnum):
     ALREADY_CALLED = "already_called"  #: that player called UNO
     NOT_ONE_CARD = "not_one_card"  #: that player does not hold exactly one card
     CATCH_TOO_LATE = "catch_too_late"  #: the next player already began their turn
+    # Given by the table, not the engine, when an out-of-turn window closes:
+    JUMP_IN_LOST = "jump_in_lost"  #: another jump-in in the same window came first
+    JUMPED_IN = "jumped_in"  #: someone jumped in before this turn action took effect
     TARGET_MISSING = "target_missing"  #: this card needs a player to swap hands with
     BAD_TARGET = "bad_target"  #: the target must be another seat at the table
     TARGET_NOT_ALLOWED = "target_not_allowed"  #: only a 7 or 5 that swaps takes a target
     NUMBER_FIRST = "number_first"  #: the first card of a round must be a number card
-    # Given by the table, not the engine, when an out-of-turn window closes:
-    JUMP_IN_LOST = "jump_in_lost"  #: another jump-in in the same window came first
-    JUMPED_IN = "jumped_in"  #: someone jumped in before this turn action took effect
 
 
 class IllegalAction(ValueError):
