@@ -104,7 +104,8 @@ class GreedyBot(Bot):
     * ``CHOOSE_COLOUR``: the colour it holds most.
     * ``PLAY`` / ``DRAWN``: the best playable card, by in order: a non-wild
       card before a Wild before a Wild Draw Four; Draw Two, Skip, Reverse (in
-      that order) when the next player holds 2 cards or fewer; cards of the
+      that order) when the next player holds 2 cards or fewer; under
+      ``multi_play`` the play laying the most cards; leaving in force the
       colour it holds most; higher points first (action cards before numbers,
       high numbers before low). A wild names the colour it holds most among its
       other cards. A variant calling UNO is always taken when offered. With no
@@ -178,15 +179,18 @@ class GreedyBot(Bot):
                 continue
             card = a.card
             rank = RANK[card]
+            shed = len(a.extra)  # multi_play: more cards laid at once
             if rank >= _WILD:
                 if wild_colour == -2:
                     wild_colour = self._best_colour(hand)
                 if a.colour != wild_colour:
                     continue
-                key = (a.uno, _WD4 - rank, 0, 0, 0, 0)
+                key = (a.uno, _WD4 - rank, 0, shed, 0, 0, 0)
             else:
-                key = (a.uno, 2, _ATTACK.get(rank, 0) if attack else 0,
-                       counts[COLOUR[card]], STANDARD_POINTS[card],
+                colour = COLOUR[card] if a.colour < 0 else a.colour
+                kept = counts[colour] - sum(COLOUR[c] == colour for c in (card, *a.extra))
+                key = (a.uno, 2, _ATTACK.get(rank, 0) if attack else 0, shed,
+                       kept, STANDARD_POINTS[card],
                        -sizes[a.target] if a.target >= 0 else 0)  # swap into the smallest hand
             if best_key is None or key > best_key:
                 best, best_key = a, key

@@ -40,6 +40,8 @@ class Action(NamedTuple):
     * ``uno``: True when a PLAY also calls UNO.
     * ``target``: seat index for CATCH, and the seat to swap hands with for a
       PLAY of a 7 (``seven_zero``) or 5 (``swap_on_five``).
+    * ``extra``: under ``multi_play``, the other cards laid with ``card`` in one
+      play, in increasing id order; ``()`` for a single card (section 8).
     """
 
     kind: ActionKind
@@ -47,12 +49,15 @@ class Action(NamedTuple):
     colour: int = NONE
     uno: bool = False
     target: int = NONE
+    extra: tuple[int, ...] = ()
 
     def describe(self) -> str:
         """A short English description, e.g. ``"play red 7 + UNO"``."""
         k = self.kind
         if k is ActionKind.PLAY:
             text = f"play {card_name(self.card)}"
+            for card in self.extra:
+                text += f" + {card_name(card)}"
             if self.colour != NONE:
                 text += f" as {Colour(self.colour).label}"
             if self.target != NONE:
@@ -81,17 +86,20 @@ _CATCHES: dict[int, Action] = {}
 _CHOICES = tuple(Action(ActionKind.CHOOSE_COLOUR, colour=int(c)) for c in COLOURS)
 
 
-def play(card: int, colour: int | None = None, uno: bool = False, target: int = NONE) -> Action:
+def play(card: int, colour: int | None = None, uno: bool = False, target: int = NONE,
+         extra: tuple[int, ...] = ()) -> Action:
     """The action of playing ``card`` (0..107), naming ``colour`` for a wild and
-    ``target``, the seat to swap hands with, for a swapping 7 or 5 (section 8).
+    ``target``, the seat to swap hands with, for a swapping 7 or 5, and laying
+    the cards ``extra`` with it under ``multi_play`` (section 8; kept in
+    increasing id order).
 
     Out-of-range values still give an Action (the engine refuses it with a
     reason), so a malformed intent can always be represented.
     """
     c = NONE if colour is None else int(colour)
-    if 0 <= card < DECK_SIZE and NONE <= c <= 3 and target == NONE:
+    if 0 <= card < DECK_SIZE and NONE <= c <= 3 and target == NONE and not extra:
         return _PLAYS[card][c + 1][bool(uno)]
-    return Action(ActionKind.PLAY, card, c, bool(uno), target)
+    return Action(ActionKind.PLAY, card, c, bool(uno), target, tuple(sorted(extra)))
 
 
 def catch(target: int) -> Action:

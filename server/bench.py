@@ -55,8 +55,8 @@ def _time_ours(seconds: float, seed: int, players: int) -> tuple[int, int, float
             legal = game.legal_actions(seat)
             n = len(legal)
             action = legal[int(pick() * n)]
-            if legal[0].kind is _PLAY:  # plays come first: redraw until one is a play,
-                while action.kind is not _PLAY:  # which is uniform over the plays
+            if legal[0][0] is _PLAY:  # plays come first (kind is field 0): redraw until
+                while action[0] is not _PLAY:  # one is a play, which is uniform over the plays
                     action = legal[int(pick() * n)]
             game.apply(seat, action)
             actions += 1

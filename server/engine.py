@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from itertools import combinations
 from enum import IntEnum
 from typing import Iterable, Sequence
 
@@ -23,7 +24,7 @@ from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind as E, new_event
 from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
-                    ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
+                    MultiPlay, ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
 
 HAND_SIZE = 7
 
@@ -69,6 +70,22 @@ _EV_WRONG_PLAY = E.WRONG_PLAY
 _WRONG_PLAYS = frozenset({Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD,
                           Reason.PENALTY_PENDING, Reason.NUMBER_FIRST})
 
+
+# Events of the hot path, made once: events are immutable tuples, so one shared
+# instance per value is safe. _TURN[seat], _SKIPPED[seat], _UNO_CALLED[seat],
+# _KEPT[seat], _PLAYED[seat][card][colour] (not for jump-ins), _DREW[seat][count] (count < 9),
+# _DREW_ONE[seat][card] (private).
+_SEATS = range(MAX_PLAYERS)
+_TURN = tuple(new_event((_EV_TURN, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
+_SKIPPED = tuple(new_event((_EV_SKIPPED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
+_UNO_CALLED = tuple(new_event((_EV_UNO_CALLED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
+_KEPT = tuple(new_event((E.KEPT, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
+_PLAYED = tuple(tuple(tuple(new_event((_EV_PLAYED, p, EVERYONE, (c,), 0, colour, NONE, 0))
+                            for colour in range(4)) for c in range(DECK_SIZE)) for p in _SEATS)
+_DREW = tuple(tuple(new_event((_EV_DREW, p, EVERYONE, (), k, NONE, NONE, 0)) for k in range(9))
+              for p in _SEATS)
+_DREW_ONE = tuple(tuple(new_event((_EV_DREW_CARDS, p, p, (c,), 0, NONE, NONE, 0))
+                        for c in range(DECK_SIZE)) for p in _SEATS)
 
 # _FITS[colour][top rank][card]: does ``card`` match the colour in force or the
 # top card's number/symbol, or is it a wild (section 3)? colour 4: none named yet.
@@ -121,7 +138,8 @@ class GameState:
         "_direction", "_current", "_phase", "_pending", "_drawn", "_uno", "_catchable",
         "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
         "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
-        "_first_play", "_game_winners", "_points", "_plays", "_plays_uno",
+        "_first_play", "_game_winners", "_points", "_plays", "_plays_uno", "_plain",
+        "_strict", "_false_uno",
     )
 
     def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
@@ -163,6 +181,11 @@ class GameState:
         # Section 8 options that need the general (slower) paths.
         self._house = rules.seven_zero or rules.swap_on_five or rules.number_first_and_last
         self._defer_draws = rules.defers_draws
+        # No option that changes how a card is played or refused: plays take the fast path.
+        self._plain = not (self._house or self._defer_draws or rules.jump_in
+                           or rules.wrong_play_penalty or rules.multi_play is not MultiPlay.OFF)
+        self._strict = rules.uno_call_strict
+        self._false_uno = rules.false_uno_penalty
         self._stack_rank = NONE  # rank of the last draw card on a pending penalty
         self._first_play = True  # no card played yet this round
 
@@ -350,8 +373,8 @@ class GameState:
         dealt = self._pop_cards(HAND_SIZE * n)
         hands: list[list[int]] = [[] for _ in range(n)]
         d = self._direction
-        for i, card in enumerate(dealt):
-            hands[(self._dealer + d * (1 + i % n)) % n].append(card)
+        for k in range(n):  # one card at a time from the dealer's next seat: every n-th card
+            hands[(self._dealer + d * (1 + k)) % n] = dealt[k::n]
         self._hands = hands
         events.append(Event(E.ROUND_STARTED, self._dealer, count=HAND_SIZE, value=self._round))
         for p in range(n):
@@ -554,7 +577,7 @@ class GameState:
         if phase >= _ROUND_OVER or not 0 <= seat < self.players:
             return []
         acts: list[Action] = []
-        if self._house or self._defer_draws:
+        if not self._plain:
             if seat == self._current and phase is not _CHOOSE_COLOUR:
                 acts += self._play_variants(seat)
                 if phase is _PLAYING:
@@ -591,9 +614,9 @@ class GameState:
         if caught != NONE:
             if caught != seat:
                 acts.append(A.catch(caught))
-            elif not self.rules.uno_call_strict:
+            elif not self._strict:
                 acts.append(A.CALL_UNO)
-        if self.rules.false_uno_penalty and caught != seat:
+        if self._false_uno and caught != seat:
             acts.append(A.CALL_UNO)
         return acts
 
@@ -615,6 +638,45 @@ class GameState:
                     except IllegalAction:
                         continue
                     plays.append(action)
+        if self.rules.multi_play is not MultiPlay.OFF and plays and len(hand) > 1 \
+                and seat == self._current and self._phase is not _DRAWN:
+            plays += self._multi_plays(seat, targets, {a.card for a in plays})
+        return plays
+
+    def _multi_plays(self, seat: int, targets: list[int], firsts: set[int]) -> list[Action]:
+        """Section 8 (``multi_play``): every play of several cards. A set of cards
+        is listed once, led by its lowest-id card that may be played alone; then
+        one action per colour it may leave in force, per UNO call, per swap target."""
+        hand = self._hands[seat]
+        identical = self.rules.multi_play is MultiPlay.IDENTICAL
+        unnamed = self.rules.unnamed_wild_keeps_colour
+        plays = []
+        for card in sorted(firsts):
+            rank = RANK[card]
+            mates = [c for c in hand if c != card and RANK[c] == rank
+                     and (not identical or COLOUR[c] == COLOUR[card])]
+            for size in range(1, len(mates) + 1):
+                for extra in combinations(sorted(mates), size):
+                    if any(c < card and c in firsts for c in extra):
+                        continue  # listed under that lower card
+                    left = len(hand) - 1 - size
+                    if IS_WILD[card]:
+                        colours = [0, 1, 2, 3] + ([NONE] if unnamed else [])
+                    else:
+                        colours = sorted({COLOUR[c] for c in extra} | {COLOUR[card]})
+                        if len(colours) == 1:
+                            colours = [NONE]
+                    swaps = rank in (5, 7) and left > 0
+                    for colour in colours:
+                        for uno in ((False, True) if left == 1 else (False,)):
+                            for target in (targets if swaps else (NONE,)):
+                                action = A.play(card, None if colour == NONE else colour, uno,
+                                                target, extra)
+                                try:
+                                    self._validate_play(seat, action)
+                                except IllegalAction:
+                                    continue
+                                plays.append(action)
         return plays
 
     # ------------------------------------------------------------------ actions
@@ -630,18 +692,18 @@ class GameState:
         if not 0 <= seat < self.players:
             raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
         kind = action[0]
-        if kind is _PLAY and self.rules.wrong_play_penalty:
-            return self._play_or_penalise(seat, action)
-        if kind is not _PLAY and kind is not _DRAW:  # the common kinds skip the lookup
-            try:
-                kind = ActionKind(kind)
-            except ValueError:
-                raise IllegalAction(Reason.UNKNOWN_ACTION,
-                                    f"unknown action kind {kind!r}") from None
         if kind is _PLAY:
+            if self._plain:
+                return self._play(seat, action)
+            if self.rules.wrong_play_penalty:
+                return self._play_or_penalise(seat, action)
             return self._play(seat, action)
         if kind is _DRAW:
             return self._draw_turn(seat)
+        try:
+            kind = ActionKind(kind)
+        except ValueError:
+            raise IllegalAction(Reason.UNKNOWN_ACTION, f"unknown action kind {kind!r}") from None
         if kind == ActionKind.KEEP:
             return self._keep(seat)
         if kind == ActionKind.CHALLENGE:
@@ -670,79 +732,104 @@ class GameState:
     def _play(self, seat: int, action: Action) -> list[Event]:
         """Section 3: play one matching card (or a wild, naming a colour); with
         house rules also stack, deflect, jump in, or swap hands (section 8)."""
-        jump, colour = self._validate_play(seat, action)
-        _, card, _, uno, target = action
+        _, card, colour, uno, target, extra = action
         phase = self._phase
         hand = self._hands[seat]
         top = self._discard[-1]
+        # Fast path (no house rule touches plays): accept the common legal play
+        # here; anything else goes to the full validator, which refuses it.
+        if self._plain and seat == self._current and target == NONE and not extra \
+                and 0 <= card < DECK_SIZE and card in hand \
+                and (_FITS[self._colour][RANK[top]][card] if phase is _PLAYING
+                     else phase is _DRAWN and card == self._drawn) \
+                and (0 <= colour <= 3 if IS_WILD[card] else colour == NONE) \
+                and (not uno or len(hand) == 2):
+            jump = False
+            if colour == NONE:
+                colour = COLOUR[card]
+        else:
+            jump, colour = self._validate_play(seat, action)
         rank = RANK[card]
 
         # Committed: from here on the action happens.
         if rank == _WD4:
             self._wd4_guilty = self._guilty(hand, top)
-        hand.remove(card)
-        self._discard.append(card)
+        if extra:  # section 8: several cards; the one of the colour in force goes on top
+            laid = (card, *extra)
+            if not IS_WILD[card]:
+                on_top = [c for c in laid if COLOUR[c] == colour][-1]
+                laid = tuple(c for c in laid if c != on_top) + (on_top,)
+            for c in laid:
+                hand.remove(c)
+            self._discard += laid
+        else:
+            hand.remove(card)
+            self._discard.append(card)
+        k = 1 + len(extra)  # cards laid: each has its effect (section 8)
         self._colour = colour
         self._drawn = NONE
         self._catchable = NONE
         self._first_play = False
         left = len(hand)
-        events = [new_event((_EV_PLAYED, seat, EVERYONE, (card,), 0, colour, NONE, int(jump)))]
+        events = [new_event((_EV_PLAYED, seat, EVERYONE, laid if extra else (card,), 0, colour,
+                             NONE, int(jump))) if jump or extra else _PLAYED[seat][card][colour]]
         if left == 1:
             self._uno[seat] = uno
             if uno:
-                events.append(new_event((_EV_UNO_CALLED, seat, EVERYONE, (), 0, NONE, NONE, 0)))
+                events.append(_UNO_CALLED[seat])
             else:
                 self._catchable = seat
         out = left == 0  # goes out, unless a house rule makes them draw instead
         if out and self._house and self.rules.number_first_and_last and not IS_NUMBER[card]:
             out = not self._last_card_not_number(seat, events)
         if phase is _PENALTY:
-            return self._pass_penalty(seat, card, rank, jump, out, events)
+            return self._pass_penalty(seat, rank, k, jump, out, events)
         n = self.players
         d = self._direction
         if rank <= 9 or rank == _WILD:
             if not out and (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)):
                 self._swap(seat, rank, target, events)
             nxt = (seat + d) % n
-        elif rank == _SKIP:
-            skips = 2 if jump else 1
-            for k in range(1, skips + 1):
-                events.append(new_event((_EV_SKIPPED, (seat + k * d) % n, EVERYONE, (), 0, NONE,
-                                         NONE, 0)))
+        elif rank == _SKIP:  # k Skips skip the next k players, round the table if need be
+            skips = 2 if jump else k
+            for i in range(1, skips + 1):
+                events.append(_SKIPPED[(seat + i * d) % n])
             nxt = (seat + (skips + 1) * d) % n
         elif rank == _REVERSE:
-            if n == 2:  # acts as a Skip (section 3), jumped in or not
+            if n == 2:  # each acts as a Skip (section 3), jumped in or not
                 if not jump:
-                    self._reverse(events)
-                events.append(new_event((_EV_SKIPPED, (seat + 1) % 2, EVERYONE, (), 0, NONE, NONE, 0)))
-                nxt = seat
+                    for _ in range(k):
+                        self._reverse(events)
+                for i in range(1, k + 1):
+                    events.append(_SKIPPED[(seat + i) % 2])
+                nxt = (seat + k + 1) % 2
             elif jump:  # section 8: jumping on a Reverse keeps the direction
                 nxt = (seat + d) % n
             else:
-                self._reverse(events)
-                nxt = (seat - d) % n
+                for _ in range(k):
+                    self._reverse(events)
+                nxt = (seat + self._direction) % n
         elif rank == _DRAW_TWO:
             victim = (seat + d) % n
             if self._defer_draws and not out:
-                return self._open_penalty(victim, 2, _DRAW_TWO, events)
-            self._draw_cards(victim, 2, events)
-            events.append(new_event((_EV_SKIPPED, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+                return self._open_penalty(victim, 2 * k, _DRAW_TWO, events)
+            self._draw_cards(victim, 2 * k, events)
+            events.append(_SKIPPED[victim])
             nxt = (seat + 2 * d) % n
         else:  # Wild Draw Four
             victim = (seat + d) % n
             if out:  # Section 7: the next player still draws, no challenge.
-                self._draw_cards(victim, 4, events)
+                self._draw_cards(victim, 4 * k, events)
             else:
                 self._wd4_by = seat
                 self._wd4_hand = tuple(hand)
-                return self._open_penalty(victim, 4, _WD4, events)
+                return self._open_penalty(victim, 4 * k, _WD4, events)
         if out:
             self._end_round(seat, events)
             return events
         self._phase = _PLAYING
         self._current = nxt
-        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
+        events.append(_TURN[nxt])
         return events
 
     def _validate_play(self, seat: int, action: Action) -> tuple[bool, int]:
@@ -750,7 +837,7 @@ class GameState:
 
         Returns (is it a jump-in, the colour that will be in force).
         """
-        _, card, colour, uno, target = action
+        _, card, colour, uno, target, extra = action
         if not 0 <= card < DECK_SIZE:
             raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {card}")
         phase = self._phase
@@ -760,6 +847,8 @@ class GameState:
         hand = self._hands[seat]
         if card not in hand:
             raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(card)}")
+        if extra:
+            self._check_extra(hand, card, extra, jump)
         top = self._discard[-1]
         if COLOUR[card] == WILD:
             if colour == NONE:
@@ -769,21 +858,67 @@ class GameState:
             elif not 0 <= colour <= 3:
                 raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
         else:
-            if colour != NONE:
+            if colour != NONE and not extra:
                 raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
                                     "only a wild card takes a named colour")
             if phase is _PLAYING and not jump and COLOUR[card] != self._colour \
                     and RANK[card] != RANK[top]:
                 raise IllegalAction(Reason.DOES_NOT_MATCH,
                                     f"the {card_name(card)} does not match the {card_name(top)}")
-            colour = COLOUR[card]
-        if uno and len(hand) != 2:
-            raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the second-to-last card")
+            colour = self._multi_colour(card, extra, colour) if extra else COLOUR[card]
+        left = len(hand) - 1 - len(extra)
+        if uno and left != 1:
+            raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card")
         if self._house:
-            self._check_house_play(seat, card, RANK[card], target, len(hand))
+            self._check_house_play(seat, card, RANK[card], target, left + 1)
         elif target != NONE:
             raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
         return jump, colour
+
+    def _check_extra(self, hand: list[int], card: int, extra: tuple[int, ...], jump: bool) -> None:
+        """Section 8 (``multi_play``): refuse ``extra`` cards that may not be laid
+        with ``card``. Only a play in turn may lay several cards: a jump-in, the
+        card just drawn and a deflecting Reverse are played alone."""
+        mode = self.rules.multi_play
+        if mode is MultiPlay.OFF:
+            raise IllegalAction(Reason.MULTI_PLAY_OFF, "one card per play at this table")
+        if jump or self._phase is _DRAWN or (self._phase is _PENALTY and RANK[card] == _REVERSE):
+            raise IllegalAction(Reason.ONE_CARD_ONLY,
+                                "a jump-in, a drawn card or a deflecting Reverse is played alone")
+        seen = {card}
+        for c in extra:
+            if not 0 <= c < DECK_SIZE:
+                raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {c}")
+            if c in seen:
+                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                    f"the {card_name(c)} is listed twice")
+            seen.add(c)
+            if c not in hand:
+                raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(c)}")
+            if RANK[c] != RANK[card]:
+                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                    "cards played together must have the same number or symbol")
+            if mode is MultiPlay.IDENTICAL and COLOUR[c] != COLOUR[card]:
+                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                    "only identical cards may be played together at this table")
+
+    @staticmethod
+    def _multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
+        """Section 8: the colour in force after laying coloured ``card`` + ``extra``:
+        the one colour they share (name none), else the named one of theirs."""
+        colours = {COLOUR[c] for c in extra}
+        colours.add(COLOUR[card])
+        if len(colours) == 1:
+            if colour != NONE:
+                raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
+                                    "the cards share one colour: name none")
+            return COLOUR[card]
+        if colour == NONE:
+            raise IllegalAction(Reason.COLOUR_MISSING,
+                                "name the colour in force: one of the colours played")
+        if colour not in colours:
+            raise IllegalAction(Reason.COLOUR_NOT_PLAYED, "name one of the colours played")
+        return colour
 
     def _play_or_penalise(self, seat: int, action: Action) -> list[Event]:
         """Section 8 (``wrong_play_penalty``): a refused play of a card by the
@@ -863,16 +998,16 @@ class GameState:
         self._stack_rank = rank
         self._phase = _PENALTY
         self._current = victim
-        events.append(new_event((_EV_TURN, victim, EVERYONE, (), 0, NONE, NONE, 0)))
+        events.append(_TURN[victim])
         return events
 
-    def _pass_penalty(self, seat: int, card: int, rank: int, jump: bool, out: bool,
+    def _pass_penalty(self, seat: int, rank: int, k: int, jump: bool, out: bool,
                       events: list[Event]) -> list[Event]:
-        """Section 8: a stack, deflect or jump-in passes the penalty on."""
+        """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
         if rank == _REVERSE and not jump:
             self._reverse(events)  # deflect: back to the player who played the draw card
         victim = (seat + self._direction) % self.players
-        added = 2 if rank == _DRAW_TWO else 4 if rank == _WD4 else 0
+        added = k * (2 if rank == _DRAW_TWO else 4 if rank == _WD4 else 0)
         if rank == _WD4:
             self._wd4_by = seat
             self._wd4_hand = tuple(self._hands[seat])
@@ -927,12 +1062,13 @@ class GameState:
 
     def _draw_turn(self, seat: int) -> list[Event]:
         """Section 3: draw one card instead of playing; play it at once if it fits."""
-        self._require_turn(seat, _PLAYING, Reason.ALREADY_DREW,
-                           "you drew already: play the drawn card or keep it")
+        if seat != self._current or self._phase is not _PLAYING:
+            self._require_turn(seat, _PLAYING, Reason.ALREADY_DREW,
+                               "you drew already: play the drawn card or keep it")
         self._catchable = NONE
         events: list[Event] = []
-        if self._first_play and self._house and self.rules.number_first_and_last \
-                and not self._play_variants(seat):
+        first_number = self._first_play and self._house and self.rules.number_first_and_last
+        if first_number and not self._play_variants(seat):
             # Section 8: no number card to lead with: draw 2 and lose the turn.
             self._draw_cards(seat, 2, events)
             events.append(Event(E.SKIPPED, seat))
@@ -942,8 +1078,7 @@ class GameState:
         if got:
             card = got[0]
             if _FITS[self._colour][RANK[self._discard[-1]]][card] and not (
-                    self._first_play and self._house and self.rules.number_first_and_last
-                    and not IS_NUMBER[card]):
+                    first_number and not IS_NUMBER[card]):
                 self._phase = _DRAWN
                 self._drawn = card
                 return events
@@ -952,9 +1087,10 @@ class GameState:
 
     def _keep(self, seat: int) -> list[Event]:
         """Section 3: keep the drawn card; the turn passes."""
-        self._require_turn(seat, _DRAWN, Reason.NOTHING_TO_KEEP,
-                           "keep is only for a card you just drew")
-        events = [Event(E.KEPT, seat)]
+        if seat != self._current or self._phase is not _DRAWN:
+            self._require_turn(seat, _DRAWN, Reason.NOTHING_TO_KEEP,
+                               "keep is only for a card you just drew")
+        events = [_KEPT[seat]]
         self._drawn = NONE
         self._pass_turn(seat, events)
         return events
@@ -1064,7 +1200,7 @@ class GameState:
         nxt = (seat + self._direction) % self.players
         self._phase = _PLAYING
         self._current = nxt
-        events.append(new_event((_EV_TURN, nxt, EVERYONE, (), 0, NONE, NONE, 0)))
+        events.append(_TURN[nxt])
 
     def _draw_cards(self, seat: int, k: int, events: list[Event]) -> list[int]:
         """Move up to ``k`` cards from the draw pile to ``seat``'s hand (section 6).
@@ -1072,6 +1208,21 @@ class GameState:
         Reshuffles the discard pile (less its top card) when the draw pile runs
         out; draws fewer when there is nothing left. Returns the cards drawn.
         """
+        draw = self._draw
+        if k == 1 and draw:  # the common case, inlined: one Fisher-Yates step at most
+            m = len(draw) - 1
+            if m < self._unshuffled:
+                j = int(self._rng.random() * (m + 1))
+                draw[m], draw[j] = draw[j], draw[m]
+                self._unshuffled = m
+            card = draw.pop()
+            self._hands[seat].append(card)
+            self._uno[seat] = False
+            if self._catchable == seat:
+                self._catchable = NONE
+            events.append(_DREW[seat][1])
+            events.append(_DREW_ONE[seat][card])
+            return [card]
         got = self._pop_cards(k) if k > 0 else []
         if len(got) < k:
             discard = self._discard
@@ -1081,7 +1232,8 @@ class GameState:
                 del discard[:-1]
                 events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
                 got += self._pop_cards(k - len(got))
-        events.append(new_event((_EV_DREW, seat, EVERYONE, (), len(got), NONE, NONE, 0)))
+        events.append(_DREW[seat][len(got)] if len(got) < 9 else
+                      new_event((_EV_DREW, seat, EVERYONE, (), len(got), NONE, NONE, 0)))
         if got:
             self._hands[seat] += got
             self._uno[seat] = False

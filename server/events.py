@@ -23,7 +23,7 @@ class EventKind(IntEnum):
     HAND_DEALT = 4  #: private: ``player`` was dealt ``cards``
     STARTER_FLIPPED = 5  #: ``cards[0]`` was turned up as the starter card
     STARTER_RETURNED = 6  #: the starter ``cards[0]`` went back into the draw pile
-    PLAYED = 7  #: ``player`` played ``cards[0]``; ``colour`` now in force; ``value`` 1 for a jump-in
+    PLAYED = 7  #: ``player`` played ``cards`` (several: multi_play, top last); ``colour`` in force; ``value`` 1 jump-in
     DREW = 8  #: ``player`` drew ``count`` cards (public)
     DREW_CARDS = 9  #: private: ``player`` drew ``cards``
     KEPT = 10  #: ``player`` kept the card just drawn

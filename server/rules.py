@@ -66,6 +66,14 @@ class Stacking(StrEnum):
     ANY = "any"  #: also +2 (of the colour in force) on +4
 
 
+class MultiPlay(StrEnum):
+    """Which cards may be played together in one turn (RULES.md section 8)."""
+
+    OFF = "off"  #: official: one card per play
+    IDENTICAL = "identical"  #: copies of the same card (same colour and rank; wilds of one kind)
+    SAME_RANK = "same_rank"  #: any cards of the same number or symbol
+
+
 class Scoring(StrEnum):
     """How a finished round is scored (RULES.md section 7)."""
 
@@ -111,6 +119,7 @@ class RuleSet:
     stacking: Stacking = Stacking.OFF
     reverse_deflects_draw: bool = False  #: a Reverse of the colour in force sends a penalty back
     jump_in: bool = False  #: play a card identical to the top card out of turn
+    multi_play: MultiPlay = MultiPlay.OFF  #: several cards of one rank in one play
     swap_on_five: bool = False  #: playing a 5 swaps hands with a chosen player
     seven_zero: bool = False  #: 7 swaps hands with a chosen player; 0 passes all hands on
     number_first_and_last: bool = False  #: the first card played and a last card must be numbers
@@ -184,6 +193,7 @@ _FIELD_TYPES: dict[str, type] = {
     "stacking": Stacking,
     "reverse_deflects_draw": bool,
     "jump_in": bool,
+    "multi_play": MultiPlay,
     "swap_on_five": bool,
     "seven_zero": bool,
     "number_first_and_last": bool,
@@ -205,7 +215,8 @@ OFFICIAL = RuleSet()
 PRESETS: dict[str, RuleSet] = {
     "official": OFFICIAL,
     # The common Chinese table rules of the seeds (RULES.md section 10).
-    "house": RuleSet(stacking=Stacking.PLUS_FOUR_OVER_TWO, jump_in=True, false_uno_penalty=2,
+    "house": RuleSet(stacking=Stacking.PLUS_FOUR_OVER_TWO, jump_in=True,
+                     multi_play=MultiPlay.SAME_RANK, false_uno_penalty=2,
                      reverse_deflects_draw=True),
 }
 

@@ -104,7 +104,13 @@ class GameRecord:
 
 
 def _action_json(action: Action) -> str:
-    return json.dumps([int(x) if not isinstance(x, bool) else x for x in action])
+    """``[kind, card, colour, uno, target]``, plus the list of extra cards of a
+    multi-card play (section 8) when there are any."""
+    kind, card, colour, uno, target, extra = action
+    fields: list = [int(kind), card, colour, uno, target]
+    if extra:
+        fields.append(list(extra))
+    return json.dumps(fields)
 
 
 def _action_from_json(text: str) -> Action:
@@ -114,7 +120,7 @@ def _action_from_json(text: str) -> Action:
         kind = ActionKind(kind)
     except ValueError:
         pass
-    return Action(kind, *fields[1:])
+    return Action(kind, *fields[1:5], tuple(fields[5]) if len(fields) > 5 else ())
 
 
 class GameStore:

@@ -45,7 +45,14 @@ def colour_from_pb(colour: int) -> int:
 #
 # Stable action ids: DRAW 1, KEEP 2, CHALLENGE 3, ACCEPT 4, CALL_UNO 5,
 # CHOOSE_COLOUR 10 + colour, CATCH 20 + seat,
-# PLAY 100 + ((card*5 + colour+1)*2 + uno)*11 + target+1.
+# PLAY 100 + ((card*5 + colour+1)*2 + uno)*11 + target+1,
+# a multi-card PLAY 20000 + (((card*256 + mask)*5 + colour+1)*2 + uno)*11 + target+1,
+# where bit i of mask is set when the i-th card (by id) of card's rank is among
+# the extra cards (a rank has at most 8 cards).
+
+_MULTI_BASE = 20000
+#: ``_RANK_CARDS[rank]``: the ids of every card of that rank, increasing.
+_RANK_CARDS = tuple(tuple(c for c in range(DECK_SIZE) if RANK[c] == r) for r in range(15))
 
 _SIMPLE_IDS = {ActionKind.DRAW: 1, ActionKind.KEEP: 2, ActionKind.CHALLENGE: 3,
                ActionKind.ACCEPT: 4, ActionKind.CALL_UNO: 5}
@@ -53,9 +60,15 @@ _SIMPLE_FROM_ID = {v: Action(k) for k, v in _SIMPLE_IDS.items()}
 
 
 def action_id(action: Action) -> int:
-    """The stable wire id (1..11979) of an engine action."""
+    """The stable wire id of an engine action: 1..11979 for a single action,
+    20000..3060000 for a multi-card play (see the table above)."""
     kind = action.kind
     if kind is ActionKind.PLAY:
+        if action.extra:
+            group = _RANK_CARDS[RANK[action.card]]
+            mask = sum(1 << group.index(card) for card in action.extra)
+            return _MULTI_BASE + (((action.card * 256 + mask) * 5 + action.colour + 1) * 2
+                                  + int(action.uno)) * 11 + action.target + 1
         return 100 + ((action.card * 5 + action.colour + 1) * 2 + int(action.uno)) * 11 \
             + action.target + 1
     if kind is ActionKind.CHOOSE_COLOUR:
@@ -67,6 +80,18 @@ def action_id(action: Action) -> int:
 
 def action_from_id(ident: int) -> Action | None:
     """The engine action with wire id ``ident``, or None if no action has it."""
+    if ident >= _MULTI_BASE:
+        rest, target = divmod(ident - _MULTI_BASE, 11)
+        rest, uno = divmod(rest, 2)
+        rest, colour = divmod(rest, 5)
+        card, mask = divmod(rest, 256)
+        if card >= DECK_SIZE:
+            return None
+        group = _RANK_CARDS[RANK[card]]
+        if mask >> len(group) or mask >> group.index(card) & 1 or not mask:
+            return None
+        extra = tuple(c for i, c in enumerate(group) if mask >> i & 1)
+        return play(card, colour - 1 if colour else None, bool(uno), target - 1, extra)
     if ident >= 100:
         rest, target = divmod(ident - 100, 11)
         rest, uno = divmod(rest, 2)
@@ -88,6 +113,8 @@ def action_pb(action: Action) -> pb.Action:
         msg.card_id = action.card
     if action.target != NONE:
         msg.target = action.target
+    if action.extra:
+        msg.extra_card_ids.extend(action.extra)
     return msg
 
 
@@ -99,7 +126,8 @@ def action_from_pb(msg: pb.Action) -> Action:
     if kind == pb.ACTION_KIND_PLAY:
         card = msg.card_id if msg.HasField("card_id") else NONE
         target = msg.target if msg.HasField("target") else NONE
-        return play(card, None if colour == NONE else colour, msg.uno, target)
+        return play(card, None if colour == NONE else colour, msg.uno, target,
+                    tuple(msg.extra_card_ids))
     if kind == pb.ACTION_KIND_CATCH:
         return catch(msg.target if msg.HasField("target") else NONE)
     if kind == pb.ACTION_KIND_CHOOSE_COLOUR:

@@ -76,6 +76,14 @@ def test_greedy_sheds_its_main_colour_then_high_points():
     assert greedy(game, 0) == A.play(c("R9"))
 
 
+def test_greedy_lays_the_most_cards_and_leaves_its_main_colour_under_multi_play():
+    rules = RuleSet(multi_play="same_rank")
+    game = pos(["R7 B7 G7 B1 B2 Y9", "Y4 Y5 Y6", "G5 G6 G8"], "R3", rules=rules)
+    action = greedy(game, 0)
+    assert action.card == c("R7") and set(action.extra) == set(cs("B7 G7"))
+    assert action.colour == Colour.BLUE  # two blue cards stay in hand
+
+
 def test_greedy_names_the_colour_it_holds_most():
     game = pos(["W G1 G2 B3", "R2 G3", "Y4 Y5"], "R7")
     assert greedy(game, 0) == A.play(c("W"), Colour.GREEN)
@@ -234,7 +242,9 @@ def play_round(game: GameState, bots: list[Bot]) -> int:
     RuleSet(target_score=0, unnamed_wild_keeps_colour=True, uno_call_strict=True),
     RuleSet(target_score=0, false_uno_penalty=2, challenge_success_skips_challenger=False,
             wd4_restriction=Wd4Restriction.ANY_MATCH),
-], ids=["official", "unnamed-strict", "false-uno"])
+    RuleSet(target_score=0, multi_play="same_rank", stacking="any", seven_zero=True),
+    RuleSet(target_score=0, multi_play="identical", jump_in=True),
+], ids=["official", "unnamed-strict", "false-uno", "multi-same-rank", "multi-identical"])
 @pytest.mark.parametrize("players", [2, 3, 6])
 def test_bots_only_ever_choose_legal_actions(rules, players):
     for seed in range(15):

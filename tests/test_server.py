@@ -123,7 +123,7 @@ async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, co
     await session.send(wire.action_id(ACTION_DRAW))
     error = await next_of(messages, "error")
     assert error.error.reason == "not_your_turn" and error.error.action_id == 1
-    await session.send(999_999)  # no such action id
+    await session.send(4_000_000_000)  # no such action id (ids end near 3.1 million)
     error = await next_of(messages, "error")
     assert error.error.reason == "unknown_action_id"
     # The mover can still play: the game goes on.

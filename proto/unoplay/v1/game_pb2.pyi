@@ -86,6 +86,13 @@ class Stacking(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STACKING_PLUS_FOUR_OVER_TWO: _ClassVar[Stacking]
     STACKING_ANY: _ClassVar[Stacking]
 
+class MultiPlay(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MULTI_PLAY_UNSPECIFIED: _ClassVar[MultiPlay]
+    MULTI_PLAY_OFF: _ClassVar[MultiPlay]
+    MULTI_PLAY_IDENTICAL: _ClassVar[MultiPlay]
+    MULTI_PLAY_SAME_RANK: _ClassVar[MultiPlay]
+
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ACTION_KIND_UNSPECIFIED: _ClassVar[ActionKind]
@@ -189,6 +196,10 @@ STACKING_OFF: Stacking
 STACKING_DRAW_TWO: Stacking
 STACKING_PLUS_FOUR_OVER_TWO: Stacking
 STACKING_ANY: Stacking
+MULTI_PLAY_UNSPECIFIED: MultiPlay
+MULTI_PLAY_OFF: MultiPlay
+MULTI_PLAY_IDENTICAL: MultiPlay
+MULTI_PLAY_SAME_RANK: MultiPlay
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_PLAY: ActionKind
 ACTION_KIND_DRAW: ActionKind
@@ -247,7 +258,7 @@ class Card(_message.Message):
     def __init__(self, id: _Optional[int] = ..., colour: _Optional[_Union[Colour, str]] = ..., rank: _Optional[_Union[Rank, str]] = ...) -> None: ...
 
 class RuleSet(_message.Message):
-    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score", "stacking", "reverse_deflects_draw", "jump_in", "swap_on_five", "seven_zero", "number_first_and_last", "wrong_play_penalty")
+    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score", "stacking", "reverse_deflects_draw", "jump_in", "swap_on_five", "seven_zero", "number_first_and_last", "wrong_play_penalty", "multi_play")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
     REVERSE_STARTER_FIELD_NUMBER: _ClassVar[int]
@@ -270,6 +281,7 @@ class RuleSet(_message.Message):
     SEVEN_ZERO_FIELD_NUMBER: _ClassVar[int]
     NUMBER_FIRST_AND_LAST_FIELD_NUMBER: _ClassVar[int]
     WRONG_PLAY_PENALTY_FIELD_NUMBER: _ClassVar[int]
+    MULTI_PLAY_FIELD_NUMBER: _ClassVar[int]
     preset: str
     first_player: FirstPlayer
     reverse_starter: ReverseStarter
@@ -292,21 +304,24 @@ class RuleSet(_message.Message):
     seven_zero: bool
     number_first_and_last: bool
     wrong_play_penalty: int
-    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ..., stacking: _Optional[_Union[Stacking, str]] = ..., reverse_deflects_draw: _Optional[bool] = ..., jump_in: _Optional[bool] = ..., swap_on_five: _Optional[bool] = ..., seven_zero: _Optional[bool] = ..., number_first_and_last: _Optional[bool] = ..., wrong_play_penalty: _Optional[int] = ...) -> None: ...
+    multi_play: MultiPlay
+    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ..., stacking: _Optional[_Union[Stacking, str]] = ..., reverse_deflects_draw: _Optional[bool] = ..., jump_in: _Optional[bool] = ..., swap_on_five: _Optional[bool] = ..., seven_zero: _Optional[bool] = ..., number_first_and_last: _Optional[bool] = ..., wrong_play_penalty: _Optional[int] = ..., multi_play: _Optional[_Union[MultiPlay, str]] = ...) -> None: ...
 
 class Action(_message.Message):
-    __slots__ = ("kind", "card_id", "colour", "uno", "target")
+    __slots__ = ("kind", "card_id", "colour", "uno", "target", "extra_card_ids")
     KIND_FIELD_NUMBER: _ClassVar[int]
     CARD_ID_FIELD_NUMBER: _ClassVar[int]
     COLOUR_FIELD_NUMBER: _ClassVar[int]
     UNO_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
+    EXTRA_CARD_IDS_FIELD_NUMBER: _ClassVar[int]
     kind: ActionKind
     card_id: int
     colour: Colour
     uno: bool
     target: int
-    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., card_id: _Optional[int] = ..., colour: _Optional[_Union[Colour, str]] = ..., uno: _Optional[bool] = ..., target: _Optional[int] = ...) -> None: ...
+    extra_card_ids: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, kind: _Optional[_Union[ActionKind, str]] = ..., card_id: _Optional[int] = ..., colour: _Optional[_Union[Colour, str]] = ..., uno: _Optional[bool] = ..., target: _Optional[int] = ..., extra_card_ids: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class LegalAction(_message.Message):
     __slots__ = ("id", "action", "label")
