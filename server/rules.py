@@ -240,6 +240,29 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "wrong_play_penalty": (0, 10),
 }
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+
+_TRUE = {"true": True, "on": True, "yes": True, "1": True,
+         "false": False, "off": False, "no": False, "0": False}
+
+
+def parse_option(name: str, text: str) -> Any:
+    """The value of option ``name`` written as ``text`` (a command line, a form):
+    true/false (on/off, yes/no, 1/0) for a switch, digits for a number, a
+    value's name for a choice. Raises RuleError naming a bad option or value."""
+    kind = _FIELD_TYPES.get(name)
+    if kind is None:
+        raise RuleError(f"unknown rule option {name!r}; known: {', '.join(OPTION_NAMES)}")
+    text = text.strip()
+    if kind is bool:
+        if text.lower() not in _TRUE:
+            raise RuleError(f"{name}: expected true or false, got {text!r}")
+        return _TRUE[text.lower()]
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise RuleError(f"{name}: expected an integer, got {text!r}") from None
+    return text
 assert set(OPTION_NAMES) == set(_FIELD_TYPES)
 
 #: The official rules (RULES.md section 10): sections 1-7 with their defaults.
