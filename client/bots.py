@@ -141,7 +141,7 @@ class GreedyBot(Bot):
         if phase is Phase.PENALTY:
             if any(a.kind is _PLAY for a in legal):  # stack or deflect (house rules)
                 return self._play(view, legal)
-            offender = (view.current - view.direction) % len(view.hand_sizes)
+            offender = seat_after(view, view.current, -1)
             want = _CHALLENGE if view.hand_sizes[offender] >= CHALLENGE_MIN_HAND else _ACCEPT
             for a in legal:
                 if a.kind is want:
@@ -170,7 +170,7 @@ class GreedyBot(Bot):
         for card in hand:
             counts[COLOUR[card]] += 1
         sizes = view.hand_sizes
-        attack = sizes[(view.seat + view.direction) % len(sizes)] <= 2
+        attack = sizes[seat_after(view, view.seat, 1)] <= 2
         wild_colour = -2  # chosen lazily: most wild plays are never looked at
         best = None
         best_key = None
@@ -197,6 +197,17 @@ class GreedyBot(Bot):
         if best is not None:
             return best
         return _first_turn_action(legal)
+
+
+def seat_after(view: PlayerView, seat: int, step: int) -> int:
+    """The seat in play next to ``seat``: ``step`` 1 after it in the direction
+    of play, -1 before it. Seats out of play (section 9 formats) are passed over."""
+    n = len(view.hand_sizes)
+    out = view.out_seats
+    nxt = (seat + step * view.direction) % n
+    while nxt in out and nxt != seat:
+        nxt = (nxt + step * view.direction) % n
+    return nxt
 
 
 def _first_turn_action(legal: Sequence[Action]) -> Action:

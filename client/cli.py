@@ -20,9 +20,21 @@ def _rules(args: argparse.Namespace):
         rules = preset(args.rules)
         if getattr(args, "target", None) is not None:
             rules = rules.replace(target_score=args.target)
-        return rules
+        options = dict(parse_rule(text) for text in getattr(args, "rule", None) or ())
+        return rules.replace(**options) if options else rules
     except RuleError as err:
         raise SystemExit(f"uno: {err}") from None
+
+
+def parse_rule(text: str) -> tuple[str, object]:
+    """``"NAME=VALUE"`` -> (name, value of the option's type). Raises RuleError
+    for a malformed text, an unknown option or a bad value."""
+    from unoplay.server.rules import RuleError, parse_option
+
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise RuleError(f"--rule wants NAME=VALUE, got {text!r}")
+    return name.strip(), parse_option(name.strip(), value)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -254,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="an external bot command for one more seat (repeatable)")
     match.add_argument("--seed", type=int, default=1, help="seed of the first game")
     match.add_argument("--rules", default="official", help="rules preset")
+    match.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                       help="change one rule option over the preset, e.g. --rule format=teams "
+                            "(repeatable; options in server/RULES.md)")
     match.add_argument("--target", type=int, default=None,
                        help="target score (default: the preset's; 0 for single rounds)")
     match.add_argument("--server", help="HOST:PORT (default: an embedded loopback server)")

@@ -288,9 +288,14 @@ class GameSession:
                 self._call = None
                 self._set_status("reconnecting")
                 delay = self._backoff(retries)
-                log.info("stream dropped (%s); reconnecting in %.2fs",
-                         f"{err.code()}: {err.details()}" if isinstance(err, grpc.aio.AioRpcError)
-                         else "cut", delay)
+                # A write in flight when the server ends the stream (the game just ended,
+                # unread here yet) fails the call locally as INTERNAL; resuming is routine.
+                race = isinstance(err, grpc.aio.AioRpcError) and \
+                    err.code() is grpc.StatusCode.INTERNAL and "from Core" in (err.details() or "")
+                log.log(logging.DEBUG if race else logging.INFO,
+                        "stream dropped (%s); reconnecting in %.2fs",
+                        f"{err.code()}: {err.details()}" if isinstance(err, grpc.aio.AioRpcError)
+                        else "cut", delay)
                 await asyncio.sleep(delay)
                 continue
             if response is grpc.aio.EOF:

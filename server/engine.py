@@ -24,7 +24,7 @@ from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind as E, new_event
 from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
-                    MultiPlay, ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
+                    GameFormat, MultiPlay, ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
 
 HAND_SIZE = 7
 
@@ -123,6 +123,7 @@ class PlayerView:
     round_number: int
     round_winner: int  #: -1 while the round is on
     game_winners: tuple[int, ...]  #: empty until the game is over
+    out_seats: tuple[int, ...] = ()  #: seats out of play, in the order they went out (section 9)
 
 
 class GameState:
@@ -139,7 +140,7 @@ class GameState:
         "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
         "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
         "_first_play", "_game_winners", "_points", "_plays", "_plays_uno", "_plain",
-        "_strict", "_false_uno",
+        "_strict", "_false_uno", "_ring", "_pos", "_out",
     )
 
     def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
@@ -150,6 +151,7 @@ class GameState:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
         self.rules = rules = rules or OFFICIAL
+        rules.check_players(players)
         self.players = players
         self.seed = random.SystemRandom().getrandbits(63) if seed is None else seed
         self._rng = random.Random(self.seed)
@@ -170,6 +172,11 @@ class GameState:
         self._wd4_hand: tuple[int, ...] = ()
         self._after_choice = NONE
         self._scores = [0] * players
+        # Seats in play, clockwise (section 9: formats put players out), each
+        # seat's index in it (-1 once out), and the seats out in the order they left.
+        self._ring = list(range(players))
+        self._pos = list(range(players))
+        self._out: list[int] = []
         self._dealer = 0
         self._round = 0
         self._round_winner = NONE
@@ -237,6 +244,7 @@ class GameState:
         catchable: int = NONE,
         scores: Sequence[int] | None = None,
         dealer: int = 0,
+        out_seats: Sequence[int] = (),
         seed: int = 0,
     ) -> GameState:
         """Build any position directly, for tests and puzzles.
@@ -248,8 +256,9 @@ class GameState:
         otherwise the cards given must be all 108. ``colour`` defaults to the top
         card's colour. For ``phase=PENALTY`` give ``pending``, ``wd4_by`` (the
         seat that played the Wild Draw Four) and ``wd4_guilty`` (whether that
-        play was illegal). Raises ValueError for duplicate or missing
-        cards or an inconsistent position.
+        play was illegal). ``out_seats`` are out of play (section 9), in the
+        order they went out; their hands must be empty. Raises ValueError for
+        duplicate or missing cards or an inconsistent position.
         """
         game = cls(len(hands), rules, seed)
         game._hands = [list(h) for h in hands]
@@ -278,6 +287,10 @@ class GameState:
         game._uno = list(uno_called) if uno_called is not None else [False] * game.players
         game._catchable = catchable
         game._scores = list(scores) if scores is not None else [0] * game.players
+        for p in out_seats:
+            if game._hands[p]:
+                raise ValueError("a seat out of play holds no cards")
+            game._take_out(p)
         if phase is _PENALTY:
             if wd4_by == NONE or pending <= 0:
                 raise ValueError("a PENALTY position needs wd4_by and pending")
@@ -302,6 +315,9 @@ class GameState:
         other._discard = self._discard[:]
         other._uno = self._uno[:]
         other._scores = self._scores[:]
+        other._ring = self._ring[:]
+        other._pos = self._pos[:]
+        other._out = self._out[:]
         return other
 
     def _pop_cards(self, k: int) -> list[int]:
@@ -370,14 +386,17 @@ class GameState:
         self._first_play = True
         self._draw = list(range(DECK_SIZE) if deck is None else deck)
         self._unshuffled = DECK_SIZE if deck is None else 0
-        dealt = self._pop_cards(HAND_SIZE * n)
+        ring = self._ring
+        m = len(ring)
+        dealt = self._pop_cards(HAND_SIZE * m)
         hands: list[list[int]] = [[] for _ in range(n)]
         d = self._direction
-        for k in range(n):  # one card at a time from the dealer's next seat: every n-th card
-            hands[(self._dealer + d * (1 + k)) % n] = dealt[k::n]
+        at = self._pos[self._dealer]
+        for k in range(m):  # one card at a time from the dealer's next seat: every m-th card
+            hands[ring[(at + d * (1 + k)) % m]] = dealt[k::m]
         self._hands = hands
         events.append(Event(E.ROUND_STARTED, self._dealer, count=HAND_SIZE, value=self._round))
-        for p in range(n):
+        for p in ring:
             events.append(Event(E.HAND_DEALT, p, audience=p, cards=tuple(hands[p])))
         while True:
             starter = self._pop_cards(1)[0]
@@ -565,6 +584,7 @@ class GameState:
             round_number=self._round,
             round_winner=self._round_winner,
             game_winners=self._game_winners,
+            out_seats=tuple(self._out),
         )
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -574,7 +594,7 @@ class GameState:
         without a UNO call when it leaves one card. Empty when the round is over.
         """
         phase = self._phase
-        if phase >= _ROUND_OVER or not 0 <= seat < self.players:
+        if phase >= _ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
             return []
         acts: list[Action] = []
         if not self._plain:
@@ -625,7 +645,7 @@ class GameState:
         general path, used when house rules are on)."""
         hand = self._hands[seat]
         table = self._plays_uno if len(hand) == 2 else self._plays
-        targets = [NONE] + [p for p in range(self.players) if p != seat]
+        targets = [NONE] + [p for p in self._ring if p != seat]
         plays = []
         for card in hand:
             for action in table[card]:
@@ -691,6 +711,8 @@ class GameState:
             raise IllegalAction(Reason.ROUND_OVER, "the round is over")
         if not 0 <= seat < self.players:
             raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
+        if self._pos[seat] < 0:
+            raise IllegalAction(Reason.PLAYER_OUT, "you are out of play")
         kind = action[0]
         if kind is _PLAY:
             if self._plain:
@@ -784,53 +806,81 @@ class GameState:
             out = not self._last_card_not_number(seat, events)
         if phase is _PENALTY:
             return self._pass_penalty(seat, rank, k, jump, out, events)
-        n = self.players
+        ring = self._ring  # the seats in play, clockwise (all of them, but for section 9)
+        m = len(ring)
+        at = self._pos[seat]
         d = self._direction
         if rank <= 9 or rank == _WILD:
             if not out and (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)):
                 self._swap(seat, rank, target, events)
-            nxt = (seat + d) % n
+            nxt = ring[(at + d) % m]
         elif rank == _SKIP:  # k Skips skip the next k players, round the table if need be
             skips = 2 if jump else k
             for i in range(1, skips + 1):
-                events.append(_SKIPPED[(seat + i * d) % n])
-            nxt = (seat + (skips + 1) * d) % n
+                events.append(_SKIPPED[ring[(at + i * d) % m]])
+            nxt = ring[(at + (skips + 1) * d) % m]
         elif rank == _REVERSE:
-            if n == 2:  # each acts as a Skip (section 3), jumped in or not
+            if m == 2:  # each acts as a Skip (section 3), jumped in or not
                 if not jump:
                     for _ in range(k):
                         self._reverse(events)
                 for i in range(1, k + 1):
-                    events.append(_SKIPPED[(seat + i) % 2])
-                nxt = (seat + k + 1) % 2
+                    events.append(_SKIPPED[ring[(at + i) % 2]])
+                nxt = ring[(at + k + 1) % 2]
             elif jump:  # section 8: jumping on a Reverse keeps the direction
-                nxt = (seat + d) % n
+                nxt = ring[(at + d) % m]
             else:
                 for _ in range(k):
                     self._reverse(events)
-                nxt = (seat + self._direction) % n
+                nxt = ring[(at + self._direction) % m]
         elif rank == _DRAW_TWO:
-            victim = (seat + d) % n
+            victim = ring[(at + d) % m]
             if self._defer_draws and not out:
                 return self._open_penalty(victim, 2 * k, _DRAW_TWO, events)
             self._draw_cards(victim, 2 * k, events)
             events.append(_SKIPPED[victim])
-            nxt = (seat + 2 * d) % n
+            nxt = ring[(at + 2 * d) % m]
         else:  # Wild Draw Four
-            victim = (seat + d) % n
-            if out:  # Section 7: the next player still draws, no challenge.
-                self._draw_cards(victim, 4 * k, events)
-            else:
+            victim = ring[(at + d) % m]
+            if not out:
                 self._wd4_by = seat
                 self._wd4_hand = tuple(hand)
                 return self._open_penalty(victim, 4 * k, _WD4, events)
+            self._draw_cards(victim, 4 * k, events)  # section 7: still drawn, no challenge
+            nxt = ring[(at + 2 * d) % m]
         if out:
-            self._end_round(seat, events)
-            return events
+            return self._went_out(seat, nxt, events)
         self._phase = _PLAYING
         self._current = nxt
         events.append(_TURN[nxt])
         return events
+
+    def _went_out(self, seat: int, nxt: int, events: list[Event]) -> list[Event]:
+        """``seat`` has played its last card: the round ends (section 7), or under
+        ``format=elimination`` play goes on without them, from ``nxt`` (section 9)."""
+        if self.rules.format is GameFormat.ELIMINATION:
+            ring = self._ring
+            after = ring[(self._pos[seat] + self._direction) % len(ring)]
+            self._take_out(seat)
+            events.append(Event(E.PLAYER_OUT, seat, value=len(self._out)))
+            if len(ring) > 1:
+                self._catchable = NONE
+                self._phase = _PLAYING
+                self._current = after if nxt == seat else nxt
+                events.append(_TURN[self._current])
+                return events
+        self._end_round(seat, events)
+        return events
+
+    def _take_out(self, seat: int) -> None:
+        """Section 9: ``seat`` leaves play (turn order closes up around it)."""
+        ring = self._ring
+        ring.remove(seat)
+        self._out.append(seat)
+        pos = self._pos
+        pos[seat] = NONE
+        for i, p in enumerate(ring):
+            pos[p] = i
 
     def _validate_play(self, seat: int, action: Action) -> tuple[bool, int]:
         """Refuse an illegal play (IllegalAction) without changing anything.
@@ -985,7 +1035,7 @@ class GameState:
             if target == NONE:
                 raise IllegalAction(Reason.TARGET_MISSING,
                                     f"name the player to swap hands with for the {card_name(card)}")
-            if not 0 <= target < self.players or target == seat:
+            if not 0 <= target < self.players or target == seat or self._pos[target] < 0:
                 raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
         elif target != NONE:
             raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
@@ -1006,18 +1056,17 @@ class GameState:
         """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
         if rank == _REVERSE and not jump:
             self._reverse(events)  # deflect: back to the player who played the draw card
-        victim = (seat + self._direction) % self.players
+        victim = self._step(seat, 1)
         added = k * (2 if rank == _DRAW_TWO else 4 if rank == _WD4 else 0)
         if rank == _WD4:
             self._wd4_by = seat
             self._wd4_hand = tuple(self._hands[seat])
         else:
             self._wd4_by = NONE
-        if out:  # went out: the next player draws it all (section 7)
+        if out:  # went out: the next player draws it all (section 7) and loses the turn
             self._draw_cards(victim, self._pending + added, events)
             self._clear_penalty()
-            self._end_round(seat, events)
-            return events
+            return self._went_out(seat, self._step(seat, 2), events)
         return self._open_penalty(victim, added, rank if added else self._stack_rank, events)
 
     def _swap(self, seat: int, rank: int, target: int, events: list[Event]) -> None:
@@ -1026,10 +1075,14 @@ class GameState:
         hands = self._hands
         if rank == 0:
             d = self._direction
-            n = self.players
-            self._hands = hands = [hands[(p - d) % n] for p in range(n)]
+            ring = self._ring
+            m = len(ring)
+            self._hands = rotated = hands[:]
+            for i, p in enumerate(ring):
+                rotated[p] = hands[ring[(i - d) % m]]
+            hands = rotated
             events.append(new_event((_EV_HANDS_ROTATED, seat, EVERYONE, (), 0, NONE, NONE, d)))
-            moved = range(n)
+            moved = ring
         else:
             hands[seat], hands[target] = hands[target], hands[seat]
             events.append(new_event((_EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))
@@ -1190,14 +1243,17 @@ class GameState:
     # ------------------------------------------------------------------ helpers
 
     def _step(self, seat: int, k: int) -> int:
-        return (seat + self._direction * k) % self.players
+        """The seat ``k`` places after ``seat`` in the direction of play, among seats in play."""
+        ring = self._ring
+        return ring[(self._pos[seat] + self._direction * k) % len(ring)]
 
     def _reverse(self, events: list[Event]) -> None:
         self._direction = -self._direction
         events.append(Event(E.DIRECTION_CHANGED, value=self._direction))
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
-        nxt = (seat + self._direction) % self.players
+        ring = self._ring
+        nxt = ring[(self._pos[seat] + self._direction) % len(ring)]
         self._phase = _PLAYING
         self._current = nxt
         events.append(_TURN[nxt])
@@ -1243,30 +1299,78 @@ class GameState:
         return got
 
     def _end_round(self, winner: int, events: list[Event]) -> None:
-        """Section 7: score the round and check the target score."""
+        """Section 7: score the round and check the target score; section 9: the
+        formats' variations (elimination, teams, tournament)."""
         rules = self.rules
-        n = self.players
-        points = [self.hand_points(p) for p in range(n)]
-        for p in range(n):
-            events.append(Event(E.HAND_SCORED, p, value=points[p]))
-        scores = self._scores
-        if rules.scoring is Scoring.WINNER_TAKES:
-            won = sum(points)
-            scores[winner] += won
-        else:
-            won = 0
-            for p in range(n):
-                scores[p] += points[p]
+        fmt = rules.format
         self._round_winner = winner
         self._catchable = NONE
         self._phase = _ROUND_OVER
+        if fmt is GameFormat.ELIMINATION:  # the one player left loses; no points change
+            loser = self._ring[0]
+            self._take_out(loser)
+            events.append(Event(E.PLAYER_OUT, loser, value=len(self._out)))
+            events.append(Event(E.HAND_SCORED, loser, value=self.hand_points(loser)))
+            self._round_winner = winner = self._out[0]
+            events.append(Event(E.ROUND_OVER, winner, value=0))
+            self._game_over((winner,), events)
+            return
+        ring = self._ring
+        points = [self.hand_points(p) if self._pos[p] >= 0 else 0 for p in range(self.players)]
+        for p in ring:
+            events.append(Event(E.HAND_SCORED, p, value=points[p]))
+        scores = self._scores
+        won = 0
+        if fmt is GameFormat.TEAMS:  # partners p and p + n/2 score as one
+            half = self.players // 2
+            for team in range(half):
+                mates = (team, team + half)
+                if rules.scoring is Scoring.WINNER_TAKES:
+                    if winner % half == team:
+                        won = sum(points) - points[team] - points[team + half]
+                        gain = won
+                    else:
+                        gain = 0
+                else:
+                    gain = points[team] + points[team + half]
+                for p in mates:
+                    scores[p] += gain
+        elif rules.scoring is Scoring.WINNER_TAKES:
+            won = sum(points)
+            scores[winner] += won
+        else:
+            for p in ring:
+                scores[p] += points[p]
         events.append(Event(E.ROUND_OVER, winner, value=won))
-        if max(scores) >= rules.target_score:
+        if fmt is GameFormat.TOURNAMENT:
+            self._tournament_outs(events)
+        elif max(scores) >= rules.target_score:
             best = (max if rules.scoring is Scoring.WINNER_TAKES else min)(scores)
-            self._game_winners = tuple(p for p in range(n) if scores[p] == best)
-            self._phase = Phase.GAME_OVER
-            for p in self._game_winners:
-                events.append(Event(E.GAME_OVER, p))
+            self._game_over(tuple(p for p in range(self.players) if scores[p] == best), events)
+
+    def _tournament_outs(self, events: list[Event]) -> None:
+        """Section 9 (challenge tournament): players whose score reached the target
+        are out, the highest score first (each takes the last place left); the
+        last player left wins. If all who were left reach it together, the lowest
+        score among them wins."""
+        scores = self._scores
+        target = self.rules.target_score
+        reached = sorted((p for p in self._ring if scores[p] >= target), key=lambda p: -scores[p])
+        if len(reached) == len(self._ring):
+            best = min(scores[p] for p in reached)
+            reached = [p for p in reached if scores[p] != best]
+        for p in reached:
+            events.append(Event(E.PLAYER_OUT, p, value=len(self._ring)))
+            self._take_out(p)
+        ring = self._ring
+        if len(ring) == 1 or all(scores[p] >= target for p in ring):
+            self._game_over(tuple(ring), events)
+
+    def _game_over(self, winners: tuple[int, ...], events: list[Event]) -> None:
+        self._game_winners = winners
+        self._phase = Phase.GAME_OVER
+        for p in winners:
+            events.append(Event(E.GAME_OVER, p))
 
     def __repr__(self) -> str:
         return (f"<GameState players={self.players} round={self._round} "

@@ -46,6 +46,7 @@ class EventKind(IntEnum):
     HAND_RECEIVED = 27  #: private: after a swap, ``player`` (you) now holds ``cards``
     WRONG_PLAY = 28  #: ``player`` tried a card that may not be played and draws ``count``
     LAST_CARD_NOT_NUMBER = 29  #: ``player`` went out on an action or wild card: draws one instead
+    PLAYER_OUT = 30  #: ``player`` is out of play; ``value`` their place (section 9)
 
 
 class Event(NamedTuple):

@@ -74,6 +74,15 @@ class MultiPlay(StrEnum):
     SAME_RANK = "same_rank"  #: any cards of the same number or symbol
 
 
+class GameFormat(StrEnum):
+    """How rounds make a game (RULES.md section 9)."""
+
+    STANDARD = "standard"  #: official: rounds scored until the target (section 7)
+    ELIMINATION = "elimination"  #: one round played on until one player is left, who loses
+    TEAMS = "teams"  #: partners sit opposite (4, 6 or 8 players) and score as one
+    TOURNAMENT = "tournament"  #: penalty scoring; reaching the target puts a player out
+
+
 class Scoring(StrEnum):
     """How a finished round is scored (RULES.md section 7)."""
 
@@ -124,6 +133,8 @@ class RuleSet:
     seven_zero: bool = False  #: 7 swaps hands with a chosen player; 0 passes all hands on
     number_first_and_last: bool = False  #: the first card played and a last card must be numbers
     wrong_play_penalty: int = 0  #: cards drawn for a refused play of a card (0..10)
+    # Section 9: game formats.
+    format: GameFormat = GameFormat.STANDARD
 
     @property
     def defers_draws(self) -> bool:
@@ -150,6 +161,28 @@ class RuleSet:
                 low, high = _INT_RANGES[f.name]
                 if not low <= value <= high:
                     raise RuleError(f"{f.name}: {value} is outside {low}..{high}")
+        self._check_combination()
+
+    def _check_combination(self) -> None:
+        """Refuse options that contradict each other (RULES.md section 10: an
+        impossible combination is a clear error, never a crash mid-game)."""
+        if self.format is GameFormat.TOURNAMENT:
+            if self.scoring is not Scoring.PENALTY:
+                raise RuleError("format=tournament needs scoring=penalty: a player is out "
+                                "when their own hand points reach the target")
+            if self.target_score == 0:
+                raise RuleError("format=tournament needs a target_score above 0: reaching it "
+                                "puts a player out")
+        if self.format is GameFormat.ELIMINATION and self.target_score != 0:
+            raise RuleError("format=elimination is one round played down to the last player: "
+                            "set target_score=0")
+
+    def check_players(self, players: int) -> None:
+        """Raise RuleError if this rule set cannot be played by ``players`` seats
+        (teams need 4, 6 or 8: partners sit opposite, section 9)."""
+        if self.format is GameFormat.TEAMS and players not in (4, 6, 8):
+            raise RuleError(f"format=teams needs 4, 6 or 8 players (partners sit opposite), "
+                            f"not {players}")
 
     def to_dict(self) -> dict[str, Any]:
         """Option name -> plain value (str, bool or int), every option included."""
@@ -198,6 +231,7 @@ _FIELD_TYPES: dict[str, type] = {
     "seven_zero": bool,
     "number_first_and_last": bool,
     "wrong_play_penalty": int,
+    "format": GameFormat,
 }
 _INT_RANGES: dict[str, tuple[int, int]] = {
     "uno_penalty": (0, 10),
@@ -206,6 +240,29 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
     "wrong_play_penalty": (0, 10),
 }
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
+
+_TRUE = {"true": True, "on": True, "yes": True, "1": True,
+         "false": False, "off": False, "no": False, "0": False}
+
+
+def parse_option(name: str, text: str) -> Any:
+    """The value of option ``name`` written as ``text`` (a command line, a form):
+    true/false (on/off, yes/no, 1/0) for a switch, digits for a number, a
+    value's name for a choice. Raises RuleError naming a bad option or value."""
+    kind = _FIELD_TYPES.get(name)
+    if kind is None:
+        raise RuleError(f"unknown rule option {name!r}; known: {', '.join(OPTION_NAMES)}")
+    text = text.strip()
+    if kind is bool:
+        if text.lower() not in _TRUE:
+            raise RuleError(f"{name}: expected true or false, got {text!r}")
+        return _TRUE[text.lower()]
+    if kind is int:
+        try:
+            return int(text)
+        except ValueError:
+            raise RuleError(f"{name}: expected an integer, got {text!r}") from None
+    return text
 assert set(OPTION_NAMES) == set(_FIELD_TYPES)
 
 #: The official rules (RULES.md section 10): sections 1-7 with their defaults.

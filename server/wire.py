@@ -187,6 +187,7 @@ def view_pb(view: PlayerView, seats: Sequence[pb.SeatInfo] = ()) -> pb.PlayerVie
         round_winner=view.round_winner,
         game_winners=view.game_winners,
         seats=seats,
+        out_seats=view.out_seats,
     )
     if view.drawn_card != NONE:
         msg.drawn_card.CopyFrom(CARDS_PB[view.drawn_card])
@@ -215,6 +216,7 @@ def view_from_pb(msg: pb.PlayerView) -> PlayerView:
         round_number=msg.round_number,
         round_winner=msg.round_winner,
         game_winners=tuple(msg.game_winners),
+        out_seats=tuple(msg.out_seats),
     )
 
 

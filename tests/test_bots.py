@@ -109,6 +109,14 @@ def test_greedy_attacks_the_next_player_counter_clockwise():
     assert greedy(game, 0) == A.play(c("GS"))
 
 
+def test_greedy_attacks_the_next_player_in_play_passing_over_players_out():
+    rules = RuleSet(format="elimination", target_score=0)
+    game = pos(["RS G7 G8 G9", "", "B7 B8 B9 B1", "Y1"], "R7", rules=rules, out_seats=(1,))
+    # Next in play is seat 2 with four cards (seat 1, out, holds none): no attack,
+    # so it sheds its main colour rather than the Skip.
+    assert greedy(game, 0) == A.play(c("G7"))
+
+
 def test_greedy_draws_when_nothing_fits():
     game = pos(["B1 Y2", "R2 G3", "Y4 Y5"], "R7")
     assert greedy(game, 0) == A.DRAW

@@ -6,14 +6,14 @@ import random
 
 import pytest
 from helpers import all_cards, assert_conserved, snapshot
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from unoplay.server import actions as A
 from unoplay.server.actions import ActionKind
 from unoplay.server.engine import GameState, Phase
 from unoplay.server.errors import IllegalAction
 from unoplay.server.events import EventKind as E
-from unoplay.server.rules import (Direction, FirstPlayer, MultiPlay, PointValues, ReverseStarter,
+from unoplay.server.rules import (Direction, FirstPlayer, GameFormat, MultiPlay, PointValues, ReverseStarter,
                                   RuleSet,
                                   Scoring, Stacking, Wd4Restriction, WildStarter, preset)
 
@@ -148,6 +148,36 @@ def test_any_rule_combination_rounds_end_and_conserve_cards(seed, players, rules
             assert game.game_winners
             break
         game.next_round()
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 3, 4, 6, 8, 10]),
+       fmt=st.sampled_from(GameFormat), rules=rule_sets)
+def test_every_format_ends_with_winners_and_conserves_cards(seed, players, fmt, rules):
+    assume(fmt is not GameFormat.TEAMS or players in (4, 6, 8))
+    change: dict = {"format": fmt}
+    if fmt is GameFormat.ELIMINATION:
+        change["target_score"] = 0
+    elif fmt is GameFormat.TOURNAMENT:
+        change.update(scoring="penalty", target_score=max(rules.target_score, 30))
+    rules = rules.replace(**change)
+    game, _ = GameState.new(players, rules, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(500):
+        play_round(game, rng, probe_every=40)
+        if game.is_game_over:
+            break
+        game.next_round()
+    assert game.is_game_over and game.game_winners
+    out = game.view(-1).out_seats
+    if fmt is GameFormat.ELIMINATION:
+        assert sorted(out) == list(range(players)) and game.game_winners == (out[0],)
+    elif fmt is GameFormat.TOURNAMENT:
+        assert not set(out) & set(game.game_winners)
+        assert sorted(out + game.game_winners) == list(range(players))
+    elif fmt is GameFormat.TEAMS:
+        half = players // 2
+        assert all(game.scores[p] == game.scores[p + half] for p in range(half))
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

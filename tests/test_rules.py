@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from unoplay.server.rules import OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring, preset
+from unoplay.server.rules import (OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring,
+                                  parse_option, preset)
 
 
 def test_official_preset_is_the_default():
@@ -34,6 +35,28 @@ def test_bad_options_are_refused_naming_the_option(options, named):
     with pytest.raises(RuleError) as err:
         RuleSet.from_dict(options)
     assert named in str(err.value)
+
+
+@pytest.mark.parametrize("name, text, value", [
+    ("jump_in", "on", True), ("jump_in", "False", False), ("uno_penalty", "4", 4),
+    ("stacking", "off", "off"), ("multi_play", "same_rank", "same_rank"),
+])
+def test_options_parse_from_text_by_their_type(name, text, value):
+    assert parse_option(name, text) == value
+    assert getattr(RuleSet.from_dict({name: parse_option(name, text)}), name) == value
+
+
+@pytest.mark.parametrize("name, text", [("jump_in", "maybe"), ("uno_penalty", "two"),
+                                        ("no_such_rule", "1")])
+def test_options_from_text_refuse_bad_values_by_name(name, text):
+    with pytest.raises(RuleError, match=name):
+        parse_option(name, text)
+
+
+def test_house_preset_is_the_seeds_table_rules():
+    house = preset("house")
+    assert (house.stacking, house.jump_in, house.multi_play, house.false_uno_penalty,
+            house.reverse_deflects_draw) == ("plus_four_over_two", True, "same_rank", 2, True)
 
 
 def test_unknown_preset():

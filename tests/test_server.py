@@ -174,6 +174,15 @@ async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await conn.create_table(rules=pb.RuleSet(uno_penalty=99))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    # Combinations that make no sense are refused with a message naming the conflict.
+    for seats, rules, conflict in (
+            (3, pb.RuleSet(format=pb.GAME_FORMAT_TEAMS), "4, 6 or 8 players"),
+            (4, pb.RuleSet(format=pb.GAME_FORMAT_TOURNAMENT), "scoring=penalty"),
+            (4, pb.RuleSet(format=pb.GAME_FORMAT_ELIMINATION), "target_score=0")):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await conn.create_table(seats=seats, rules=rules)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert conflict in err.value.details()
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await conn.join_table(table_id, "   ")
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT

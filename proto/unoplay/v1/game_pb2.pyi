@@ -93,6 +93,14 @@ class MultiPlay(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MULTI_PLAY_IDENTICAL: _ClassVar[MultiPlay]
     MULTI_PLAY_SAME_RANK: _ClassVar[MultiPlay]
 
+class GameFormat(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_FORMAT_UNSPECIFIED: _ClassVar[GameFormat]
+    GAME_FORMAT_STANDARD: _ClassVar[GameFormat]
+    GAME_FORMAT_ELIMINATION: _ClassVar[GameFormat]
+    GAME_FORMAT_TEAMS: _ClassVar[GameFormat]
+    GAME_FORMAT_TOURNAMENT: _ClassVar[GameFormat]
+
 class ActionKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     ACTION_KIND_UNSPECIFIED: _ClassVar[ActionKind]
@@ -137,6 +145,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_HAND_RECEIVED: _ClassVar[EventKind]
     EVENT_KIND_WRONG_PLAY: _ClassVar[EventKind]
     EVENT_KIND_LAST_CARD_NOT_NUMBER: _ClassVar[EventKind]
+    EVENT_KIND_PLAYER_OUT: _ClassVar[EventKind]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -200,6 +209,11 @@ MULTI_PLAY_UNSPECIFIED: MultiPlay
 MULTI_PLAY_OFF: MultiPlay
 MULTI_PLAY_IDENTICAL: MultiPlay
 MULTI_PLAY_SAME_RANK: MultiPlay
+GAME_FORMAT_UNSPECIFIED: GameFormat
+GAME_FORMAT_STANDARD: GameFormat
+GAME_FORMAT_ELIMINATION: GameFormat
+GAME_FORMAT_TEAMS: GameFormat
+GAME_FORMAT_TOURNAMENT: GameFormat
 ACTION_KIND_UNSPECIFIED: ActionKind
 ACTION_KIND_PLAY: ActionKind
 ACTION_KIND_DRAW: ActionKind
@@ -239,6 +253,7 @@ EVENT_KIND_HANDS_ROTATED: EventKind
 EVENT_KIND_HAND_RECEIVED: EventKind
 EVENT_KIND_WRONG_PLAY: EventKind
 EVENT_KIND_LAST_CARD_NOT_NUMBER: EventKind
+EVENT_KIND_PLAYER_OUT: EventKind
 PHASE_UNSPECIFIED: Phase
 PHASE_CHOOSE_COLOUR: Phase
 PHASE_PLAY: Phase
@@ -258,7 +273,7 @@ class Card(_message.Message):
     def __init__(self, id: _Optional[int] = ..., colour: _Optional[_Union[Colour, str]] = ..., rank: _Optional[_Union[Rank, str]] = ...) -> None: ...
 
 class RuleSet(_message.Message):
-    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score", "stacking", "reverse_deflects_draw", "jump_in", "swap_on_five", "seven_zero", "number_first_and_last", "wrong_play_penalty", "multi_play")
+    __slots__ = ("preset", "first_player", "reverse_starter", "wild_starter", "starter_wild_redraw", "initial_direction", "wd4_restriction", "unnamed_wild_keeps_colour", "challenge_success_skips_challenger", "uno_penalty", "uno_call_strict", "false_uno_penalty", "point_values", "scoring", "target_score", "stacking", "reverse_deflects_draw", "jump_in", "swap_on_five", "seven_zero", "number_first_and_last", "wrong_play_penalty", "multi_play", "format")
     PRESET_FIELD_NUMBER: _ClassVar[int]
     FIRST_PLAYER_FIELD_NUMBER: _ClassVar[int]
     REVERSE_STARTER_FIELD_NUMBER: _ClassVar[int]
@@ -282,6 +297,7 @@ class RuleSet(_message.Message):
     NUMBER_FIRST_AND_LAST_FIELD_NUMBER: _ClassVar[int]
     WRONG_PLAY_PENALTY_FIELD_NUMBER: _ClassVar[int]
     MULTI_PLAY_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
     preset: str
     first_player: FirstPlayer
     reverse_starter: ReverseStarter
@@ -305,7 +321,8 @@ class RuleSet(_message.Message):
     number_first_and_last: bool
     wrong_play_penalty: int
     multi_play: MultiPlay
-    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ..., stacking: _Optional[_Union[Stacking, str]] = ..., reverse_deflects_draw: _Optional[bool] = ..., jump_in: _Optional[bool] = ..., swap_on_five: _Optional[bool] = ..., seven_zero: _Optional[bool] = ..., number_first_and_last: _Optional[bool] = ..., wrong_play_penalty: _Optional[int] = ..., multi_play: _Optional[_Union[MultiPlay, str]] = ...) -> None: ...
+    format: GameFormat
+    def __init__(self, preset: _Optional[str] = ..., first_player: _Optional[_Union[FirstPlayer, str]] = ..., reverse_starter: _Optional[_Union[ReverseStarter, str]] = ..., wild_starter: _Optional[_Union[WildStarter, str]] = ..., starter_wild_redraw: _Optional[bool] = ..., initial_direction: _Optional[_Union[Direction, str]] = ..., wd4_restriction: _Optional[_Union[Wd4Restriction, str]] = ..., unnamed_wild_keeps_colour: _Optional[bool] = ..., challenge_success_skips_challenger: _Optional[bool] = ..., uno_penalty: _Optional[int] = ..., uno_call_strict: _Optional[bool] = ..., false_uno_penalty: _Optional[int] = ..., point_values: _Optional[_Union[PointValues, str]] = ..., scoring: _Optional[_Union[Scoring, str]] = ..., target_score: _Optional[int] = ..., stacking: _Optional[_Union[Stacking, str]] = ..., reverse_deflects_draw: _Optional[bool] = ..., jump_in: _Optional[bool] = ..., swap_on_five: _Optional[bool] = ..., seven_zero: _Optional[bool] = ..., number_first_and_last: _Optional[bool] = ..., wrong_play_penalty: _Optional[int] = ..., multi_play: _Optional[_Union[MultiPlay, str]] = ..., format: _Optional[_Union[GameFormat, str]] = ...) -> None: ...
 
 class Action(_message.Message):
     __slots__ = ("kind", "card_id", "colour", "uno", "target", "extra_card_ids")
@@ -368,7 +385,7 @@ class SeatInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., bot: _Optional[bool] = ..., occupied: _Optional[bool] = ..., connected: _Optional[bool] = ...) -> None: ...
 
 class PlayerView(_message.Message):
-    __slots__ = ("seat", "hand", "hand_sizes", "top_card", "colour", "direction", "current", "phase", "pending_penalty", "drawn_card", "uno_called", "catchable", "draw_pile_size", "discard_pile_size", "scores", "dealer", "round_number", "round_winner", "game_winners", "seats")
+    __slots__ = ("seat", "hand", "hand_sizes", "top_card", "colour", "direction", "current", "phase", "pending_penalty", "drawn_card", "uno_called", "catchable", "draw_pile_size", "discard_pile_size", "scores", "dealer", "round_number", "round_winner", "game_winners", "seats", "out_seats")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
@@ -389,6 +406,7 @@ class PlayerView(_message.Message):
     ROUND_WINNER_FIELD_NUMBER: _ClassVar[int]
     GAME_WINNERS_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    OUT_SEATS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     hand: _containers.RepeatedCompositeFieldContainer[Card]
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
@@ -409,4 +427,5 @@ class PlayerView(_message.Message):
     round_winner: int
     game_winners: _containers.RepeatedScalarFieldContainer[int]
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
-    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., top_card: _Optional[_Union[Card, _Mapping]] = ..., colour: _Optional[_Union[Colour, str]] = ..., direction: _Optional[_Union[Direction, str]] = ..., current: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., pending_penalty: _Optional[int] = ..., drawn_card: _Optional[_Union[Card, _Mapping]] = ..., uno_called: _Optional[_Iterable[bool]] = ..., catchable: _Optional[int] = ..., draw_pile_size: _Optional[int] = ..., discard_pile_size: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., dealer: _Optional[int] = ..., round_number: _Optional[int] = ..., round_winner: _Optional[int] = ..., game_winners: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ...) -> None: ...
+    out_seats: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., top_card: _Optional[_Union[Card, _Mapping]] = ..., colour: _Optional[_Union[Colour, str]] = ..., direction: _Optional[_Union[Direction, str]] = ..., current: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., pending_penalty: _Optional[int] = ..., drawn_card: _Optional[_Union[Card, _Mapping]] = ..., uno_called: _Optional[_Iterable[bool]] = ..., catchable: _Optional[int] = ..., draw_pile_size: _Optional[int] = ..., discard_pile_size: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., dealer: _Optional[int] = ..., round_number: _Optional[int] = ..., round_winner: _Optional[int] = ..., game_winners: _Optional[_Iterable[int]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., out_seats: _Optional[_Iterable[int]] = ...) -> None: ...
