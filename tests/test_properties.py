@@ -89,9 +89,12 @@ def play_round(game: GameState, rng: random.Random, probe_every: int = 0,
             legal = [a for a in legal if a.kind not in OUT_OF_TURN] or legal
         if probe_every and steps % probe_every == 0:
             before = snapshot(game)
+            penalised = False  # one wrong_play_penalty per probe: probes must not make rounds endless
             for action in candidate_actions(game, rng):
                 for probe_seat in (seat, rng.randrange(game.players)):
                     if laid(action) in {laid(a) for a in game.legal_actions(probe_seat)}:
+                        continue
+                    if penalised and probe_seat == game.current and action.kind is ActionKind.PLAY:
                         continue
                     with pytest.raises(IllegalAction) as err:
                         game.apply(probe_seat, action)
@@ -99,6 +102,7 @@ def play_round(game: GameState, rng: random.Random, probe_every: int = 0,
                     if err.value.events:  # only wrong_play_penalty changes the state
                         assert_conserved(game)
                         before = snapshot(game)
+                        penalised = True
             assert snapshot(game) == before
             legal = game.legal_actions(seat)
         action = rng.choice(legal)
