@@ -313,7 +313,7 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
     rules = RuleSet(target_score=0)
     tables, tokens = [], {}
     for t in range(2):
-        table_id = (await conn.create_table(seats=3, rules=rules)).table_id
+        table_id = (await conn.create_table(seats=3, rules=rules, window_ms=0)).table_id
         joins = [await conn.join_table(table_id, f"p{t}{s}") for s in range(3)]
         tables.append((table_id, joins))
         for j in joins:
@@ -559,7 +559,8 @@ class Fuzzer:
         options = [{}, {"scoring": "penalty", "challenge_success_skips_challenger": False},
                    {"uno_call_strict": True, "uno_penalty": 4}]
         rules = RuleSet(target_score=0, **options[self.games % 3])
-        table_id = (await self.conn.create_table(seats=n, rules=rules)).table_id
+        # A short out-of-turn window: garbage meets held intents, and the run stays quick.
+        table_id = (await self.conn.create_table(seats=n, rules=rules, window_ms=50)).table_id
         self.table = self.server.lobby.get(table_id)
         joins = [await self.conn.join_table(table_id, f"fuzz{self.games}-{i}") for i in range(n)]
         self.seats = [FuzzSeat(self.table, j.seat, j.seat_token) for j in joins]
