@@ -14,9 +14,11 @@ import socket
 import stat
 import subprocess
 import sys
+import typing
 from typing import Callable
 
 import pytest
+from textual.widgets import Checkbox, Input, Select, Static
 
 from unoplay.client.discovery import Browser
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
@@ -28,6 +30,7 @@ from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScre
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
 from unoplay.client.tui.widgets import HandView
+from unoplay.server.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -371,3 +374,89 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
     finally:
         await advertiser.close()
         await server.stop(None)
+
+
+# ---------------------------------------------------------------- the create-table form
+
+
+async def _open_form(app, pilot) -> CreateTableScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+    return app.screen
+
+
+async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(server):
+    """Every option of the rule set has a field of its kind; picking house with
+    the keys fills them with its values; a changed option reaches the server."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        official = PRESETS["official"].to_dict()
+        hints = typing.get_type_hints(RuleSet)
+        for name in OPTION_NAMES:
+            widget = form.query_one(f"#opt-{name}")
+            kind = hints[name]
+            if kind is bool:
+                assert isinstance(widget, Checkbox) and widget.value is official[name], name
+            elif kind is int:
+                assert isinstance(widget, Input) and widget.value == str(official[name]), name
+            else:
+                assert isinstance(widget, Select) and widget.value == official[name], name
+        # Keyboard only: Tab to the preset, open it, pick house.
+        preset = form.query_one("#preset", Select)
+        for _ in range(10):
+            if preset.has_focus:
+                break
+            await pilot.press("tab")
+        assert preset.has_focus
+        await pilot.press("enter", "down", "enter")
+        house = PRESETS["house"].to_dict()
+        await wait_until(pilot, lambda: form.option_values() == house, "the house values")
+        # Then change one option: tick seven_zero with the keys.
+        box = form.query_one("#opt-seven_zero", Checkbox)
+        box.focus()
+        await pilot.press("space")
+        assert box.value is True and str(box.label) == "yes"
+        bots = form.query_one("#bots", Input)
+        bots.value = "3"
+        bots.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert table.rules == PRESETS["house"].replace(seven_zero=True)
+        await pilot.press("ctrl+q")
+
+
+async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        field = form.query_one("#opt-uno_penalty", Input)
+        field.focus()
+        await pilot.press("end", "backspace", "1", "1")
+        assert field.value == "11" and not field.is_valid  # marked, but the server judges
+        await pilot.press("enter")
+        error = form.query_one("#form-error", Static)
+        await wait_until(pilot, lambda: error.display and "uno_penalty" in str(error.content),
+                         "the server's message")
+        assert "uno_penalty: 11 is outside 0..10" in str(error.content)
+        assert app.screen is form and field.has_focus  # the form stays, on that option
+        assert not server.lobby.tables
+        # Fixed, it goes through.
+        field.value = "4"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert table.rules == PRESETS["official"].replace(uno_penalty=4)
+        await pilot.press("ctrl+q")
+
+
+async def test_escape_cancels_the_create_form(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open_form(app, pilot)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        assert not server.lobby.tables
+        await pilot.press("q")
