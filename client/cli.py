@@ -201,7 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
     play.add_argument("--name", default="", help="your name at the table")
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
-    play.add_argument("--rules", default="official", help="rules preset")
+    play.add_argument("--rules", default="official", help="rules preset: official or house")
+    play.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                      help="set one rule option over the preset, e.g. seven_zero=true or "
+                           "multi_play=same_rank (repeatable; the embedded game)")
     play.add_argument("--turn-seconds", type=int, default=0, help="turn time limit (0: none)")
     play.add_argument("--lan", action="store_true",
                       help="open the connect screen: servers found on the LAN, or an address")

@@ -647,3 +647,33 @@ def test_house_table_with_marked_cards_snapshot(snap_compare):
     game = _house_game(["R7 B7 G7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
     assert snap_compare(CraftedApp(game), press=["1", "space", "2", "space"],
                         terminal_size=(80, 24))
+
+
+def test_uno_play_takes_rule_options_over_the_preset():
+    from unoplay.client.cli import build_parser
+
+    args = build_parser().parse_args(["play", "--rules", "house", "--rule", "seven_zero=yes",
+                                      "--rule", "multi_play=identical", "--target", "0"])
+    options = PlayOptions.from_args(args)
+    assert wire.rules_from_pb(options.rules_pb()) == PRESETS["house"].replace(
+        seven_zero=True, multi_play="identical", target_score=0)
+    for bad, named in ((["--rule", "uno_penalty=11"], "uno_penalty: 11 is outside 0..10"),
+                       (["--rule", "jump_in=maybe"], "jump_in: expected true or false"),
+                       (["--rule", "stacking=lots"], "stacking: 'lots' is not one of"),
+                       (["--rule", "no_such=1"], "expected NAME=VALUE")):
+        with pytest.raises(SystemExit, match=named):
+            PlayOptions.from_args(build_parser().parse_args(["play", *bad]))
+
+
+async def test_the_embedded_game_plays_the_rule_options_given():
+    options = PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=5, rules_name="house",
+                          rule_options={"seven_zero": True}, target=0)
+    app = UnoApp(options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                         and app.screen.table is not None, "the table")
+        table = app.server.lobby.get(app.embedded_table)
+        assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
+        line = str(app.screen.query_one("#rules", Static).content)
+        assert line.startswith("Rules custom: ") and "7-0" in line and "jump-in" in line
+        await pilot.press("ctrl+q")
