@@ -579,8 +579,11 @@ async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
         await _select(pilot, c("B5"))
         await pilot.press("enter")  # not a jump-in card: nothing is sent
         assert app.session.sent == []
-        await _select(pilot, c("R7#1"))
-        await pilot.press("enter")
+        # The mouse, as on your turn: a click selects the card, a second plays it.
+        left = 1 + 8 * hand.cards.index(c("R7#1"))  # padding, then cards of 8 cells
+        await pilot.click(HandView, offset=(left + 2, 1))
+        assert hand.cards[hand.selected] == c("R7#1") and app.session.sent == []
+        await pilot.click(HandView, offset=(left + 2, 1))
         await wait_until(pilot, lambda: app.session.sent, "the intent")
         assert app.session.sent == [wire.action_id(play(c("R7#1")))]
         events = game.apply(0, wire.action_from_id(app.session.sent[0]))
