@@ -14,7 +14,7 @@ log = logging.getLogger("unoplay")
 
 
 def _rules(args: argparse.Namespace):
-    from unoplay.server.rules import RuleError, preset
+    from unoplay.server.rules import RuleError, parse_rule, preset
 
     try:
         rules = preset(args.rules)
@@ -24,17 +24,6 @@ def _rules(args: argparse.Namespace):
         return rules.replace(**options) if options else rules
     except RuleError as err:
         raise SystemExit(f"uno: {err}") from None
-
-
-def parse_rule(text: str) -> tuple[str, object]:
-    """``"NAME=VALUE"`` -> (name, value of the option's type). Raises RuleError
-    for a malformed text, an unknown option or a bad value."""
-    from unoplay.server.rules import RuleError, parse_option
-
-    name, sep, value = text.partition("=")
-    if not sep:
-        raise RuleError(f"--rule wants NAME=VALUE, got {text!r}")
-    return name.strip(), parse_option(name.strip(), value)
 
 
 def _bench(args: argparse.Namespace) -> int:
@@ -219,7 +208,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
     play.add_argument("--name", default="", help="your name at the table")
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
-    play.add_argument("--rules", default="official", help="rules preset")
+    play.add_argument("--rules", default="official", help="rules preset: official or house")
+    play.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                      help="set one rule option over the preset, e.g. seven_zero=true or "
+                           "multi_play=same_rank (repeatable; the embedded game)")
     play.add_argument("--turn-seconds", type=int, default=0, help="turn time limit (0: none)")
     play.add_argument("--lan", action="store_true",
                       help="open the connect screen: servers found on the LAN, or an address")

@@ -284,3 +284,14 @@ def preset(name: str) -> RuleSet:
         return PRESETS[name]
     except KeyError:
         raise RuleError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
+
+
+def parse_rule(text: str) -> tuple[str, Any]:
+    """``"NAME=VALUE"`` (``uno play/match --rule``) -> (option, value of its type,
+    see :func:`parse_option`). Raises RuleError for a text without '=', an
+    unknown option or a bad value."""
+    name, sep, value = text.partition("=")
+    if not sep:
+        raise RuleError(f"--rule expected NAME=VALUE, got {text!r}")
+    name = name.strip().replace("-", "_")
+    return name, parse_option(name, value)

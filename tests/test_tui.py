@@ -7,6 +7,7 @@ No sleeps as synchronisation: every wait polls a condition under a timeout.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import os
 import signal
@@ -14,21 +15,37 @@ import socket
 import stat
 import subprocess
 import sys
+import typing
+from pathlib import Path
 from typing import Callable
 
 import pytest
+from rich.console import Console
+from textual.app import App
+from textual.widgets import Checkbox, Input, Select, Static
+
+from helpers import c, cs
 
 from unoplay.client.discovery import Browser
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, PenaltyPrompt, QuitPrompt,
-                                        RoundResultScreen)
+from unoplay.client.sdk import SessionState
+from unoplay.client.tui import table as tui_table
+from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt,
+                                        QuitPrompt, RoundResultScreen, rules_help)
 from unoplay.client.tui.render import event_line
+from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
 from unoplay.client.tui.widgets import HandView
+from unoplay.server import wire
+from unoplay.server.actions import play
+from unoplay.server.engine import GameState
+from unoplay.server.events import EventKind
+from unoplay.server.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
+from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import lobby_service_pb2 as ls
 
 WAIT = 30.0  # seconds: upper bound of any single wait
@@ -371,3 +388,296 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
     finally:
         await advertiser.close()
         await server.stop(None)
+
+
+# ---------------------------------------------------------------- the create-table form
+
+
+async def _open_form(app, pilot) -> CreateTableScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+    return app.screen
+
+
+async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(server):
+    """Every option of the rule set has a field of its kind; picking house with
+    the keys fills them with its values; a changed option reaches the server."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        official = PRESETS["official"].to_dict()
+        hints = typing.get_type_hints(RuleSet)
+        for name in OPTION_NAMES:
+            widget = form.query_one(f"#opt-{name}")
+            kind = hints[name]
+            if kind is bool:
+                assert isinstance(widget, Checkbox) and widget.value is official[name], name
+            elif kind is int:
+                assert isinstance(widget, Input) and widget.value == str(official[name]), name
+            else:
+                assert isinstance(widget, Select) and widget.value == official[name], name
+        # Keyboard only: Tab to the preset, open it, pick house.
+        preset = form.query_one("#preset", Select)
+        for _ in range(10):
+            if preset.has_focus:
+                break
+            await pilot.press("tab")
+        assert preset.has_focus
+        await pilot.press("enter", "down", "enter")
+        house = PRESETS["house"].to_dict()
+        await wait_until(pilot, lambda: form.option_values() == house, "the house values")
+        # Then change one option: tick seven_zero with the keys.
+        box = form.query_one("#opt-seven_zero", Checkbox)
+        box.focus()
+        await pilot.press("space")
+        assert box.value is True and str(box.label) == "yes"
+        bots = form.query_one("#bots", Input)
+        bots.value = "3"
+        bots.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert table.rules == PRESETS["house"].replace(seven_zero=True)
+        await pilot.press("ctrl+q")
+
+
+async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        field = form.query_one("#opt-uno_penalty", Input)
+        field.focus()
+        await pilot.press("end", "backspace", "1", "1")
+        assert field.value == "11" and not field.is_valid  # marked, but the server judges
+        await pilot.press("enter")
+        error = form.query_one("#form-error", Static)
+        await wait_until(pilot, lambda: error.display and "uno_penalty" in str(error.content),
+                         "the server's message")
+        assert "uno_penalty: 11 is outside 0..10" in str(error.content)
+        assert app.screen is form and field.has_focus  # the form stays, on that option
+        assert not server.lobby.tables
+        # Fixed, it goes through.
+        field.value = "4"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert table.rules == PRESETS["official"].replace(uno_penalty=4)
+        await pilot.press("ctrl+q")
+
+
+async def test_escape_cancels_the_create_form(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _open_form(app, pilot)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        assert not server.lobby.tables
+        await pilot.press("q")
+
+
+# ---------------------------------------------------------------- house rules at the table
+
+
+class _FakeSession:
+    """Stands in for the game stream: records the wire ids the table sends."""
+
+    def __init__(self) -> None:
+        self.sent: list[int] = []
+
+    async def send(self, action) -> bool:
+        self.sent.append(wire.action_id(action))
+        return True
+
+    async def close(self) -> None:
+        pass
+
+
+class CraftedApp(App):
+    """The table screen of seat 0 on an engine position, as the stream would
+    deliver it (view and legal actions through the wire), with a fake session."""
+
+    CSS_PATH = str(Path(tui_table.__file__).with_name("uno.tcss"))
+    TITLE = "UNO"
+    ENABLE_COMMAND_PALETTE = False
+
+    def __init__(self, game: GameState, seat: int = 0) -> None:
+        super().__init__()
+        self.game, self.seat = game, seat
+        self.session = _FakeSession()
+
+    def state(self) -> SessionState:
+        seats = [pb.SeatInfo(seat=i, name="Ada" if i == self.seat else f"bot-{i}",
+                             bot=i != self.seat, occupied=True, connected=True)
+                 for i in range(self.game.players)]
+        table = ls.Table(table_id="t1-test", title="House", seats=seats,
+                         rules=wire.rules_pb(self.game.rules))
+        view = wire.view_from_pb(wire.view_pb(self.game.view(self.seat), seats))
+        legal = [wire.action_from_pb(a.action)
+                 for a in wire.legal_pb(self.game.legal_actions(self.seat))]
+        return SessionState(seat=self.seat, table=table, seed=1, view=view, seats=seats,
+                            legal=legal)
+
+    def on_mount(self) -> None:
+        screen = TableScreen(state=self.state())
+        screen.session = self.session
+        self.push_screen(screen)
+
+
+def _house_game(hands: list[str], top: str, current: int, **rules) -> GameState:
+    return GameState.from_position([cs(h) for h in hands], c(top),
+                                   rules=PRESETS["house"].replace(**rules), current=current)
+
+
+async def _select(pilot, card: int) -> None:
+    hand = pilot.app.screen.query_one(HandView)
+    await _press_for_card(pilot, hand.cards.index(card))
+    assert hand.cards[hand.selected] == card
+
+
+async def test_the_rules_line_and_the_help_name_the_house_rules():
+    game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen
+        line = str(table.query_one("#rules", Static).content)
+        changed = differences(PRESETS["house"])
+        assert {name for name, _ in changed} == {"stacking", "jump_in", "multi_play",
+                                                  "false_uno_penalty", "reverse_deflects_draw"}
+        assert line.startswith("Rules house: ")
+        for name, value in changed:
+            assert short_text(name, value) in line, name
+        assert "stacking +4/+2" in line and "multi-play same rank" in line
+        await pilot.press("question_mark")
+        await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        assert app.screen.rules == PRESETS["house"]
+        console = Console(file=io.StringIO(), width=100, color_system=None)
+        console.print(rules_help(app.screen.rules))
+        shown = " ".join(console.file.getvalue().split())
+        for name, value in changed:
+            assert f"{short_text(name, value)} {meaning(name, value)}" in shown, name
+        await pilot.press("escape")
+    # An official table shows no rules line.
+    demo = DemoApp()
+    async with demo.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert not demo.screen.query_one("#rules").display
+
+
+async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
+    """Bot 1 is to play on a red 7; Ada holds the other red 7 and may jump in."""
+    game = _house_game(["B5 R7#1 G2 Y9", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen
+        hand = table.query_one(HandView)
+        assert not table.my_turn
+        assert hand.jump and hand.playable == {c("R7#1")}
+        assert "jump!" in app.export_screenshot()
+        await _select(pilot, c("B5"))
+        await pilot.press("enter")  # not a jump-in card: nothing is sent
+        assert app.session.sent == []
+        # The mouse, as on your turn: a click selects the card, a second plays it.
+        left = 1 + 8 * hand.cards.index(c("R7#1"))  # padding, then cards of 8 cells
+        await pilot.click(HandView, offset=(left + 2, 1))
+        assert hand.cards[hand.selected] == c("R7#1") and app.session.sent == []
+        await pilot.click(HandView, offset=(left + 2, 1))
+        await wait_until(pilot, lambda: app.session.sent, "the intent")
+        assert app.session.sent == [wire.action_id(play(c("R7#1")))]
+        events = game.apply(0, wire.action_from_id(app.session.sent[0]))
+        played = [e for e in events if e.kind is EventKind.PLAYED]
+        assert played[0].player == 0 and played[0].value == 1  # a jump-in
+        assert game.top_card == c("R7#1") and game.current == 1
+
+
+async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
+    """Ada marks a red 7 and a blue 7 (Space), Enter, names blue: one play of both."""
+    game = _house_game(["R7 G2 B7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen
+        hand = table.query_one(HandView)
+        assert table.ready and c("B7") in hand.partners  # playable only with the red 7
+        for card in ("R7", "B7", "G2"):
+            await _select(pilot, c(card))
+            await pilot.press("space")
+        assert hand.marked == {c("R7"), c("B7"), c("G2")}
+        await pilot.press("enter")  # no play lays these three
+        assert app.session.sent == [] and isinstance(app.screen, TableScreen)
+        assert any("Cannot play red 7 + green 2 + blue 7" in str(n.message)
+                   for n in app._notifications)
+        await pilot.press("space")  # unmark the green 2
+        assert hand.marked == {c("R7"), c("B7")}
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ColourPrompt), "the colour")
+        assert app.screen.colours == [0, 3] and app.screen.extra == (c("B7"),)
+        await pilot.press("b")
+        await wait_until(pilot, lambda: app.session.sent, "the intent")
+        expected = play(c("R7"), colour=3, extra=(c("B7"),))
+        assert app.session.sent == [wire.action_id(expected)]
+        assert app.session.sent[0] >= 20000  # a multi-card play id
+        game.apply(0, wire.action_from_id(app.session.sent[0]))
+        assert game.top_card == c("B7") and game.colour == 3
+        assert sorted(game.hand(0)) == sorted(cs("G2 Y9 W B2"))
+
+
+async def test_identical_cards_marked_go_down_with_the_uno_call():
+    """Two identical red 7s out of three cards: no colour to name, and u arms UNO."""
+    game = _house_game(["R7 G2 R7#1", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0,
+                       multi_play="identical")
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen
+        for card in ("R7", "R7#1"):
+            await _select(pilot, c(card))
+            await pilot.press("space")
+        await pilot.press("u")
+        assert table.uno_armed
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.sent, "the intent")
+        expected = play(c("R7"), uno=True, extra=(c("R7#1"),))
+        assert app.session.sent == [wire.action_id(expected)]
+        game.apply(0, wire.action_from_id(app.session.sent[0]))
+        assert game.hand(0) == (c("G2"),)
+
+
+def test_house_table_with_marked_cards_snapshot(snap_compare):
+    # The rules line, a red 7 and a blue 7 marked (✓), the green 7 playable with them.
+    game = _house_game(["R7 B7 G7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
+    assert snap_compare(CraftedApp(game), press=["1", "space", "2", "space"],
+                        terminal_size=(80, 24))
+
+
+def test_uno_play_takes_rule_options_over_the_preset():
+    from unoplay.client.cli import build_parser
+
+    args = build_parser().parse_args(["play", "--rules", "house", "--rule", "seven_zero=yes",
+                                      "--rule", "multi_play=identical", "--target", "0"])
+    options = PlayOptions.from_args(args)
+    assert wire.rules_from_pb(options.rules_pb()) == PRESETS["house"].replace(
+        seven_zero=True, multi_play="identical", target_score=0)
+    for bad, named in ((["--rule", "uno_penalty=11"], "uno_penalty: 11 is outside 0..10"),
+                       (["--rule", "jump_in=maybe"], "jump_in: expected true or false"),
+                       (["--rule", "stacking=lots"], "stacking: 'lots' is not one of"),
+                       (["--rule", "no_such=1"], "unknown rule option .no_such."),
+                       (["--rule", "seven_zero"], "expected NAME=VALUE")):
+        with pytest.raises(SystemExit, match=named):
+            PlayOptions.from_args(build_parser().parse_args(["play", *bad]))
+
+
+async def test_the_embedded_game_plays_the_rule_options_given():
+    options = PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=5, rules_name="house",
+                          rule_options={"seven_zero": True}, target=0)
+    app = UnoApp(options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                         and app.screen.table is not None, "the table")
+        table = app.server.lobby.get(app.embedded_table)
+        assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
+        line = str(app.screen.query_one("#rules", Static).content)
+        assert line.startswith("Rules custom: ") and "7-0" in line and "jump-in" in line
+        await pilot.press("ctrl+q")

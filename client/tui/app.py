@@ -18,7 +18,8 @@ os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 import argparse  # noqa: E402
 import getpass  # noqa: E402
 import logging  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from typing import Any  # noqa: E402
 
 import grpc  # noqa: E402
 from textual import work  # noqa: E402
@@ -27,11 +28,12 @@ from textual.binding import Binding  # noqa: E402
 
 from textual.screen import ModalScreen  # noqa: E402
 
-from unoplay.server.rules import RuleError, preset  # noqa: E402
+from unoplay.server.rules import RuleError, RuleSet, parse_rule, preset  # noqa: E402
 from unoplay.v1 import game_pb2 as pb  # noqa: E402
 
 from ..sdk import Connection  # noqa: E402
 from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # noqa: E402
+from .ruleinfo import rules_message  # noqa: E402
 from .seats import SeatStore, data_dir  # noqa: E402
 from .table import Seating, TableScreen  # noqa: E402
 
@@ -48,13 +50,18 @@ class PlayOptions:
     bots: int = 3
     rules_name: str = "official"
     target: int | None = None  #: target score; None: the preset's
+    rule_options: dict[str, Any] = field(default_factory=dict)  #: --rule NAME=VALUE
     turn_seconds: int = 0
     bot_delay: float = 0.6
     seed: int | None = None
 
     def rules_pb(self) -> pb.RuleSet:
-        """The rules to ask the server for: the preset, and the target if given."""
-        return rules_pb(self.rules_name, self.target)
+        """The rules to ask the server for: the preset, the ``--rule`` options
+        and the target if given."""
+        options = dict(self.rule_options)
+        if self.target is not None:
+            options["target_score"] = self.target
+        return rules_message(self.rules_name, options)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PlayOptions:
@@ -63,9 +70,9 @@ class PlayOptions:
         rules_name = getattr(args, "rules", "official") or "official"
         target = getattr(args, "target", None)
         try:
-            rules = preset(rules_name)
-            if target is not None:
-                rules.replace(target_score=target)
+            options = dict(parse_rule(text) for text in getattr(args, "rule", None) or [])
+            checked = options if target is None else {**options, "target_score": target}
+            RuleSet.from_dict(checked, base=preset(rules_name))
         except RuleError as err:
             raise SystemExit(f"uno play: {err}") from None
         bots = getattr(args, "bots", 3)
@@ -76,16 +83,9 @@ class PlayOptions:
             raise SystemExit("uno play: --turn-seconds must be 0..3600")
         return cls(server=getattr(args, "server", "") or "", lan=getattr(args, "lan", False),
                    name=name or "player", bots=bots, rules_name=rules_name, target=target,
+                   rule_options=options,
                    turn_seconds=turn, bot_delay=getattr(args, "bot_delay", 0.6),
                    seed=getattr(args, "seed", None))
-
-
-def rules_pb(preset_name: str, target: int | None = None) -> pb.RuleSet:
-    """A rule set message naming a preset (the server fills in its options)."""
-    msg = pb.RuleSet(preset=preset_name)
-    if target is not None:
-        msg.target_score = target
-    return msg
 
 
 def _default_name() -> str:

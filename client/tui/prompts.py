@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -14,7 +15,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from unoplay.server.rules import RuleSet
+
 from .render import card_lines, card_text, colour_text, colour_word
+from .ruleinfo import differences, meaning, preset_name, short_text
 
 _KEYS = "rygb"
 
@@ -54,9 +58,19 @@ class Prompt(Modal):
         self.answer(event.button.name)
 
 
+def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
+    """"red 7" or, for several cards played together, "red 7 + blue 7"."""
+    text = card_text(card)
+    for other in extra:
+        text.append(" + ")
+        text.append_text(card_text(other))
+    return text
+
+
 class ColourPrompt(Prompt):
-    """Name a colour: for a wild you play (cancellable) or a Wild starter card.
-    Dismisses with the colour 0..3, or None when cancelled."""
+    """Name a colour: for a wild you play (cancellable), for several cards of
+    different colours played together (the colour left in force), or for a
+    Wild starter card. Dismisses with the colour 0..3, or None when cancelled."""
 
     BINDINGS = [
         Binding("r,1", "pick(0)", "red", show=False),
@@ -68,10 +82,11 @@ class ColourPrompt(Prompt):
     kind = "colour"
 
     def __init__(self, colours: Sequence[int], card: int | None = None,
-                 starter: bool = False) -> None:
+                 starter: bool = False, extra: Sequence[int] = ()) -> None:
         super().__init__()
         self.colours = sorted(set(c for c in colours if 0 <= c <= 3))
         self.card = card
+        self.extra = tuple(extra)
         self.starter = starter
         self.cancellable = not starter
         self.kind = "starter" if starter else "wild"
@@ -81,6 +96,10 @@ class ColourPrompt(Prompt):
             if self.starter:
                 yield Static(Text("The starter card is a Wild: name its colour", style="bold"),
                              classes="title")
+            elif self.extra and self.card is not None:
+                title = Text("Which colour stays in force? You play ", style="bold")
+                title.append_text(_cards_text(self.card, self.extra))
+                yield Static(title, classes="title")
             else:
                 title = Text("Name the colour for your ", style="bold")
                 title.append_text(card_text(self.card) if self.card is not None else Text("wild"))
@@ -163,15 +182,17 @@ class TargetPrompt(Prompt):
     ]
     kind = "target"
 
-    def __init__(self, card: int, choices: Sequence[tuple[int, str, int]]) -> None:
+    def __init__(self, card: int, choices: Sequence[tuple[int, str, int]],
+                 extra: Sequence[int] = ()) -> None:
         super().__init__()
         self.card = card
+        self.extra = tuple(extra)
         self.choices = list(choices)  # (seat, name, cards held)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             title = Text("Swap hands with whom? You play ", style="bold")
-            title.append_text(card_text(self.card))
+            title.append_text(_cards_text(self.card, self.extra))
             yield Static(title, classes="title")
             with Horizontal(classes="buttons"):
                 for i, (seat, name, held) in enumerate(self.choices):
@@ -229,14 +250,17 @@ HELP = """\
  d  draw (or click the pile)     u       call UNO
  c  catch a player without UNO   ?       this help
  q  leave the table              ctrl+q  quit at once
+ Space  mark the selected card to play several together (multi-play);
+        Enter then plays the marked cards, Esc clears the marks.
  Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
  the play ("UNO armed"). Or press u right after, before you are caught.
 [b]Marks[/b]
  "play" under a card: the server lists it as playable now; on your
- turn the others are greyed. ▶ whose turn it is. "UNO!" called,
- "no UNO": that player can be caught.
+ turn the others are greyed. "jump!": you may play it out of your turn
+ (jump-in). ✓ marked to be played together. ▶ whose turn it is.
+ "UNO!" called, "no UNO": that player can be caught.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
  challenge (c) or accept (a). A drawn card that fits: play it (p)
@@ -248,17 +272,43 @@ HELP = """\
 """
 
 
+def rules_help(rules: RuleSet) -> Group:
+    """The "rules at this table" part of the help: the preset, then each option
+    that differs from official with a one-line meaning."""
+    target = f"first to {rules.target_score}" if rules.target_score else "one round"
+    head = Text.from_markup("[b]Rules at this table[/b]\n")
+    head.append(f" {preset_name(rules)}, {target}")
+    changed = differences(rules)
+    if not changed:
+        head.append(": the official rules, no house rules")
+        return Group(head)
+    table = Table.grid(padding=(0, 1))
+    table.add_column(width=2, justify="right")
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column(ratio=1)
+    for name, value in changed:
+        table.add_row("•", short_text(name, value), meaning(name, value))
+    return Group(head, table)
+
+
 class HelpScreen(Modal):
-    """The keys."""
+    """The keys, the marks and the rules in force at the table (``rules``)."""
 
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
 
+    def __init__(self, rules: RuleSet | None = None) -> None:
+        super().__init__()
+        self.rules = rules
+
     def compose(self) -> ComposeResult:
+        body: Group | Text = Text.from_markup(HELP)
+        if self.rules is not None:
+            body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):
-            yield Static(Text("UNO — keys and marks", style="bold"), classes="title")
+            yield Static(Text("UNO — rules, keys and marks", style="bold"), classes="title")
             with VerticalScroll(classes="scroll"):
-                yield Static(HELP, classes="body")
-            yield Static("Esc or ? closes", classes="hint")
+                yield Static(body, classes="body", id="help-body")
+            yield Static("↑/↓ scroll · Esc or ? closes", classes="hint")
 
     def action_close(self) -> None:
         self.answer(None)

@@ -66,12 +66,14 @@ def card_text(card: int, colour: int | None = None) -> Text:
 
 
 def card_lines(card: int, *, label: str = "", selected: bool = False,
-               playable: bool = False, dim: bool = False) -> list[Text]:
+               playable: bool = False, dim: bool = False, jump: bool = False,
+               marked: bool = False) -> list[Text]:
     """A card as :data:`CARD_H` lines of :data:`CARD_W` cells.
 
     ``label`` goes in the top edge (the number key), ``playable`` writes
-    "play" in the bottom edge, ``selected`` draws a heavy edge, ``dim``
-    greys the card out (not playable on your turn).
+    "play" in the bottom edge ("jump!" with ``jump``: a play out of turn),
+    ``selected`` draws a heavy edge, ``marked`` a ✓ in the top edge (marked to
+    be played with others), ``dim`` greys the card out (not playable on your turn).
     """
     c = COLOUR[card]
     edge = INK[c]
@@ -83,8 +85,14 @@ def card_lines(card: int, *, label: str = "", selected: bool = False,
     edge_style = f"bold {edge}" if selected else edge
     inner = CARD_W - 2
     top = Text(tl, style=edge_style)
-    top.append(label[:inner], style="bold reverse" if selected else "bold")
-    top.append(h * (inner - len(label[:inner])) + tr, style=edge_style)
+    label = label[:inner - 2]
+    top.append(label, style="bold reverse" if selected else "bold")
+    if marked:
+        top.append(h * (inner - len(label) - 2), style=edge_style)
+        top.append("✓", style="bold #1a1a1a on #f4c20d")
+        top.append(h + tr, style=edge_style)
+    else:
+        top.append(h * (inner - len(label)) + tr, style=edge_style)
     rank = Text(rank_short(card).center(inner), style=face)
     if c == WILD and not dim:
         rank = Text(style=face)
@@ -99,7 +107,7 @@ def card_lines(card: int, *, label: str = "", selected: bool = False,
     middle = Text(v, style=edge_style) + rank + Text(v, style=edge_style)
     word = Text(colour_word(c).center(inner), style=face)
     lower = Text(v, style=edge_style) + word + Text(v, style=edge_style)
-    mark = "play" if playable else ""
+    mark = ("jump!" if jump else "play") if playable else ""
     bottom = Text(bl + h, style=edge_style)
     bottom.append(mark, style="bold reverse" if playable else "")
     bottom.append(h * (inner - 1 - len(mark)) + br, style=edge_style)
@@ -112,15 +120,14 @@ def rules_label(rules_pb) -> str:
     The server sends every option filled in; the label names the preset they
     match (whatever the target score), or says "custom rules".
     """
-    from unoplay.server import wire
-    from unoplay.server.rules import PRESETS
+    from .ruleinfo import preset_name, rules_from_table
 
-    try:
-        rules = wire.rules_from_pb(rules_pb)
-    except ValueError:
+    rules = rules_from_table(rules_pb)
+    if rules is None:
         return "custom rules"
-    name = next((n for n, p in PRESETS.items()
-                 if p.replace(target_score=rules.target_score) == rules), "custom rules")
+    name = preset_name(rules)
+    if name == "custom":
+        name = "custom rules"
     target = rules.target_score
     return f"{name}, to {target}" if target else f"{name}, one round"
 

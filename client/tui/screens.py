@@ -1,4 +1,5 @@
-"""The screens around the table: connect, lobby, create a table, final standings."""
+"""The screens around the table: connect, lobby, final standings (the create-table
+form is in :mod:`.create`)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Grid, Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Input, Label, OptionList, Select, Static
+from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from unoplay.server.rules import PRESETS
 from unoplay.v1 import lobby_service_pb2 as ls
 
 from ..discovery import Browser, FoundServer
-from .prompts import Modal
+from .create import CreateTableScreen, NewTable
 from .render import rules_label
 from .table import Seating
 
@@ -165,75 +165,6 @@ class ConnectScreen(Screen):
             self.app.start_embedded()
 
 
-class CreateTableScreen(Modal):
-    """A form for a new table. Dismisses with a dict of settings or None."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def compose(self) -> ComposeResult:
-        presets = [(name, name) for name in PRESETS]
-        with Vertical(id="dialog", classes="form"):
-            yield Static(Text("New table", style="bold"), classes="title")
-            with Grid(id="form-grid"):
-                yield Label("Title")
-                yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
-                yield Label("Seats (2-10)")
-                yield Input(value="4", id="seats", type="integer", max_length=2, compact=True)
-                yield Label("Rules preset")
-                yield Select(presets, value="official", allow_blank=False, id="preset", compact=True)
-                yield Label("Target score (0: one round)")
-                yield Input(value="500", id="target", type="integer", max_length=6, compact=True)
-                yield Label("Turn time, s (0: none)")
-                yield Input(value="30", id="turn", type="integer", max_length=4, compact=True)
-                yield Label("Bots to seat now")
-                yield Input(value="0", id="bots", type="integer", max_length=1, compact=True)
-            with Horizontal(classes="buttons"):
-                yield Button("Create and sit", name="create", variant="primary")
-                yield Button("Cancel", name="cancel")
-
-    def on_mount(self) -> None:
-        self.query_one("#title").focus()
-
-    def action_cancel(self) -> None:
-        self.answer(None)
-
-    @on(Input.Submitted)
-    def _submitted(self) -> None:
-        self._create()
-
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        if event.button.name == "create":
-            self._create()
-        else:
-            self.answer(None)
-
-    def _create(self) -> None:
-        def number(widget_id: str, low: int, high: int) -> int | None:
-            text = self.query_one(f"#{widget_id}", Input).value.strip()
-            try:
-                value = int(text)
-            except ValueError:
-                value = None
-            if value is None or not low <= value <= high:
-                self.notify(f"{widget_id}: a whole number {low}..{high}", severity="error")
-                return None
-            return value
-
-        seats = number("seats", 2, 10)
-        target = number("target", 0, 100000)
-        turn = number("turn", 0, 3600)
-        bots = number("bots", 0, 9)
-        if None in (seats, target, turn, bots):
-            return
-        if bots >= seats:
-            self.notify("Leave a seat for yourself", severity="error")
-            return
-        self.answer({"title": self.query_one("#title", Input).value.strip(), "seats": seats,
-                      "preset": self.query_one("#preset", Select).value, "target": target,
-                      "turn_seconds": turn, "bots": bots})
-
-
 class LobbyScreen(Screen):
     """The tables of one server: sit at one, create one, add bots."""
 
@@ -343,26 +274,14 @@ class LobbyScreen(Screen):
         self.app.show_table(Seating(self.target, table_id, token, name))
 
     def action_new(self) -> None:
-        self.app.push_screen(CreateTableScreen(), self._create)
+        self.app.push_screen(CreateTableScreen(self.target, self.app.options.bot_delay),
+                             self._created)
 
-    def _create(self, settings: dict | None) -> None:
-        if settings:
-            self.create(settings)
-
-    @work(exclusive=True, group="create")
-    async def create(self, settings: dict) -> None:
-        from .app import rules_pb
-
-        conn = self.app.connection(self.target)
-        try:
-            table = await conn.create_table(
-                seats=settings["seats"], rules=rules_pb(settings["preset"], settings["target"]), title=settings["title"],
-                turn_seconds=settings["turn_seconds"], bot_delay=self.app.options.bot_delay)
-        except (grpc.aio.AioRpcError, ValueError) as err:
-            self.notify(_error_text(err), title="Cannot create the table", severity="error")
-            return
-        full = settings["bots"] == settings["seats"] - 1
-        self.sit(table.table_id, bots=settings["bots"], start=full)
+    def _created(self, new: NewTable | None) -> None:
+        """The form created a table: sit there, seat its bots, start once full."""
+        if new is not None:
+            full = new.bots == new.seats - 1
+            self.sit(new.table.table_id, bots=new.bots, start=full)
 
     def action_add_bot(self) -> None:
         table = self._current()

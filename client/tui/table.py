@@ -26,12 +26,14 @@ from textual.widgets import Footer, RichLog, Static
 from unoplay.server.actions import Action, ActionKind
 from unoplay.server.engine import Phase
 from unoplay.server.events import EventKind
+from unoplay.server.rules import MultiPlay, RuleSet
 from unoplay.v1 import lobby_service_pb2 as ls
 
 from ..sdk import GameSession, SessionState
 from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
 from .render import card_text, event_line, rules_label, seat_name
+from .ruleinfo import differences, preset_name, rules_from_table, short_text
 from .widgets import HandView, PileView, PlayersPanel
 
 log = logging.getLogger("unoplay.tui")
@@ -67,6 +69,8 @@ class TableScreen(Screen):
         Binding("end", "move_to(-1)", show=False),
         *[Binding(str(k), f"move_to({(k - 1) % 10})", show=False) for k in range(10)],
         Binding("enter", "play", "Play"),
+        Binding("space", "mark", "Mark"),
+        Binding("escape", "unmark", "Clear marks", show=False),
         Binding("d", "draw", "Draw"),
         Binding("u", "uno", "UNO"),
         Binding("c", "catch", "Catch"),
@@ -98,11 +102,16 @@ class TableScreen(Screen):
         self._was_my_turn = False
         self._declined: tuple | None = None  # the penalty decision answered "from hand"
         self._waiting_shown: str | None = None  # the key set shown: waiting, game, over
+        self._marked: set[int] = set()  # cards marked (Space) to be played together
+        self._marked_round = 0
+        self._multi_shown = False
+        self._rules: tuple[object, RuleSet | None] = (None, None)  # (table.rules, parsed)
 
     # ------------------------------------------------------------- layout
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
+        yield Static(id="rules")
         with Horizontal(id="main"):
             with Vertical(id="side"):
                 with VerticalScroll(id="players-box"):
@@ -136,6 +145,10 @@ class TableScreen(Screen):
             return waiting
         if action in ("play", "draw", "uno", "catch"):
             return not waiting and (view is None or view.phase is not Phase.GAME_OVER)
+        if action == "mark":
+            return not waiting and (self.multi_play or bool(self._marked))
+        if action == "unmark":
+            return bool(self._marked)
         return True
 
     # ------------------------------------------------------------- state
@@ -148,6 +161,20 @@ class TableScreen(Screen):
     def my_turn(self) -> bool:
         view = self.state.view
         return view is not None and view.current == self.me and view.phase < Phase.ROUND_OVER
+
+    @property
+    def rules(self) -> RuleSet | None:
+        """The table's rule set, once known (None before, or if not understood)."""
+        msg = self.table.rules if self.table is not None else None
+        if self._rules[0] is not msg:
+            self._rules = (msg, rules_from_table(msg))
+        return self._rules[1]
+
+    @property
+    def multi_play(self) -> bool:
+        """True at a table whose rules let several cards be played together."""
+        rules = self.rules
+        return rules is not None and rules.multi_play is not MultiPlay.OFF
 
     @property
     def ready(self) -> bool:
@@ -200,7 +227,12 @@ class TableScreen(Screen):
             if self.uno_armed and (len(cards) > len(hand.cards) > 0
                                    or view.phase >= Phase.ROUND_OVER):
                 self.uno_armed = False  # you drew, or the round ended: the plan changed
-            playable = frozenset(a.card for a in state.legal if a.kind is PLAY)
+            plays = [a for a in state.legal if a.kind is PLAY]
+            playable = frozenset(a.card for a in plays)
+            if view.round_number != self._marked_round:
+                self._marked_round = view.round_number
+                self._marked.clear()
+            self._marked &= set(cards)
             my_turn = self.my_turn and view.phase in (Phase.PLAY, Phase.DRAWN)
             if my_turn and not self._was_my_turn and self._selected_card not in playable:
                 first = next((c for c in cards if c in playable), None)
@@ -211,12 +243,32 @@ class TableScreen(Screen):
                 min(hand.selected, max(len(cards) - 1, 0))
             hand.cards = cards
             hand.playable = playable
+            hand.partners = frozenset(c for a in plays for c in a.extra)
+            hand.jump = bool(plays) and not self.my_turn
+            hand.marked = frozenset(self._marked)
             hand.my_turn = my_turn
             hand.selected = index
             self._selected_card = cards[index] if cards else -1
             hand.refresh()
         self._draw_topbar()
         self._draw_status(seconds)
+
+    def _draw_rules(self) -> None:
+        """The rules line: the preset and every option that differs from
+        official; hidden at an official table."""
+        widget = self.query_one("#rules", Static)
+        rules = self.rules
+        if self.multi_play != self._multi_shown:
+            self._multi_shown = self.multi_play
+            self.refresh_bindings()  # the Mark key
+        changed = differences(rules) if rules is not None else []
+        widget.display = bool(changed)
+        if changed:
+            text = Text("Rules ", style="dim")
+            text.append(preset_name(rules), style="bold")
+            text.append(": " + ", ".join(short_text(n, v) for n, v in changed))
+            text.append(" · ? explains", style="dim")
+            widget.update(text)
 
     def _draw_topbar(self) -> None:
         view = self.state.view
@@ -232,6 +284,7 @@ class TableScreen(Screen):
         if self.seating is not None and not self.seating.embedded:
             text.append(f" · {self.seating.target}", style="dim")
         self.query_one("#topbar", Static).update(text)
+        self._draw_rules()
 
     def _draw_status(self, seconds: int | None) -> None:
         state, view = self.state, self.state.view
@@ -284,6 +337,9 @@ class TableScreen(Screen):
             bot = 0 <= view.current < len(seats) and seats[view.current].bot
             if seconds is not None and not bot:
                 line.append(f"  {seconds}s left", style="dim")
+            if any(a.kind is PLAY for a in state.legal):
+                line.append("  You may jump in: Enter on a card marked “jump!”",
+                            style="bold #f4c20d")
         if view is not None and view.phase < Phase.ROUND_OVER:
             catch = [a for a in state.legal if a.kind is CATCH]
             if catch:
@@ -292,12 +348,21 @@ class TableScreen(Screen):
             elif any(a.kind is CALL_UNO for a in state.legal) and view.catchable == self.me:
                 hint = Text("You have one card: press u to call UNO before you are caught!",
                             style="bold #f4c20d")
+            elif self._marked:
+                hand = [c for c in view.hand if c in self._marked]
+                hint = Text("Marked: ", style="bold")
+                for i, card in enumerate(hand):
+                    hint.append_text(Text(" + ") + card_text(card) if i else card_text(card))
+                hint.append(" · Enter plays them · Space unmarks · Esc clears", style="dim")
             elif self.uno_armed:
                 hint = Text("UNO armed: your next play calls UNO (u to disarm)",
                             style="bold #f4c20d")
             elif self.my_turn and len(view.hand) == 2:
                 hint = Text("Two cards left: press u so your play calls UNO",
                             style="bold #f4c20d")
+            elif not hint.plain and self.multi_play:
+                hint = Text("←/→ 1-9 select · Space mark · Enter play · d draw · u UNO · "
+                            "c catch · ? help", style="dim")
             elif not hint.plain:
                 hint = Text("←/→ or 1-9 select · Enter play · d draw · u UNO · c catch · "
                             "? help", style="dim")
@@ -537,16 +602,21 @@ class TableScreen(Screen):
             self.notify("Not connected: reconnecting…", severity="warning")
 
     def _play_card(self, card: int, uno: bool | None = None, colour: int | None = None,
-                   target: int | None = None) -> None:
-        """Play ``card`` with a variant the server listed, asking for a wild's
-        colour and, under the swap house rules, the player to swap with."""
-        plays = [a for a in self.state.legal if a.kind is PLAY and a.card == card]
+                   target: int | None = None, extra: tuple[int, ...] = ()) -> None:
+        """Play ``card`` (with the cards ``extra`` under multi-play) with a
+        variant the server listed, asking for the colour (of a wild, or the one
+        left in force by cards of several colours) and, under the swap house
+        rules, the player to swap with."""
+        plays = [a for a in self.state.legal
+                 if a.kind is PLAY and a.card == card and a.extra == extra]
         if not plays:
             if colour is not None or target is not None:
                 self.notify("That play is no longer possible", severity="warning")
             elif self.my_turn:
                 self.notify(Text.assemble("The ", card_text(card), " cannot be played now")
                             .plain, severity="warning")
+            elif self.state.view is not None and self.state.view.phase < Phase.ROUND_OVER:
+                self.notify("It is not your turn", severity="warning", timeout=2)
             return
         want_uno = self.uno_armed if uno is None else uno
         if want_uno and not any(a.uno for a in plays):
@@ -563,8 +633,9 @@ class TableScreen(Screen):
         if len(colours) > 1:
             def chose_colour(c: int | None) -> None:
                 if c is not None:
-                    self._play_card(card, want_uno, c, target)
-            self._open(ColourPrompt([c for c in colours if c >= 0], card=card), chose_colour)
+                    self._play_card(card, want_uno, c, target, extra)
+            self._open(ColourPrompt([c for c in colours if c >= 0], card=card, extra=extra),
+                       chose_colour)
             return
         targets = sorted({a.target for a in plays})
         if len(targets) > 1:
@@ -572,12 +643,31 @@ class TableScreen(Screen):
 
             def chose_target(t: int | None) -> None:
                 if t is not None:
-                    self._play_card(card, want_uno, colours[0], t)
+                    self._play_card(card, want_uno, colours[0], t, extra)
             choices = [(t, self.name_of(t), sizes[t] if 0 <= t < len(sizes) else 0)
                        for t in targets if t >= 0]
-            self._open(TargetPrompt(card, choices), chose_target)
+            self._open(TargetPrompt(card, choices, extra=extra), chose_target)
             return
         self._send(plays[0])
+
+    def _play_marked(self) -> None:
+        """Play the marked cards together: the legal play that lays exactly them."""
+        marked = frozenset(self._marked)
+        plays = [a for a in self.state.legal
+                 if a.kind is PLAY and frozenset((a.card, *a.extra)) == marked]
+        if plays:
+            self._play_card(plays[0].card, extra=plays[0].extra)
+            return
+        cards = [c for c in self.query_one(HandView).cards if c in marked]
+        names = " + ".join(card_text(c).plain for c in cards)
+        if not self.my_turn:
+            reason = "it is not your turn"
+        elif len(cards) > 1 and not self.multi_play:
+            reason = "this table plays one card at a time"
+        else:
+            reason = "no play lays exactly these cards now"
+        self.notify(f"Cannot play {names}: {reason}. Space unmarks, Esc clears the marks.",
+                    severity="warning")
 
     def _can_act(self) -> bool:
         return self.state.view is not None and not self.sending
@@ -603,10 +693,14 @@ class TableScreen(Screen):
         hand.refresh()
 
     def action_play(self) -> None:
+        """Enter: play the marked cards if any are marked, else the selected card."""
         if not self._can_act():
             return
         hand = self.query_one(HandView)
         if not hand.cards:
+            return
+        if self._marked:
+            self._play_marked()
             return
         card = hand.cards[hand.selected]
         if not any(a.kind is PLAY and a.card == card for a in self.state.legal) \
@@ -615,6 +709,25 @@ class TableScreen(Screen):
             self._sync_prompt()
             return
         self._play_card(card)
+
+    def action_mark(self) -> None:
+        """Space: mark (or unmark) the selected card, to play several together."""
+        hand = self.query_one(HandView)
+        if not hand.cards or self.state.view is None:
+            return
+        self._marked ^= {hand.cards[hand.selected]}
+        self._show_marks()
+
+    def action_unmark(self) -> None:
+        """Esc: clear every mark."""
+        self._marked.clear()
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        hand = self.query_one(HandView)
+        hand.marked = frozenset(self._marked)
+        self.refresh_bindings()
+        self._draw_status(self._last_seconds)
 
     @on(HandView.Clicked)
     def _card_clicked(self, message: HandView.Clicked) -> None:
@@ -659,7 +772,7 @@ class TableScreen(Screen):
             self.notify("Nobody can be caught now", severity="warning", timeout=2)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen(self.rules))
 
     def action_leave(self) -> None:
         view = self.state.view

@@ -20,9 +20,11 @@ class HandView(Widget):
     """Your cards in one row of coloured boxes.
 
     The number keys' labels are in each card's top edge, "play" in the bottom
-    edge of a card the server lists as playable, the selected card has a heavy
-    edge and a ▲ under it. Cards that do not fit are scrolled, with ◀ n / n ▶
-    counts of the hidden ones. Click a card to select it, click it again to play it.
+    edge of a card the server lists as playable ("jump!" when that play is out
+    of turn: a jump-in), the selected card has a heavy edge and a ▲ under it,
+    a card marked to be played with others a ✓. Cards that do not fit are
+    scrolled, with ◀ n / n ▶ counts of the hidden ones. Click a card to select
+    it, click it again to play it.
     """
 
     DEFAULT_CSS = """
@@ -40,6 +42,9 @@ class HandView(Widget):
     playable: reactive[frozenset[int]] = reactive(frozenset())
     selected: reactive[int] = reactive(0)
     my_turn: reactive[bool] = reactive(False)
+    jump: reactive[bool] = reactive(False)  #: the plays listed are jump-ins (out of turn)
+    partners: reactive[frozenset[int]] = reactive(frozenset())  #: playable only with others
+    marked: reactive[frozenset[int]] = reactive(frozenset())  #: marked to play together
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -78,12 +83,14 @@ class HandView(Widget):
             card = self.cards[i]
             playable = card in self.playable
             label = str(i + 1) if i < 9 else ("0" if i == 9 else "")
+            marked = card in self.marked
+            dim = self.my_turn and not playable and card not in self.partners
             lines = card_lines(card, label=label, selected=i == self.selected,
-                               playable=playable, dim=self.my_turn and not playable)
+                               playable=playable, dim=dim, jump=self.jump, marked=marked)
             for row, line in zip(rows, lines):
                 row.append_text(line)
-            rows[CARD_H].append(("▲" if i == self.selected else "").center(CARD_W),
-                                style="bold")
+            under = ("▲" if i == self.selected else "") + ("✓" if marked else "")
+            rows[CARD_H].append(under.center(CARD_W), style="bold")
         hidden = n - first - count
         if pad and hidden:
             rows[1].append(f" {hidden}▶", style="bold")

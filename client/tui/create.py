@@ -1,0 +1,215 @@
+"""The create-table form: table settings, a rules preset and every rule option.
+
+The option fields are made from ``server.rules`` (see :mod:`.ruleinfo`): an
+enum is a Select, a bool a Checkbox, an int an Input checked against its
+range. The server has the last word: the form sends CreateTable itself and
+stays open until the server accepts, showing a refusal (which names the
+option) in the form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.validation import Number
+from textual.widget import Widget
+from textual.widgets import Button, Checkbox, Input, Label, Select, Static
+
+from unoplay.server.rules import OPTION_NAMES, PRESETS, preset
+from unoplay.v1 import lobby_service_pb2 as ls
+
+from .prompts import Modal
+from .ruleinfo import OPTIONS, OptionInfo, rules_message
+
+
+@dataclass
+class NewTable:
+    """A table the server created from the form, and what to do next."""
+
+    table: ls.Table
+    seats: int
+    bots: int  #: bots to seat now
+
+
+def _option_widget(info: OptionInfo, value: Any) -> Widget:
+    """The field for one option, showing ``value``."""
+    wid = f"opt-{info.name}"
+    if info.kind is bool:
+        return Checkbox(_yes_no(value), value, id=wid, compact=True)
+    if info.kind is int:
+        return Input(str(value), id=wid, restrict=r"[0-9]*", max_length=len(str(info.high)),
+                     validators=[Number(info.low, info.high)], compact=True)
+    return Select([(v.replace("_", " "), v) for v in info.choices], value=value,
+                  allow_blank=False, id=wid, compact=True)
+
+
+def _yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
+class CreateTableScreen(Modal):
+    """A form for a new table on server ``target``. Dismisses with a
+    :class:`NewTable` once the server created it, or None when cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, target: str, bot_delay: float = 0.0) -> None:
+        super().__init__()
+        self.target = target
+        self.bot_delay = bot_delay
+        self.busy = False
+
+    def compose(self) -> ComposeResult:
+        presets = [(name, name) for name in PRESETS]
+        rules = preset("official").to_dict()
+        with Vertical(id="dialog", classes="form"):
+            yield Static(Text("New table", style="bold"), classes="title")
+            with VerticalScroll(id="form-scroll"):
+                with Grid(id="form-grid"):
+                    yield Label("Title")
+                    yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
+                    yield Label("Seats (2-10)")
+                    yield Input(value="4", id="seats", type="integer", max_length=2,
+                                compact=True)
+                    yield Label("Turn time, s (0: none)")
+                    yield Input(value="30", id="turn", type="integer", max_length=4,
+                                compact=True)
+                    yield Label("Bots to seat now")
+                    yield Input(value="0", id="bots", type="integer", max_length=1,
+                                compact=True)
+                    yield Static(Text("Rules: pick a preset, then change any option",
+                                      style="bold"), classes="section")
+                    yield Label("Preset")
+                    yield Select(presets, value="official", allow_blank=False, id="preset",
+                                 compact=True)
+                    for info in OPTIONS:
+                        yield Label(info.label)
+                        yield _option_widget(info, rules[info.name])
+            yield Static(id="form-error")
+            with Horizontal(classes="buttons"):
+                yield Button("Create and sit", name="create", variant="primary", compact=True)
+                yield Button("Cancel", name="cancel", compact=True)
+            yield Static("Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels",
+                         classes="hint")
+
+    def on_mount(self) -> None:
+        self.query_one("#form-error").display = False
+        self.query_one("#title").focus()
+
+    # ------------------------------------------------------------- values
+
+    @on(Select.Changed, "#preset")
+    def _preset_changed(self, event: Select.Changed) -> None:
+        self.fill(str(event.value))
+
+    @on(Checkbox.Changed)
+    def _ticked(self, event: Checkbox.Changed) -> None:
+        event.checkbox.label = _yes_no(event.value)
+
+    def fill(self, name: str) -> None:
+        """Set every option field to preset ``name``'s value."""
+        values = preset(name).to_dict()
+        for info in OPTIONS:
+            widget = self.query_one(f"#opt-{info.name}")
+            value = values[info.name]
+            if isinstance(widget, Input):
+                widget.value = str(value)
+            else:
+                widget.value = value
+
+    def option_values(self) -> dict[str, Any] | None:
+        """Option name -> the value in its field (ints unchecked against their
+        range: the server judges). None, with a message, if a number is missing."""
+        values: dict[str, Any] = {}
+        for info in OPTIONS:
+            widget = self.query_one(f"#opt-{info.name}")
+            if isinstance(widget, Input):
+                if not widget.value.isdigit():
+                    self.show_error(f"{info.name}: type a whole number {info.low}..{info.high}",
+                                    widget)
+                    return None
+                values[info.name] = int(widget.value)
+            else:
+                values[info.name] = widget.value
+        return values
+
+    def show_error(self, message: str, widget: Widget | None = None) -> None:
+        """Show ``message`` above the buttons and focus ``widget``, or the
+        option the message starts with ("uno_penalty: 11 is outside 0..10")."""
+        error = self.query_one("#form-error", Static)
+        error.update(Text(message, style="bold #ef5350"))
+        error.display = True
+        if widget is None:
+            name = message.split(":", 1)[0].strip()
+            if name in OPTION_NAMES:
+                widget = self.query_one(f"#opt-{name}")
+        if widget is not None:
+            widget.focus()
+
+    # ------------------------------------------------------------- actions
+
+    def action_cancel(self) -> None:
+        self.answer(None)
+
+    @on(Input.Submitted)
+    def _submitted(self) -> None:
+        self.create()
+
+    @on(Button.Pressed)
+    def _pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.name == "create":
+            self.create()
+        else:
+            self.answer(None)
+
+    def create(self) -> None:
+        """Check the table settings and ask the server for the table."""
+        if self.busy:
+            return
+
+        def number(widget_id: str, low: int, high: int) -> int | None:
+            widget = self.query_one(f"#{widget_id}", Input)
+            try:
+                value = int(widget.value.strip())
+            except ValueError:
+                value = None
+            if value is None or not low <= value <= high:
+                self.show_error(f"{widget_id}: a whole number {low}..{high}", widget)
+                return None
+            return value
+
+        seats = number("seats", 2, 10)
+        turn = number("turn", 0, 3600) if seats is not None else None
+        bots = number("bots", 0, 9) if turn is not None else None
+        if seats is None or turn is None or bots is None:
+            return
+        if bots >= seats:
+            self.show_error("Leave a seat for yourself: fewer bots than seats",
+                            self.query_one("#bots"))
+            return
+        values = self.option_values()
+        if values is None:
+            return
+        rules = rules_message(str(self.query_one("#preset", Select).value), values)
+        self.busy = True
+        self._send(self.query_one("#title", Input).value.strip(), seats, turn, bots, rules)
+
+    @work(exclusive=True, group="create")
+    async def _send(self, title: str, seats: int, turn: int, bots: int, rules) -> None:
+        try:
+            table = await self.app.connection(self.target).create_table(
+                seats=seats, rules=rules, title=title, turn_seconds=turn,
+                bot_delay=self.bot_delay)
+        except grpc.aio.AioRpcError as err:
+            self.busy = False
+            self.show_error(err.details() or err.code().name)
+            return
+        self.answer(NewTable(table, seats, bots))
