@@ -273,6 +273,17 @@ def test_event_lines_name_you_and_the_others():
     assert "greedy-2 played Wild (blue)" in plain
 
 
+def test_event_lines_show_every_card_of_a_multi_play_and_a_player_out():
+    from unoplay.server.events import Event, EventKind
+    from helpers import cs
+
+    seats = crafted_state().seats
+    multi = Event(EventKind.PLAYED, 1, cards=tuple(cs("R7 G7 B7")), colour=3)
+    assert event_line(multi, seats, 0).plain == "greedy-1 played red 7 + green 7 + blue 7"
+    out = Event(EventKind.PLAYER_OUT, 0, value=2)
+    assert event_line(out, seats, 0).plain == "You are out (place 2)"
+
+
 def test_logging_goes_to_a_file_not_the_terminal(data_dir):
     root = logging.getLogger()
     saved = list(root.handlers), root.level

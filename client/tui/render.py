@@ -158,10 +158,12 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
     you = event.player == me
     P = "You" if you else p
     text = Text()
-    if k is E.PLAYED:
+    if k is E.PLAYED:  # several cards under multi_play, the new top card last
         text.append(f"{P} jumped in with " if event.value == 1 else f"{P} played ")
-        text.append_text(card_text(event.cards[0], event.colour if COLOUR[event.cards[0]] == WILD
-                                   else None))
+        for i, card in enumerate(event.cards):
+            if i:
+                text.append(" + ")
+            text.append_text(card_text(card, event.colour if COLOUR[card] == WILD else None))
     elif k is E.DREW:
         if you and event.count:
             return None  # the private DREW_CARDS line says more
@@ -232,6 +234,8 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
         text.append_text(_cards(event.cards))
     elif k.name == "WRONG_PLAY":
         text.append(f"{P} tried a card that may not be played: +{event.count}", style="bold")
+    elif k is E.PLAYER_OUT:
+        text.append(f"{P} {'are' if you else 'is'} out (place {event.value})", style="bold")
     elif k.name == "LAST_CARD_NOT_NUMBER":
         text.append(f"{P} went out on an action card: draw{'' if you else 's'} one instead",
                     style="bold")

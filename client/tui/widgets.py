@@ -156,6 +156,8 @@ class PlayersPanel(Widget):
                 uno = Text("UNO!", style="bold #1a1a1a on #f4c20d")
             elif view.catchable == i:
                 uno = Text("no UNO", style="bold #ef5350")
+            if i in view.out_seats:  # out of play (elimination, tournament)
+                uno = Text("out", style="dim")
             score = Text(str(view.scores[i]) if i < len(view.scores) else "0")
             if turn:
                 name.stylize("bold")
