@@ -36,6 +36,7 @@ _WD4 = int(Rank.WILD_DRAW_FOUR)
 
 _PLAY = ActionKind.PLAY
 _DRAW = ActionKind.DRAW
+_DRAW_ACTION = A.DRAW
 
 
 class Phase(IntEnum):
@@ -620,7 +621,7 @@ class GameState:
                 for c in hand:
                     if fits[c]:
                         acts += table[c]
-                acts.append(A.DRAW)
+                acts.append(_DRAW_ACTION)
             elif phase is _DRAWN:
                 table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
                 acts += table[self._drawn]
@@ -787,7 +788,7 @@ class GameState:
         else:
             hand.remove(card)
             self._discard.append(card)
-        k = 1 + len(extra)  # cards laid: each has its effect (section 8)
+        k = len(extra) + 1 if extra else 1  # cards laid: each has its effect (section 8)
         self._colour = colour
         self._drawn = NONE
         self._catchable = NONE
