@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
+
+import pytest
 
 from unoplay.server.cards import DECK_SIZE, parse_card
 from unoplay.server.engine import GameState
@@ -85,3 +88,19 @@ def of_kind(events: Iterable[Event], kind: EventKind) -> list[Event]:
 def drew(events: Iterable[Event], seat: int) -> int:
     """How many cards ``seat`` drew in ``events`` (public DREW events)."""
     return sum(e.count for e in events if e.kind is EventKind.DREW and e.player == seat)
+
+
+#: Seconds: the upper bound of any network wait in the tests.
+WAIT = 60
+
+
+async def until(table, condition: Callable[[], bool], what: str = "condition") -> None:
+    """Wait (at most :data:`WAIT` seconds) until ``condition()`` holds, waking on
+    the table's changes; fails the test naming ``what`` otherwise."""
+    async def wait():
+        while not condition():
+            await table.wait_for_change()
+    try:
+        await asyncio.wait_for(wait(), WAIT)
+    except asyncio.TimeoutError:
+        pytest.fail(f"timed out waiting for {what}")

@@ -17,7 +17,7 @@ import subprocess
 
 import grpc
 import pytest
-from helpers import assert_conserved
+from helpers import assert_conserved, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -37,17 +37,6 @@ from unoplay.v1 import lobby_service_pb2 as ls
 
 WAIT = 60  # seconds: upper bound for any network wait in these tests
 SINGLE = RuleSet(target_score=0)
-
-
-async def until(table, condition, what="condition"):
-    """Wait (bounded) until ``condition()`` holds, waking on the table's changes."""
-    async def wait():
-        while not condition():
-            await table.wait_for_change()
-    try:
-        await asyncio.wait_for(wait(), WAIT)
-    except asyncio.TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 async def read_response(call):

@@ -16,7 +16,7 @@ import dataclasses
 
 import grpc
 import pytest
-from helpers import c, cs
+from helpers import c, cs, until
 
 from unoplay.client.bots import make_bot
 from unoplay.client.sdk import run_bot
@@ -80,17 +80,6 @@ class Player:
 
     async def close(self) -> None:
         await self.session.close()
-
-
-async def until(table, condition, what: str) -> None:
-    """Wait (bounded) until ``condition()`` holds, waking on the table's changes."""
-    async def wait():
-        while not condition():
-            await table.wait_for_change()
-    try:
-        await asyncio.wait_for(wait(), WAIT)
-    except asyncio.TimeoutError:
-        pytest.fail(f"timed out waiting for {what}")
 
 
 async def crafted(server, conn, hands: list[str], top: str, rules: RuleSet, window_ms: int | None,
