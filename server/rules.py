@@ -241,6 +241,16 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
 }
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
 
+
+def option_type(name: str) -> type:
+    """The type of option ``name``: bool, int or its StrEnum. Raises KeyError."""
+    return _FIELD_TYPES[name]
+
+
+def option_range(name: str) -> tuple[int, int]:
+    """(lowest, highest) value of the integer option ``name``. Raises KeyError."""
+    return _INT_RANGES[name]
+
 _TRUE = {"true": True, "on": True, "yes": True, "1": True,
          "false": False, "off": False, "no": False, "0": False}
 

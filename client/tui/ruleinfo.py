@@ -8,7 +8,6 @@ make the known ones read better (an unknown option falls back to its name).
 
 from __future__ import annotations
 
-import typing
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -132,15 +131,14 @@ class OptionInfo:
 
 
 def _options() -> tuple[OptionInfo, ...]:
-    hints = typing.get_type_hints(RuleSet)
     found = []
     for name in OPTION_NAMES:
-        kind = hints[name]
+        kind = R.option_type(name)
         label = _LABELS.get(name, name.replace("_", " ").capitalize())
         if isinstance(kind, type) and issubclass(kind, StrEnum):
             found.append(OptionInfo(name, kind, label, tuple(m.value for m in kind)))
         elif kind is int:
-            low, high = R._INT_RANGES[name]
+            low, high = R.option_range(name)
             found.append(OptionInfo(name, int, f"{label} ({low}-{high})", low=low, high=high))
         else:
             found.append(OptionInfo(name, bool, label))
