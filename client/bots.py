@@ -65,8 +65,9 @@ class RandomBot(Bot):
     """Uniformly random legal play, for baselines and fuzzing.
 
     On its turn: a uniform choice over all of ``legal`` (so also a catch or
-    UNO call when one is listed). Out of turn: with probability 1/2 a uniform
-    choice over ``legal`` (catches and UNO calls), otherwise None. All chance
+    a due UNO call when one is listed; never a false UNO call, which only
+    costs cards). Out of turn: with probability 1/2 a uniform choice over
+    ``legal`` (catches, a due UNO call, jump-ins), otherwise None. All chance
     comes from its own ``random.Random(seed)``.
     """
 
@@ -77,6 +78,8 @@ class RandomBot(Bot):
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """A uniform legal action on its turn; out of turn one half of the time, else None."""
+        if view.catchable != view.seat:  # a false UNO call (false_uno_penalty) only costs
+            legal = [a for a in legal if a.kind is not _CALL_UNO]
         if not legal:
             return None
         rng = self.rng

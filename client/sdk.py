@@ -40,7 +40,8 @@ CHANNEL_OPTIONS = CLIENT_OPTIONS
 TLS_CA_ENV = "UNOPLAY_TLS_CA"
 #: Stream failures worth reconnecting after.
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN,
-             grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED}
+             grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED,
+             grpc.StatusCode.RESOURCE_EXHAUSTED}  # a stream over its budget: back off, resume
 #: The server's words when it stops for good: its tables are gone, do not retry.
 SHUTTING_DOWN = "the server is shutting down"
 
@@ -211,6 +212,7 @@ class GameSession:
         self._call: grpc.aio.StreamStreamCall | None = None
         self._done_writing = False  # half-closed after GAME_OVER: no more intents
         self._dropped = False  # set by drop(): the next local cancellation is ours
+        self._batch_update_seq = 0  # seq of the last update in the response being read
 
     def _set_status(self, status: str) -> None:
         if status != self.status:
@@ -253,7 +255,8 @@ class GameSession:
     def is_decision(self, message: gs.TableMessage) -> bool:
         """True for a PlayerUpdate to decide on: the stream's latest, not a stale
         one from a resumed backlog."""
-        return message.WhichOneof("body") == "update" and message.seq >= self.state.decide_from
+        return (message.WhichOneof("body") == "update" and message.seq >= self.state.decide_from
+                and message.seq >= self._batch_update_seq)  # the batch's last update only
 
     def _backoff(self, retries: int) -> float:
         return min(self.max_delay, 0.05 * 2 ** retries) * (0.5 + random.random() / 2)
@@ -306,6 +309,8 @@ class GameSession:
             self._set_status("live")
             if response.HasField("snapshot"):
                 self._snapshot(response.snapshot)
+            updates = [m.seq for m in response.messages if m.WhichOneof("body") == "update"]
+            self._batch_update_seq = updates[-1] if updates else 0
             for message in response.messages:
                 if message.seq <= self.last_seq:
                     continue  # already seen before a reconnect
@@ -365,13 +370,23 @@ class GameSession:
 
 async def run_bot(bot, session: GameSession) -> SessionState:
     """Play ``bot`` (``decide(view, legal) -> Action | None``) on ``session``
-    until the game is over; returns what the session saw."""
+    until the game is over; returns what the session saw.
+
+    As proto/README.md asks, it decides on the latest update only, and after
+    sending an intent it waits for the answer (the next update, or a refusal,
+    after which it decides again on what it knows) before sending another."""
+    waiting = False  # an intent is out and unanswered
     async for message in session:
-        if not session.is_decision(message):
+        if message.WhichOneof("body") == "error":
+            if not waiting:
+                continue
+        elif not session.is_decision(message):
             continue
+        waiting = False
         state = session.state
-        if state.legal and state.view is not None:
+        if state.legal and state.view is not None and not state.game_over:
             action = bot.decide(state.view, state.legal)
             if action is not None:
                 await session.send(action)
+                waiting = True
     return session.state

@@ -169,6 +169,7 @@ class HeldIntent:
     action_id: int  #: the wire id it came with, or 0
     source: str  #: player, bot or stand_in
     refusal: tuple[str, str] = ("", "")  #: (reason, message) when ``action`` is None
+    turn: int = -1  #: the seat to move when it first arrived
 
 
 @dataclass(slots=True)
@@ -434,7 +435,7 @@ class Table:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
         if self._window is not None:
-            self._window.held.append(HeldIntent(seat, action, action_id, source))
+            self._window.held.append(HeldIntent(seat, action, action_id, source, turn=game.current))
             self._notify()
             return True
         try:
@@ -729,6 +730,15 @@ class Table:
         if intent.action is None:
             self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
             return False
+        if intent.action.kind in _TURN_KINDS and intent.action.kind is not ActionKind.PLAY \
+                and intent.seat != intent.turn:  # judged as sent: not its turn then
+            self._refuse_held(intent, Reason.NOT_YOUR_TURN,
+                              f"it was {self._name(intent.turn)}'s turn when this arrived")
+            return False
+        if self._window is not None:  # held again for the new window, as first sent
+            self._window.held.append(intent)
+            self._notify()
+            return True
         return self.act(intent.seat, intent.action, intent.action_id, intent.source)
 
     def _refuse_held(self, intent: HeldIntent, reason: str, message: str) -> None:

@@ -122,7 +122,8 @@ def action_from_pb(msg: pb.Action) -> Action:
     """``pb.Action`` to an engine action. Values the engine does not know are kept
     (an unknown kind, a card id out of range) so the engine refuses them with a reason."""
     kind = msg.kind
-    colour = colour_from_pb(msg.colour)
+    # An unknown colour number stays out of range, so that the engine says bad_colour.
+    colour = colour_from_pb(msg.colour) if 0 <= msg.colour <= 4 else 4 + abs(msg.colour)
     if kind == pb.ACTION_KIND_PLAY:
         card = msg.card_id if msg.HasField("card_id") else NONE
         target = msg.target if msg.HasField("target") else NONE

@@ -195,6 +195,16 @@ def test_random_bot_out_of_turn_acts_about_half_the_time():
     assert bot.decide(game.view(2), []) is None
 
 
+def test_random_bot_never_makes_a_false_uno_call():
+    game = pos(["R1 R2", "Y4 Y5", "G5 G6"], "R7", rules=RuleSet(false_uno_penalty=2))
+    bot = RandomBot(2)
+    for seat in range(3):
+        legal = game.legal_actions(seat)
+        assert A.CALL_UNO in legal  # listed for everyone: a false call is legal
+        picks = {bot.decide(game.view(seat), legal) for _ in range(300)}
+        assert A.CALL_UNO not in picks
+
+
 def test_random_bot_on_its_turn_is_uniform_over_legal():
     game = pos(["R1 R2 W", "Y4 Y5", "G5 G6"], "R7")
     legal = game.legal_actions(0)

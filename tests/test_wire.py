@@ -2,6 +2,8 @@
 
 import random
 
+import pytest
+
 from hypothesis import given, settings
 from test_properties import rule_sets
 
@@ -60,3 +62,17 @@ def test_events_and_views_round_trip_for_their_receiver():
     for e in events:
         receiver = e.audience if e.audience >= 0 else 0
         assert wire.event_from_pb(wire.event_pb(e), receiver) == e
+
+
+def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
+    from helpers import c
+
+    from unoplay.server.errors import IllegalAction, Reason
+
+    game = GameState.from_position([[c("W"), c("R1")], [c("G2")]], c("R7"))
+    for number in (99, 5, -5):
+        action = wire.action_from_pb(pb.Action(kind=pb.ACTION_KIND_PLAY, card_id=c("W"),
+                                               colour=number))
+        with pytest.raises(IllegalAction) as err:
+            game.apply(0, action)
+        assert err.value.reason is Reason.BAD_COLOUR
