@@ -692,3 +692,20 @@ async def test_the_embedded_game_plays_the_rule_options_given():
         line = str(app.screen.query_one("#rules", Static).content)
         assert line.startswith("Rules custom: ") and "7-0" in line and "jump-in" in line
         await pilot.press("ctrl+q")
+
+
+async def test_an_embedded_table_the_server_refuses_ends_with_its_reason():
+    # Three seats cannot play teams: the server refuses the table; no hang.
+    options = PlayOptions(name="Ada", bots=2, bot_delay=0.0, rule_options={"format": "teams"})
+    app = UnoApp(options)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: app.return_code is not None, "the exit")
+    assert app.return_code == 1  # (its message goes to the terminal on exit)
+
+
+def test_uno_play_refuses_a_format_its_bots_cannot_seat():
+    from unoplay.client.cli import build_parser
+
+    with pytest.raises(SystemExit, match="4, 6 or 8 players"):
+        PlayOptions.from_args(build_parser().parse_args(
+            ["play", "--rule", "format=teams", "--bots", "2"]))

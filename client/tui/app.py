@@ -72,12 +72,17 @@ class PlayOptions:
         try:
             options = dict(parse_rule(text) for text in getattr(args, "rule", None) or [])
             checked = options if target is None else {**options, "target_score": target}
-            RuleSet.from_dict(checked, base=preset(rules_name))
+            rules = RuleSet.from_dict(checked, base=preset(rules_name))
         except RuleError as err:
             raise SystemExit(f"uno play: {err}") from None
         bots = getattr(args, "bots", 3)
         if not 1 <= bots <= 9:
             raise SystemExit("uno play: --bots must be 1..9")
+        if not getattr(args, "server", "") and not getattr(args, "lan", False):
+            try:  # the embedded table: you and the bots
+                rules.check_players(bots + 1)
+            except RuleError as err:
+                raise SystemExit(f"uno play: {err} (--bots {bots} makes {bots + 1})") from None
         turn = getattr(args, "turn_seconds", 0) or 0
         if not 0 <= turn <= 3600:
             raise SystemExit("uno play: --turn-seconds must be 0..3600")
@@ -197,12 +202,17 @@ class UnoApp(App):
         except (grpc.aio.AioRpcError, RuntimeError, OSError) as err:
             log.exception("embedded game failed")
             detail = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
-            await self.shutdown()
-            self.exit(return_code=1, message=f"uno play: could not start a local game: {detail}")
+            self.call_later(self._fail, f"uno play: could not start a local game: {detail}")
             return
         self.embedded_table = table.table_id
         self.show_table(Seating(target, table.table_id, joined.seat_token, options.name,
                                 embedded=True))
+
+    async def _fail(self, message: str) -> None:
+        """Leave with ``message`` and exit status 1 (outside the failed worker,
+        which :meth:`shutdown` would otherwise cancel mid-way)."""
+        await self.shutdown()
+        self.exit(return_code=1, message=message)
 
     # ------------------------------------------------------------- quitting
 
