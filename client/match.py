@@ -179,7 +179,18 @@ def print_report(report: dict, file=sys.stdout) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{report['games']} games, seed {report['seed']}")
+    from unoplay.server.rules import OFFICIAL, PRESETS, RuleSet
+
+    rules = RuleSet.from_dict(report["rules"])
+    name = next((k for k, v in PRESETS.items() if v.replace(target_score=rules.target_score)
+                 == rules), "custom")
+    changed = [f"{k}={v}" for k, v in rules.to_dict().items()
+               if k != "target_score" and v != OFFICIAL.to_dict()[k]] if name == "custom" else []
+    target = f"target {rules.target_score}" if rules.target_score else "one round each"
+    lowest = rules.scoring == "penalty"
+    table = Table(title=f"{report['games']} games, seed {report['seed']}, {name} rules"
+                        f"{' (' + ', '.join(changed) + ')' if changed else ''}, {target}",
+                  caption="mean score: lower is better (penalty scoring)" if lowest else None)
     for col in ("seat player", "wins", "win rate", "95% CI", "mean score", "rating"):
         table.add_column(col, justify="right" if col != "seat player" else "left")
     for e in report["entrants"]:

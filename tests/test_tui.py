@@ -38,7 +38,7 @@ from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.widgets import HandView
+from unoplay.client.tui.widgets import HandView, PlayersPanel
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
@@ -709,3 +709,19 @@ def test_uno_play_refuses_a_format_its_bots_cannot_seat():
     with pytest.raises(SystemExit, match="4, 6 or 8 players"):
         PlayOptions.from_args(build_parser().parse_args(
             ["play", "--rule", "format=teams", "--bots", "2"]))
+
+
+async def test_a_teams_table_marks_your_partner_opposite():
+    options = PlayOptions(name="Ada", bots=3, bot_delay=0.0, seed=5,
+                          rule_options={"format": "teams"}, target=0)
+    app = UnoApp(options)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
+                         and app.screen.state.view is not None, "the table")
+        panel = app.screen.query_one(PlayersPanel)
+        await wait_until(pilot, lambda: panel.teams, "the rules")
+        me = app.screen.me
+        assert panel.teams
+        rows = [str(r) for r in panel.render().columns[1].cells]
+        assert "partner" in rows[1 + (me + 2) % 4]  # after the header row
+        await pilot.press("ctrl+q")

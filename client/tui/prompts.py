@@ -146,14 +146,15 @@ class PenaltyPrompt(Prompt):
             title.append_text(card_text(self.card))
             title.append(" on you", style="bold")
             yield Static(title, classes="title")
-            body = Text("Colour in force: ")
+            body = Text("They named ")
             body.append_text(colour_text(self.colour))
             body.append("\n\nAccept: draw ")
             body.append(str(self.penalty), style="bold")
             body.append(" and lose your turn.")
             if self.can_challenge:
-                body.append("\nChallenge: if they held a card of the colour in force, they "
-                            "draw instead; if not, you draw 2 more.")
+                body.append("\nChallenge: if they held a card of the colour in force "
+                            "before their Wild Draw Four, they draw instead; if not, you draw "
+                            "2 more.")
             if self.can_answer:
                 body.append("\nOr answer with a card marked “play” in your hand (house rules).")
             yield Static(body, classes="body")

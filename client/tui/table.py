@@ -26,7 +26,7 @@ from textual.widgets import Footer, RichLog, Static
 from unoplay.server.actions import Action, ActionKind
 from unoplay.server.engine import Phase
 from unoplay.server.events import EventKind
-from unoplay.server.rules import MultiPlay, RuleSet
+from unoplay.server.rules import GameFormat, MultiPlay, RuleSet
 from unoplay.v1 import lobby_service_pb2 as ls
 
 from ..sdk import GameSession, SessionState
@@ -209,7 +209,9 @@ class TableScreen(Screen):
         seats = self._seats()
         seconds = self._seconds_left()
         self._last_seconds = seconds
-        self.query_one(PlayersPanel).show(view, seats, self.me)
+        rules = self.rules
+        teams = rules is not None and rules.format is GameFormat.TEAMS
+        self.query_one(PlayersPanel).show(view, seats, self.me, teams)
         if view is not None:
             box = self.query_one("#players-box", VerticalScroll)
             row = 1 + view.current  # the header row comes first

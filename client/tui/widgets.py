@@ -118,9 +118,12 @@ class PlayersPanel(Widget):
         self.view: PlayerView | None = None
         self.seats: Sequence = ()
         self.me = -1
+        self.teams = False
 
-    def show(self, view: PlayerView | None, seats: Sequence, me: int = -1) -> None:
-        self.view, self.seats, self.me = view, seats, me
+    def show(self, view: PlayerView | None, seats: Sequence, me: int = -1,
+             teams: bool = False) -> None:
+        """Draw ``view`` (None: seats only); ``teams``: mark partners (section 9)."""
+        self.view, self.seats, self.me, self.teams = view, seats, me, teams
         self.refresh(layout=True)
 
     def render(self) -> Table:
@@ -141,6 +144,8 @@ class PlayersPanel(Widget):
             name = Text(seat_name(seats, i, -1) if info and info.name else "(empty)")
             if i == me:
                 name = Text(f"{name.plain} (you)", style="bold")
+            elif self.teams and me >= 0 and n % 2 == 0 and i == (me + n // 2) % n:
+                name.append(" partner", style="bold #43a047")  # partners sit opposite
             if info is not None and info.occupied and not info.connected:
                 name.append(" away", style="italic #ef5350")
             elif info is not None and info.bot:
