@@ -108,7 +108,8 @@ class ColourPrompt(Prompt):
                 for c in self.colours:
                     yield Button(f"{_KEYS[c]}  {colour_word(c)}", name=str(c),
                                  classes=f"colour-{c}")
-            yield Static("r y g b or 1-4 to choose" + ("" if self.starter else " · Esc cancels"),
+            keys = " ".join(f"{_KEYS[c]}/{c + 1}" for c in self.colours)  # only those offered
+            yield Static(f"{keys} to choose" + ("" if self.starter else " · Esc cancels"),
                          classes="hint")
 
     def action_pick(self, colour: int) -> None:
