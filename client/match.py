@@ -179,13 +179,11 @@ def print_report(report: dict, file=sys.stdout) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from unoplay.server.rules import OFFICIAL, PRESETS, RuleSet
+    from unoplay.server.rules import RuleSet, differences, preset_name
 
     rules = RuleSet.from_dict(report["rules"])
-    name = next((k for k, v in PRESETS.items() if v.replace(target_score=rules.target_score)
-                 == rules), "custom")
-    changed = [f"{k}={v}" for k, v in rules.to_dict().items()
-               if k != "target_score" and v != OFFICIAL.to_dict()[k]] if name == "custom" else []
+    name = preset_name(rules)
+    changed = [f"{k}={v}" for k, v in differences(rules)] if name == "custom" else []
     target = f"target {rules.target_score}" if rules.target_score else "one round each"
     lowest = rules.scoring == "penalty"
     table = Table(title=f"{report['games']} games, seed {report['seed']}, {name} rules"

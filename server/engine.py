@@ -861,7 +861,7 @@ class GameState:
         ``format=elimination`` play goes on without them, from ``nxt`` (section 9)."""
         if self.rules.format is GameFormat.ELIMINATION:
             ring = self._ring
-            after = ring[(self._pos[seat] + self._direction) % len(ring)]
+            after = self._step(seat, 1)
             self._take_out(seat)
             events.append(Event(E.PLAYER_OUT, seat, value=len(self._out)))
             if len(ring) > 1:
@@ -1253,7 +1253,7 @@ class GameState:
         events.append(Event(E.DIRECTION_CHANGED, value=self._direction))
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
-        ring = self._ring
+        ring = self._ring  # self._step(seat, 1), inlined: every draw and keep passes here
         nxt = ring[(self._pos[seat] + self._direction) % len(ring)]
         self._phase = _PLAYING
         self._current = nxt
@@ -1266,37 +1266,33 @@ class GameState:
         out; draws fewer when there is nothing left. Returns the cards drawn.
         """
         draw = self._draw
-        if k == 1 and draw:  # the common case, inlined: one Fisher-Yates step at most
+        if k == 1 and draw:  # the common case: _pop_cards(1) inlined, one Fisher-Yates step
             m = len(draw) - 1
             if m < self._unshuffled:
                 j = int(self._rng.random() * (m + 1))
                 draw[m], draw[j] = draw[j], draw[m]
                 self._unshuffled = m
-            card = draw.pop()
-            self._hands[seat].append(card)
-            self._uno[seat] = False
-            if self._catchable == seat:
-                self._catchable = NONE
-            events.append(_DREW[seat][1])
-            events.append(_DREW_ONE[seat][card])
-            return [card]
-        got = self._pop_cards(k) if k > 0 else []
-        if len(got) < k:
-            discard = self._discard
-            if len(discard) > 1:
-                self._draw = discard[:-1]
-                self._unshuffled = len(self._draw)
-                del discard[:-1]
-                events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
-                got += self._pop_cards(k - len(got))
-        events.append(_DREW[seat][len(got)] if len(got) < 9 else
-                      new_event((_EV_DREW, seat, EVERYONE, (), len(got), NONE, NONE, 0)))
+            got = [draw.pop()]
+        else:
+            got = self._pop_cards(k) if k > 0 else []
+            if len(got) < k:
+                discard = self._discard
+                if len(discard) > 1:
+                    self._draw = discard[:-1]
+                    self._unshuffled = len(self._draw)
+                    del discard[:-1]
+                    events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
+                    got += self._pop_cards(k - len(got))
+        n = len(got)
+        events.append(_DREW[seat][n] if n < 9 else
+                      new_event((_EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0)))
         if got:
             self._hands[seat] += got
             self._uno[seat] = False
             if self._catchable == seat:
                 self._catchable = NONE
-            events.append(new_event((_EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
+            events.append(_DREW_ONE[seat][got[0]] if n == 1 else
+                          new_event((_EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
         return got
 
     def _end_round(self, winner: int, events: list[Event]) -> None:

@@ -305,3 +305,17 @@ def parse_rule(text: str) -> tuple[str, Any]:
         raise RuleError(f"--rule expected NAME=VALUE, got {text!r}")
     name = name.strip().replace("-", "_")
     return name, parse_option(name, value)
+
+
+def preset_name(rules: RuleSet) -> str:
+    """The preset ``rules`` matches (whatever its target score), or "custom"."""
+    return next((name for name, p in PRESETS.items()
+                 if p.replace(target_score=rules.target_score) == rules), "custom")
+
+
+def differences(rules: RuleSet) -> list[tuple[str, Any]]:
+    """(option, value) of every option that differs from ``official``, target
+    score excepted (it is shown on its own), in ``OPTION_NAMES`` order."""
+    mine, base = rules.to_dict(), OFFICIAL.to_dict()
+    return [(name, mine[name]) for name in OPTION_NAMES
+            if name != "target_score" and mine[name] != base[name]]

@@ -180,8 +180,6 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         try:
             rules = wire.rules_from_pb(request.rules)
             seats = request.seats or 4
-            if 2 <= seats <= 10:  # outside, the lobby refuses the seat count itself
-                rules.check_players(seats)
             grace = request.away_grace_seconds if request.HasField("away_grace_seconds") else None
             window = (request.window_ms if request.HasField("window_ms")
                       else default_window_ms(rules))

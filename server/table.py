@@ -262,9 +262,10 @@ class Table:
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
         every intent applied as it arrives). Raises LobbyError("invalid") for a
-        setting out of range."""
+        setting out of range, RuleError for rules these seats cannot play."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LobbyError("invalid", f"seats must be {MIN_PLAYERS}..{MAX_PLAYERS}")
+        rules.check_players(seats)  # RuleError: a format these seats cannot play
         if not 0 <= turn_seconds <= MAX_TURN_SECONDS:
             raise LobbyError("invalid", f"turn_seconds must be 0..{MAX_TURN_SECONDS}")
         if not 0 <= bot_delay <= MAX_BOT_DELAY:
@@ -435,8 +436,7 @@ class Table:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
         if self._window is not None:
-            self._window.held.append(HeldIntent(seat, action, action_id, source, turn=game.current))
-            self._notify()
+            self._hold(HeldIntent(seat, action, action_id, source, turn=game.current))
             return True
         try:
             events = game.apply(seat, action)
@@ -457,9 +457,7 @@ class Table:
         open the refusal is held with the other intents and given at its close,
         so a stream's answers never overtake those of intents it sent earlier."""
         if self._window is not None:
-            self._window.held.append(HeldIntent(seat, None, action_id, "player",
-                                                (reason, message)))
-            self._notify()
+            self._hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
         else:
             self.refuse(seat, reason, message, action_id)
 
@@ -736,10 +734,15 @@ class Table:
                               f"it was {self._name(intent.turn)}'s turn when this arrived")
             return False
         if self._window is not None:  # held again for the new window, as first sent
-            self._window.held.append(intent)
-            self._notify()
+            self._hold(intent)
             return True
         return self.act(intent.seat, intent.action, intent.action_id, intent.source)
+
+    def _hold(self, intent: HeldIntent) -> None:
+        """Keep ``intent`` for the open window's close."""
+        assert self._window is not None
+        self._window.held.append(intent)
+        self._notify()
 
     def _refuse_held(self, intent: HeldIntent, reason: str, message: str) -> None:
         self.refuse(intent.seat, str(reason), message, intent.action_id)
@@ -844,7 +847,8 @@ class Lobby:
         """Create a table (see :class:`Table` for the settings; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
         window: the gRPC service passes :func:`default_window_ms` when the
-        request names none). Raises LobbyError for bad settings or too many tables."""
+        request names none). Raises LobbyError for bad settings or too many tables,
+        RuleError for rules the seat count cannot play."""
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()

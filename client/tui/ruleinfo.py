@@ -13,7 +13,8 @@ from enum import StrEnum
 from typing import Any
 
 from unoplay.server import rules as R
-from unoplay.server.rules import OFFICIAL, OPTION_NAMES, PRESETS, RuleError, RuleSet
+from unoplay.server.rules import (OPTION_NAMES, RuleError, RuleSet, differences,
+                                  preset_name)
 from unoplay.v1 import game_pb2 as pb
 
 #: Form labels; an int option gets its range appended, e.g. "UNO penalty (0-10)".
@@ -175,20 +176,6 @@ def meaning(name: str, value: Any) -> str:
     if text:
         return text.format(value=value)
     return f"{_words(name)}: {_words(value)}"
-
-
-def differences(rules: RuleSet) -> list[tuple[str, Any]]:
-    """(option, value) of every option that differs from ``official``, target
-    score excepted (it is shown on its own), in ``OPTION_NAMES`` order."""
-    mine, base = rules.to_dict(), OFFICIAL.to_dict()
-    return [(name, mine[name]) for name in OPTION_NAMES
-            if name != "target_score" and mine[name] != base[name]]
-
-
-def preset_name(rules: RuleSet) -> str:
-    """The preset ``rules`` matches (whatever its target score), or "custom"."""
-    return next((name for name, p in PRESETS.items()
-                 if p.replace(target_score=rules.target_score) == rules), "custom")
 
 
 def rules_summary(rules: RuleSet) -> str:

@@ -29,6 +29,7 @@ from unoplay.server.events import EventKind
 from unoplay.server.rules import GameFormat, MultiPlay, RuleSet
 from unoplay.v1 import lobby_service_pb2 as ls
 
+from ..bots import seat_after
 from ..sdk import GameSession, SessionState
 from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
@@ -529,8 +530,7 @@ class TableScreen(Screen):
             kinds = {a.kind for a in self.state.legal}
             last = next((e for e in reversed(self.state.events)
                          if e.kind is EventKind.PLAYED), None)
-            by = last.player if last is not None else \
-                (view.current - view.direction) % len(view.hand_sizes)
+            by = last.player if last is not None else seat_after(view, view.current, -1)
             self._open(PenaltyPrompt(self.name_of_cap(by), view.top_card, view.pending_penalty,
                                      view.colour, CHALLENGE in kinds, PLAY in kinds),
                        self._answer_penalty)
