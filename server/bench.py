@@ -23,11 +23,10 @@ from dataclasses import asdict, dataclass
 from random import Random
 
 from .actions import ActionKind
-from .engine import GameState, Phase
+from .engine import GameState
 from .rules import RuleSet
 
 _PLAY = ActionKind.PLAY
-_ROUND_OVER = Phase.ROUND_OVER
 
 
 @dataclass
@@ -50,9 +49,9 @@ def _time_ours(seconds: float, seed: int, players: int) -> tuple[int, int, float
     start = time.perf_counter()
     deadline = start + seconds
     while True:
-        while game.phase < _ROUND_OVER:
-            seat = game.current
-            legal = game.legal_actions(seat)
+        seat = game.current
+        legal = game.legal_actions(seat)
+        while legal:  # empty once the round is over
             n = len(legal)
             action = legal[int(pick() * n)]
             if legal[0][0] is _PLAY:  # plays come first (kind is field 0): redraw until
@@ -60,6 +59,8 @@ def _time_ours(seconds: float, seed: int, players: int) -> tuple[int, int, float
                     action = legal[int(pick() * n)]
             game.apply(seat, action)
             actions += 1
+            seat = game.current
+            legal = game.legal_actions(seat)
         rounds += 1
         if time.perf_counter() >= deadline:
             return rounds, actions, time.perf_counter() - start

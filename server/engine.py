@@ -74,12 +74,14 @@ _WRONG_PLAYS = frozenset({Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD,
 
 # Events of the hot path, made once: events are immutable tuples, so one shared
 # instance per value is safe. _TURN[seat], _SKIPPED[seat], _UNO_CALLED[seat],
-# _KEPT[seat], _PLAYED[seat][card][colour] (not for jump-ins), _DREW[seat][count] (count < 9),
-# _DREW_ONE[seat][card] (private).
+# _KEPT[seat], _DIRECTION_CHANGED[direction], _PLAYED[seat][card][colour] (not
+# for jump-ins), _DREW[seat][count] (count < 9), _DREW_ONE[seat][card] (private).
 _SEATS = range(MAX_PLAYERS)
 _TURN = tuple(new_event((_EV_TURN, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
 _SKIPPED = tuple(new_event((_EV_SKIPPED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
 _UNO_CALLED = tuple(new_event((_EV_UNO_CALLED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
+_DIRECTION_CHANGED = {d: new_event((E.DIRECTION_CHANGED, NONE, EVERYONE, (), 0, NONE, NONE, d))
+                      for d in (1, -1)}
 _KEPT = tuple(new_event((E.KEPT, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
 _PLAYED = tuple(tuple(tuple(new_event((_EV_PLAYED, p, EVERYONE, (c,), 0, colour, NONE, 0))
                             for colour in range(4)) for c in range(DECK_SIZE)) for p in _SEATS)
@@ -141,7 +143,7 @@ class GameState:
         "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
         "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
         "_first_play", "_game_winners", "_points", "_plays", "_plays_uno", "_plain",
-        "_strict", "_false_uno", "_ring", "_pos", "_out",
+        "_strict", "_false_uno", "_ring", "_pos", "_out", "_fits",
     )
 
     def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
@@ -161,6 +163,7 @@ class GameState:
         self._unshuffled = 0  # cards at the bottom of the draw pile not yet shuffled
         self._discard: list[int] = []
         self._colour = WILD
+        self._fits = _FITS[WILD][0]  # _FITS row of the colour in force and the top card's rank
         self._direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
         self._current = 0
         self._phase = _PLAYING
@@ -276,6 +279,7 @@ class GameState:
         if direction not in (1, -1):
             raise ValueError("direction must be 1 or -1")
         game._colour = COLOUR[top] if colour is None else colour
+        game._fits = _FITS[game._colour][RANK[top]]
         game._current = current
         game._direction = direction
         game._phase = phase
@@ -411,6 +415,7 @@ class GameState:
             break
         self._discard = [starter]
         self._colour = COLOUR[starter]
+        self._fits = _FITS[COLOUR[starter]][RANK[starter]]
         self._starter_effect(starter, events)
 
     def _starter_effect(self, starter: int, events: list[Event]) -> None:
@@ -422,7 +427,7 @@ class GameState:
         self._phase = _PLAYING
         current = first
         if rank == _SKIP:
-            events.append(Event(E.SKIPPED, first))
+            events.append(_SKIPPED[first])
             current = self._step(first, 1)
         elif rank == _REVERSE:
             self._reverse(events)
@@ -437,7 +442,7 @@ class GameState:
                 self._open_penalty(first, 2, _DRAW_TWO, events)
                 return
             self._draw_cards(first, 2, events)
-            events.append(Event(E.SKIPPED, first))
+            events.append(_SKIPPED[first])
             current = self._step(first, 1)
         elif rank == _WILD:
             self._phase = _CHOOSE_COLOUR
@@ -449,7 +454,7 @@ class GameState:
             else:
                 self._after_choice = first
         self._current = current
-        events.append(Event(E.TURN, current))
+        events.append(_TURN[current])
 
     def next_round(self) -> list[Event]:
         """Deal the next round; the previous round's winner deals (section 2).
@@ -560,7 +565,7 @@ class GameState:
     def hand_points(self, seat: int) -> int:
         """Points of the cards ``seat`` holds under the rule set's point values."""
         pts = self._points
-        return sum(pts[c] for c in self._hands[seat])
+        return sum(map(pts.__getitem__, self._hands[seat]))
 
     def view(self, seat: int) -> PlayerView:
         """The information state of ``seat`` (-1 for a spectator): own hand only."""
@@ -595,10 +600,20 @@ class GameState:
         without a UNO call when it leaves one card. Empty when the round is over.
         """
         phase = self._phase
-        if phase >= _ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
+        caught = self._catchable
+        if phase is _PLAYING and seat == self._current and self._plain:  # the common case
+            hand = self._hands[seat]
+            fits = self._fits
+            table = self._plays_uno if len(hand) == 2 else self._plays
+            acts = []
+            for c in hand:
+                if fits[c]:
+                    acts += table[c]
+            acts.append(_DRAW_ACTION)
+        elif phase >= _ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
             return []
-        acts: list[Action] = []
-        if not self._plain:
+        elif not self._plain:
+            acts = []
             if seat == self._current and phase is not _CHOOSE_COLOUR:
                 acts += self._play_variants(seat)
                 if phase is _PLAYING:
@@ -613,25 +628,15 @@ class GameState:
                 acts += [A.choose_colour(c) for c in range(4)]
             elif self.rules.jump_in and phase is not _CHOOSE_COLOUR:
                 acts += self._play_variants(seat)
-        elif seat == self._current:
-            if phase is _PLAYING:
-                hand = self._hands[seat]
-                fits = _FITS[self._colour][RANK[self._discard[-1]]]
-                table = self._plays_uno if len(hand) == 2 else self._plays
-                for c in hand:
-                    if fits[c]:
-                        acts += table[c]
-                acts.append(_DRAW_ACTION)
-            elif phase is _DRAWN:
-                table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
-                acts += table[self._drawn]
-                acts.append(A.KEEP)
-            elif phase is _PENALTY:
-                acts.append(A.CHALLENGE)
-                acts.append(A.ACCEPT)
-            else:
-                acts += [A.choose_colour(c) for c in range(4)]
-        caught = self._catchable
+        elif seat != self._current:  # official rules out of turn: catches and calls only
+            acts = []
+        elif phase is _DRAWN:
+            table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
+            acts = [*table[self._drawn], A.KEEP]
+        elif phase is _PENALTY:
+            acts = [A.CHALLENGE, A.ACCEPT]
+        else:
+            acts = [A.choose_colour(c) for c in range(4)]
         if caught != NONE:
             if caught != seat:
                 acts.append(A.catch(caught))
@@ -708,16 +713,19 @@ class GameState:
         Raises IllegalAction (with a :class:`Reason`) and leaves the state
         exactly as it was when the rules refuse the action.
         """
+        kind = action[0]
+        if seat == self._current and self._phase < _ROUND_OVER:  # the common cases first
+            if kind is _PLAY and self._plain:
+                return self._play(seat, action)
+            if kind is _DRAW:
+                return self._draw_turn(seat)
         if self._phase >= _ROUND_OVER:
             raise IllegalAction(Reason.ROUND_OVER, "the round is over")
         if not 0 <= seat < self.players:
             raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
         if self._pos[seat] < 0:
             raise IllegalAction(Reason.PLAYER_OUT, "you are out of play")
-        kind = action[0]
         if kind is _PLAY:
-            if self._plain:
-                return self._play(seat, action)
             if self.rules.wrong_play_penalty:
                 return self._play_or_penalise(seat, action)
             return self._play(seat, action)
@@ -763,7 +771,7 @@ class GameState:
         # here; anything else goes to the full validator, which refuses it.
         if self._plain and seat == self._current and target == NONE and not extra \
                 and 0 <= card < DECK_SIZE and card in hand \
-                and (_FITS[self._colour][RANK[top]][card] if phase is _PLAYING
+                and (self._fits[card] if phase is _PLAYING
                      else phase is _DRAWN and card == self._drawn) \
                 and (0 <= colour <= 3 if IS_WILD[card] else colour == NONE) \
                 and (not uno or len(hand) == 2):
@@ -785,11 +793,13 @@ class GameState:
             for c in laid:
                 hand.remove(c)
             self._discard += laid
+            k = len(laid)  # cards laid: each has its effect (section 8)
         else:
             hand.remove(card)
             self._discard.append(card)
-        k = len(extra) + 1 if extra else 1  # cards laid: each has its effect (section 8)
+            k = 1
         self._colour = colour
+        self._fits = _FITS[colour][rank]  # every card laid has this rank
         self._drawn = NONE
         self._catchable = NONE
         self._first_play = False
@@ -812,7 +822,7 @@ class GameState:
         at = self._pos[seat]
         d = self._direction
         if rank <= 9 or rank == _WILD:
-            if not out and (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)):
+            if (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)) and not out:
                 self._swap(seat, rank, target, events)
             nxt = ring[(at + d) % m]
         elif rank == _SKIP:  # k Skips skip the next k players, round the table if need be
@@ -1125,13 +1135,13 @@ class GameState:
         if first_number and not self._play_variants(seat):
             # Section 8: no number card to lead with: draw 2 and lose the turn.
             self._draw_cards(seat, 2, events)
-            events.append(Event(E.SKIPPED, seat))
+            events.append(_SKIPPED[seat])
             self._pass_turn(seat, events)
             return events
         got = self._draw_cards(seat, 1, events)
         if got:
             card = got[0]
-            if _FITS[self._colour][RANK[self._discard[-1]]][card] and not (
+            if self._fits[card] and not (
                     first_number and not IS_NUMBER[card]):
                 self._phase = _DRAWN
                 self._drawn = card
@@ -1168,14 +1178,14 @@ class GameState:
         if guilty:
             self._draw_cards(by, pending, events)
             if self.rules.challenge_success_skips_challenger:
-                events.append(Event(E.SKIPPED, seat))
+                events.append(_SKIPPED[seat])
                 self._pass_turn(seat, events)
             else:
                 self._phase = _PLAYING
-                events.append(Event(E.TURN, seat))
+                events.append(_TURN[seat])
         else:
             self._draw_cards(seat, pending + 2, events)
-            events.append(Event(E.SKIPPED, seat))
+            events.append(_SKIPPED[seat])
             self._pass_turn(seat, events)
         return events
 
@@ -1188,7 +1198,7 @@ class GameState:
         events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
         self._clear_penalty()
         self._draw_cards(seat, pending, events)
-        events.append(Event(E.SKIPPED, seat))
+        events.append(_SKIPPED[seat])
         self._pass_turn(seat, events)
         return events
 
@@ -1237,9 +1247,10 @@ class GameState:
         if not 0 <= colour <= 3:
             raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
         self._colour = colour
+        self._fits = _FITS[colour][RANK[self._discard[-1]]]
         self._phase = _PLAYING
         self._current = self._after_choice
-        return [Event(E.COLOUR_CHOSEN, seat, colour=colour), Event(E.TURN, self._current)]
+        return [Event(E.COLOUR_CHOSEN, seat, colour=colour), _TURN[self._current]]
 
     # ------------------------------------------------------------------ helpers
 
@@ -1250,7 +1261,7 @@ class GameState:
 
     def _reverse(self, events: list[Event]) -> None:
         self._direction = -self._direction
-        events.append(Event(E.DIRECTION_CHANGED, value=self._direction))
+        events.append(_DIRECTION_CHANGED[self._direction])
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
         ring = self._ring  # self._step(seat, 1), inlined: every draw and keep passes here

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from unoplay.server import actions as A
 from unoplay.server.actions import ActionKind
+from unoplay.server.cards import COLOUR, RANK, WILD
 from unoplay.server.engine import GameState, Phase
 from unoplay.server.errors import IllegalAction
 from unoplay.server.events import EventKind as E
@@ -79,6 +80,14 @@ def play_round(game: GameState, rng: random.Random, probe_every: int = 0,
         seat = game.current
         legal = game.legal_actions(seat)
         assert legal, "the player to move always has an action"
+        if game.phase is Phase.PLAY:  # section 3: the cards offered in turn are those that match
+            top = game.top_card
+            fit = {c for c in game.hand(seat)
+                   if COLOUR[c] in (game.colour, WILD) or RANK[c] == RANK[top]}
+            offered = {a.card for a in legal if a.kind is ActionKind.PLAY}
+            assert offered <= fit
+            if not game.rules.number_first_and_last:  # which may hold back all but numbers
+                assert offered == fit
         other = rng.randrange(game.players)
         # Out of turn (catch, call UNO, jump in); false UNO calls stay rare.
         options = [a for a in game.legal_actions(other)
