@@ -88,8 +88,10 @@ class Limits:
     * ``intents_per_second`` / ``intent_burst``: messages a game stream may send:
       a token bucket of ``intent_burst`` tokens, refilled at
       ``intents_per_second`` and by ``intents_per_update`` for every
-      PlayerUpdate the seat receives (so a fast bot answering every update is
-      never limited, a flood is). A message with no token left ends the
+      PlayerUpdate that another seat's action (or the table) sent the seat (so
+      a fast bot answering every update is never limited; a flood is, and so
+      are legal moves that only feed themselves, such as endless false UNO
+      calls with empty piles). A message with no token left ends the
       stream with RESOURCE_EXHAUSTED; the seat and the game are unharmed.
     * ``join_timeout``: seconds a new game stream has to send its join.
     """

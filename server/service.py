@@ -319,12 +319,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
         bucket = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
-        credited = seat.updates
+        credited = seat.others_updates
         index = seat.index
         async for request in requests:
-            if seat.updates != credited:
-                bucket.credit((seat.updates - credited) * limits.intents_per_update)
-                credited = seat.updates
+            if seat.others_updates != credited:
+                bucket.credit((seat.others_updates - credited) * limits.intents_per_update)
+                credited = seat.others_updates
             if not bucket.take(loop.time()):
                 stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
                 stream.details = (f"more than {limits.intents_per_second:g} messages per second "

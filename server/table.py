@@ -193,7 +193,9 @@ class Seat:
     stand_in: Any = None  # a greedy bot playing while the person is away
     connections: int = 0
     log: list[Message] = field(default_factory=list)
-    updates: int = 0  # Update messages appended to the log (credits for rate limits)
+    # Updates others' actions caused (the stream's rate limit credits each): a seat's
+    # own actions earn nothing, or legal but endless moves would fund themselves.
+    others_updates: int = 0
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
 
     @property
@@ -445,10 +447,10 @@ class Table:
             penalty = getattr(err, "events", None)
             if penalty:  # refused, but it cost cards (wrong_play_penalty): part of the game
                 self._record(seat, action, source)
-                self._publish(list(penalty))
+                self._publish(list(penalty), seat)
             return False
         self._record(seat, action, source)
-        self._publish(events)
+        self._publish(events, seat)
         return True
 
     def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
@@ -490,8 +492,8 @@ class Table:
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
             i = s.index
-            self._append_update(s, Update(game.view(i), tuple(game.legal_actions(i)),
-                                          self._deadline, self._seats_shown))
+            s.log.append(Update(game.view(i), tuple(game.legal_actions(i)), self._deadline,
+                                self._seats_shown))
         self._notify()
 
     def detach(self, seat: int | Seat) -> None:
@@ -569,10 +571,6 @@ class Table:
         self._changed.set()
         self._changed = asyncio.Event()
 
-    def _append_update(self, seat: Seat, update: Update) -> None:
-        seat.log.append(update)
-        seat.updates += 1
-
     def _seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
         infos = self.seat_infos()
@@ -585,8 +583,9 @@ class Table:
             self.spectator_log.append(message)
         self._notify()
 
-    def _publish(self, events: list[Event]) -> None:
-        """Append the events each seat may see, then every seat's update."""
+    def _publish(self, events: list[Event], actor: int = -1) -> None:
+        """Append the events each seat may see, then every seat's update
+        (``actor``: the seat whose action caused them, -1 for the table)."""
         game = self.game
         assert game is not None
         self._version += 1
@@ -597,8 +596,10 @@ class Table:
         for seat in self.seats:
             i = seat.index
             seat.log.extend(e for e in events if e.audience == EVERYONE or e.audience == i)
-            self._append_update(seat, Update(game.view(i), tuple(game.legal_actions(i)),
-                                             self._deadline, shown))
+            seat.log.append(Update(game.view(i), tuple(game.legal_actions(i)),
+                                   self._deadline, shown))
+            if i != actor:
+                seat.others_updates += 1
         self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
         self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown))
         if game.is_game_over:

@@ -24,7 +24,9 @@ from hypothesis import strategies as st
 from unoplay.client.bots import make_bot
 from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, run_bot
 from unoplay.server import service, wire
+from unoplay.server import actions as A
 from unoplay.server.actions import ActionKind
+from unoplay.server.events import EventKind
 from unoplay.server.errors import Reason
 from unoplay.server.limits import (CLIENT_OPTIONS, SERVER_OPTIONS, Limits, TokenBucket,
                                    keepalive_problems)
@@ -270,6 +272,36 @@ async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_
             session = conn.session(table_id, me.seat_token)
             state = await asyncio.wait_for(run_bot(make_bot("greedy"), session), WAIT)
             assert state.game_over and table.state is TableState.FINISHED
+    finally:
+        await srv.stop(None)
+
+
+async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
+    """False UNO calls are legal (false_uno_penalty) and each one sends the caller
+    an update; only updates others caused refill a stream's budget, so endless
+    calls end the stream instead of growing the table's logs without bound."""
+    srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=0.5, intent_burst=10))
+    try:
+        async with Connection(srv.address) as conn:
+            rules = RuleSet(target_score=0, false_uno_penalty=1)
+            table_id = (await conn.create_table(seats=2, rules=rules, window_ms=0)).table_id
+            table = srv.lobby.get(table_id)
+            me = await conn.join_table(table_id, "caller")
+            await conn.add_bot(table_id, "greedy")
+            await conn.start_game(table_id, me.seat_token, seed=5)
+            call = await open_play(conn, table_id, me.seat_token)
+            current = -1
+            while current != me.seat:  # on my turn the bot waits: no update but my own
+                for m in (await read_response(call)).messages:
+                    if m.HasField("update"):
+                        current = m.update.view.current
+            call_uno = wire.action_id(A.CALL_UNO)
+            for _ in range(11):  # the burst, then one more
+                await call.write(gs.PlayRequest(intent=gs.Intent(action_id=call_uno)))
+            await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            false_calls = [m for m in table.log_for(me.seat)
+                           if getattr(m, "kind", None) is EventKind.UNO_FALSE_CALL]
+            assert len(false_calls) == 10
     finally:
         await srv.stop(None)
 
