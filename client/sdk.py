@@ -165,6 +165,7 @@ class SessionState:
     seats: list[pb.SeatInfo] = field(default_factory=list)
     legal: list[Action] = field(default_factory=list)
     deadline_ms: int = 0
+    window_closes_ms: int = 0  #: an out-of-turn window closes then (Unix ms); 0: none
     events: list[Event] = field(default_factory=list)
     errors: list[gs.ActionError] = field(default_factory=list)
     snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
@@ -347,6 +348,7 @@ class GameSession:
         state.seats = list(update.view.seats)
         state.legal = [wire.action_from_pb(a.action) for a in update.legal_actions]
         state.deadline_ms = update.deadline_unix_ms
+        state.window_closes_ms = update.window_closes_unix_ms
 
     def _track(self, message: gs.TableMessage) -> None:
         state = self.state

@@ -85,6 +85,7 @@ def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
     target.view.CopyFrom(wire.view_pb(message.view, _seat_list_pb(message.seats)))
     target.legal_actions.extend(wire.legal_pb(message.legal))
     target.deadline_unix_ms = int(message.deadline * 1000)
+    target.window_closes_unix_ms = int(message.window_closes * 1000)
 
 
 def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:

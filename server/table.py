@@ -122,16 +122,18 @@ class Welcome:
 
 @dataclass(frozen=True, slots=True)
 class Update:
-    """The seat's view after a change, its legal actions, the turn deadline and
-    every seat's status at that moment.
+    """The seat's view after a change, its legal actions, the turn deadline,
+    every seat's status at that moment and when the out-of-turn window it
+    opened closes.
 
-    ``deadline`` is Unix seconds (0.0: no limit).
+    ``deadline`` and ``window_closes`` are Unix seconds (0.0: no limit, no window).
     """
 
     view: PlayerView
     legal: tuple[Action, ...]
     deadline: float
     seats: tuple[SeatInfo, ...] = ()
+    window_closes: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +179,7 @@ class _Window:
     """An open out-of-turn window: the position it opened on and what it holds."""
 
     turn: int  #: the seat to move when it opened
+    closes: float  #: when it closes, Unix seconds
     catchable: int  #: the seat that could be caught when it opened, or -1
     held: list[HeldIntent] = field(default_factory=list)  #: in arrival order
     timer_due: bool = False  #: the turn timer came due while it was open
@@ -492,8 +495,9 @@ class Table:
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
             i = s.index
+            window = self._window
             s.log.append(Update(game.view(i), tuple(game.legal_actions(i)), self._deadline,
-                                self._seats_shown))
+                                self._seats_shown, window.closes if window else 0.0))
         self._notify()
 
     def detach(self, seat: int | Seat) -> None:
@@ -593,15 +597,17 @@ class Table:
         if not game.is_round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
         shown = self._seats_shown
+        window = self._opens_window(events)
+        closes = time.time() + self.window_ms / 1000 if window else 0.0
         for seat in self.seats:
             i = seat.index
             seat.log.extend(e for e in events if e.audience == EVERYONE or e.audience == i)
             seat.log.append(Update(game.view(i), tuple(game.legal_actions(i)),
-                                   self._deadline, shown))
+                                   self._deadline, shown, closes))
             if i != actor:
                 seat.others_updates += 1
         self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
-        self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown))
+        self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown, closes))
         if game.is_game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
@@ -615,8 +621,8 @@ class Table:
         else:
             if self.turn_seconds:
                 self._later(self.turn_seconds, self._timeout, self._version)
-            if self._opens_window(events):
-                self._open_window()
+            if window:
+                self._open_window(closes)
             self._schedule_bots()
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
@@ -659,10 +665,10 @@ class Table:
         return (self.rules.jump_in and game.phase in _JUMP_PHASES
                 and RANK[game.top_card] != Rank.ZERO)
 
-    def _open_window(self) -> None:
+    def _open_window(self, closes: float) -> None:
         game = self.game
         assert game is not None
-        window = _Window(turn=game.current, catchable=game.catchable)
+        window = _Window(turn=game.current, closes=closes, catchable=game.catchable)
         self._window = window
         self._later(self.window_ms / 1000, self._close_window, window)
 

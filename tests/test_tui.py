@@ -512,9 +512,11 @@ class CraftedApp(App):
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, game: GameState, seat: int = 0) -> None:
+    def __init__(self, game: GameState, seat: int = 0, window_closes_ms: int = 0,
+                 clock: Callable[[], float] | None = None) -> None:
         super().__init__()
         self.game, self.seat = game, seat
+        self.window_closes_ms, self.clock = window_closes_ms, clock
         self.session = _FakeSession()
 
     def state(self) -> SessionState:
@@ -527,10 +529,10 @@ class CraftedApp(App):
         legal = [wire.action_from_pb(a.action)
                  for a in wire.legal_pb(self.game.legal_actions(self.seat))]
         return SessionState(seat=self.seat, table=table, seed=1, view=view, seats=seats,
-                            legal=legal)
+                            legal=legal, window_closes_ms=self.window_closes_ms)
 
     def on_mount(self) -> None:
-        screen = TableScreen(state=self.state())
+        screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
         screen.session = self.session
         self.push_screen(screen)
 
@@ -544,6 +546,26 @@ async def _select(pilot, card: int) -> None:
     hand = pilot.app.screen.query_one(HandView)
     await _press_for_card(pilot, hand.cards.index(card))
     assert hand.cards[hand.selected] == card
+
+
+async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says_so():
+    game = GameState.from_position([cs("R7 B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    now = [1000.0]
+    app = CraftedApp(game, window_closes_ms=1_001_200, clock=lambda: now[0])
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        status = app.screen.query_one("#status", Static)
+        await wait_until(pilot, lambda: "out-of-turn window 1.2s" in str(status.content),
+                         "the window's countdown")
+        now[0] += 0.5
+        await wait_until(pilot, lambda: "out-of-turn window 0.7s" in str(status.content),
+                         "the countdown to move on")
+        await _select(pilot, c("R7"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.sent, "the play")
+        assert "judged when the out-of-turn window closes" in str(status.content)
+        now[0] += 1
+        await wait_until(pilot, lambda: "window" not in str(status.content), "the window to close")
 
 
 async def test_the_rules_line_and_the_help_name_the_house_rules():

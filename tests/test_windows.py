@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 
 import grpc
 import pytest
@@ -183,16 +184,20 @@ async def test_a_catch_at_human_speed_beats_the_bot_next_in_turn(server, conn):
     hands = ["R1 G5", "R9 B8 G9", "Y2 Y3 Y4"]
     table, (p0, _, p2) = await crafted(server, conn, hands, "R5", SINGLE, WINDOW,
                                        bots={1: TurnOnly()})
+    sent = time.time()
     await p0.send(A.play(c("R1")))
     await until(table, lambda: held_by(table, 1), "the bot's play, held by the window")
     await p2.until(lambda: p2.state.view.catchable == 0, "the update showing seat 0 catchable")
     assert A.catch(0) in p2.state.legal
+    # That update says when the window closes (a client can count down).
+    assert sent + WINDOW / 1000 < p2.state.window_closes_ms / 1000 <= time.time() + WINDOW / 1000
     await asyncio.sleep(HUMAN_REACTION)  # a person reacts (see HUMAN_REACTION)
     await p2.send(A.catch(0))
-    await p2.until(lambda: p2.events(EventKind.PLAYED, 1), "the bot's play")
+    await p2.until(lambda: p2.state.view.current == 2, "the update after the bot's play")
     kinds = [(e.kind, e.player) for e in p2.state.events
              if e.kind in (EventKind.UNO_CAUGHT, EventKind.PLAYED)]
     assert kinds == [(EventKind.PLAYED, 0), (EventKind.UNO_CAUGHT, 2), (EventKind.PLAYED, 1)]
+    assert p2.state.window_closes_ms == 0  # that play opened no window
     assert not p2.state.errors
     assert len(table.game.hand(0)) == 3  # caught: 1 + uno_penalty 2
     assert [(seat, a.kind) for seat, a in table.history] == [

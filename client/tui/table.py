@@ -10,6 +10,7 @@ runs in Textual workers on the app's event loop.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -100,6 +101,7 @@ class TableScreen(Screen):
         self._results_round = 0
         self._final_shown = False
         self._last_seconds: int | None = None
+        self._last_window: float | None = None  # seconds left in the out-of-turn window shown
         self._was_my_turn = False
         self._declined: tuple | None = None  # the penalty decision answered "from hand"
         self._waiting_shown: str | None = None  # the key set shown: waiting, game, over
@@ -131,7 +133,7 @@ class TableScreen(Screen):
         log_widget.can_focus = False
         self._write_events()
         self.redraw()
-        self.set_interval(0.5, self._tick)
+        self.set_interval(0.1, self._tick)  # redraws only when a countdown changes
         if self.seating is not None:
             self.stream()
             if self.state.view is None:
@@ -199,6 +201,14 @@ class TableScreen(Screen):
         if not deadline or view is None or view.phase >= Phase.ROUND_OVER:
             return None
         return max(0, int(deadline / 1000 - self.clock() + 0.999))
+
+    def _window_left(self) -> float | None:
+        """Seconds (to a tenth) until the open out-of-turn window closes, else None."""
+        closes, view = self.state.window_closes_ms, self.state.view
+        if not closes or view is None or view.phase >= Phase.ROUND_OVER:
+            return None
+        left = math.ceil((closes - self.clock() * 1000) / 100) / 10
+        return left if left > 0 else None
 
     # ------------------------------------------------------------- drawing
 
@@ -293,6 +303,7 @@ class TableScreen(Screen):
         state, view = self.state, self.state.view
         line = Text()
         hint = Text(style="dim")
+        window = self._last_window = self._window_left()
         if self.failed:
             line.append(self.failed, style="bold #ef5350")
             hint.append("q leave")
@@ -343,9 +354,14 @@ class TableScreen(Screen):
             if any(a.kind is PLAY for a in state.legal):
                 line.append("  You may jump in: Enter on a card marked “jump!”",
                             style="bold #f4c20d")
+        if window is not None:
+            line.append(f"  ⏳ out-of-turn window {window:.1f}s", style="dim")
         if view is not None and view.phase < Phase.ROUND_OVER:
             catch = [a for a in state.legal if a.kind is CATCH]
-            if catch:
+            if window is not None and self.sending:
+                hint = Text("Sent: your move is judged when the out-of-turn window closes",
+                            style="bold")
+            elif catch:
                 hint = Text(f"{self.name_of(catch[0].target)} did not call UNO: press c to catch!",
                             style="bold #ef5350")
             elif any(a.kind is CALL_UNO for a in state.legal) and view.catchable == self.me:
@@ -386,7 +402,8 @@ class TableScreen(Screen):
         if not self.is_attached:
             return
         seconds = self._seconds_left()
-        if seconds != self._last_seconds:
+        window = self._window_left()
+        if seconds != self._last_seconds or window != self._last_window:
             self._last_seconds = seconds
             self._draw_status(seconds)
 

@@ -103,14 +103,16 @@ class Welcome(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., table: _Optional[_Union[_lobby_service_pb2.Table, _Mapping]] = ..., seed: _Optional[int] = ...) -> None: ...
 
 class PlayerUpdate(_message.Message):
-    __slots__ = ("view", "legal_actions", "deadline_unix_ms")
+    __slots__ = ("view", "legal_actions", "deadline_unix_ms", "window_closes_unix_ms")
     VIEW_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
+    WINDOW_CLOSES_UNIX_MS_FIELD_NUMBER: _ClassVar[int]
     view: _game_pb2.PlayerView
     legal_actions: _containers.RepeatedCompositeFieldContainer[_game_pb2.LegalAction]
     deadline_unix_ms: int
-    def __init__(self, view: _Optional[_Union[_game_pb2.PlayerView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.LegalAction, _Mapping]]] = ..., deadline_unix_ms: _Optional[int] = ...) -> None: ...
+    window_closes_unix_ms: int
+    def __init__(self, view: _Optional[_Union[_game_pb2.PlayerView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.LegalAction, _Mapping]]] = ..., deadline_unix_ms: _Optional[int] = ..., window_closes_unix_ms: _Optional[int] = ...) -> None: ...
 
 class ActionError(_message.Message):
     __slots__ = ("reason", "message", "action_id")
