@@ -313,7 +313,7 @@ class GameState:
         other = GameState.__new__(GameState)
         for name in GameState.__slots__:
             setattr(other, name, getattr(self, name))
-        other._rng = random.Random()
+        other._rng = random.Random.__new__(random.Random)  # not seeded: the state is copied
         other._rng.setstate(self._rng.getstate())
         other._hands = [h[:] for h in self._hands]
         other._draw = self._draw[:]
