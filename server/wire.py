@@ -9,6 +9,7 @@ always has the same id, so a stale id can never mean a different action.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from unoplay.v1 import game_pb2 as pb
@@ -140,16 +141,27 @@ def action_from_pb(msg: pb.Action) -> Action:
 
 
 def legal_pb(actions: Iterable[Action]) -> list[pb.LegalAction]:
-    """Legal actions as ``pb.LegalAction`` messages with ids and labels."""
-    return [pb.LegalAction(id=action_id(a), action=action_pb(a), label=a.describe())
-            for a in actions]
+    """Legal actions as ``pb.LegalAction`` messages with ids and labels.
+
+    The messages are shared (made once per action): copy one before changing
+    it (adding it to a repeated field copies it)."""
+    return [_legal_action_pb(a) for a in actions]
+
+
+@lru_cache(maxsize=16384)
+def _legal_action_pb(action: Action) -> pb.LegalAction:
+    return pb.LegalAction(id=action_id(action), action=action_pb(action), label=action.describe())
 
 
 # ----------------------------------------------------------------- events
 
 
+@lru_cache(maxsize=16384)
 def event_pb(event: Event) -> pb.Event:
-    """Engine event to ``pb.Event``. Check the audience before sending it!"""
+    """Engine event to ``pb.Event``. Check the audience before sending it!
+
+    The message is shared (every seat's log holds the same public events, and
+    hot-path events recur): copy it before changing it."""
     return pb.Event(kind=int(event.kind), player=event.player,
                     cards=[CARDS_PB[c] for c in event.cards], count=event.count,
                     colour=colour_pb(event.colour), target=event.target, value=event.value,
