@@ -72,6 +72,17 @@ async def wait_until(pilot, predicate: Callable[[], object], what: str,
         await pilot.pause(0.01)
 
 
+def screen_lines(app) -> list[str]:
+    """What the terminal shows, as plain text: one line per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def shown_in(app, widget) -> list[str]:
+    """The rows of the terminal inside ``widget``'s region, as plain text."""
+    region = widget.region
+    return [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
+
+
 def _my_move(app) -> bool:
     """True when the app waits for the player: a prompt, a result, or their turn."""
     screen = app.screen
@@ -513,9 +524,9 @@ class CraftedApp(App):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, game: GameState, seat: int = 0, window_closes_ms: int = 0,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, events: list | None = None) -> None:
         super().__init__()
-        self.game, self.seat = game, seat
+        self.game, self.seat, self.events = game, seat, events or []
         self.window_closes_ms, self.clock = window_closes_ms, clock
         self.session = _FakeSession()
 
@@ -529,7 +540,8 @@ class CraftedApp(App):
         legal = [wire.action_from_pb(a.action)
                  for a in wire.legal_pb(self.game.legal_actions(self.seat))]
         return SessionState(seat=self.seat, table=table, seed=1, view=view, seats=seats,
-                            legal=legal, window_closes_ms=self.window_closes_ms)
+                            legal=legal, window_closes_ms=self.window_closes_ms,
+                            events=list(self.events))
 
     def on_mount(self) -> None:
         screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
@@ -596,6 +608,23 @@ async def test_the_rules_line_and_the_help_name_the_house_rules():
     async with demo.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not demo.screen.query_one("#rules").display
+
+
+async def test_the_round_results_show_the_cards_and_the_points_left_in_hand():
+    """Ada goes out; the others' cards are counted: the columns say which is which."""
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    events = game.apply(0, play(c("R7")))
+    app = CraftedApp(game, events=events)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.handle("update")
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+        await pilot.pause()
+        rows = [line.split() for line in shown_in(app, app.screen.query_one("#round-table"))]
+        assert ["Player", "Cards", "left", "Points", "in", "hand", "Score"] in rows
+        assert ["You", "0", "0", "56"] in rows
+        assert ["bot-1", "3", "53", "0"] in rows
+        assert ["bot-2", "2", "3", "0"] in rows
 
 
 async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():

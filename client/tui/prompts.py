@@ -376,13 +376,15 @@ class RoundResult:
     winner: str
     points: int
     names: list[str]
-    hand_points: list[int]
+    hand_cards: list[int]  #: cards each player was left holding
+    hand_points: list[int]  #: what those cards count
     scores: list[int]
     target: int
 
 
 class RoundResultScreen(Modal):
-    """The end of a round: who went out, each hand's points, the game score."""
+    """The end of a round: who went out, the cards each player was left holding
+    and what they count, the game score."""
 
     BINDINGS = [Binding("enter,escape,space", "close", "continue", show=False)]
 
@@ -398,10 +400,11 @@ class RoundResultScreen(Modal):
             yield Static(title, classes="title")
             table = Table(expand=True, box=None, header_style="bold")
             table.add_column("Player")
-            table.add_column("Left in hand", justify="right")
+            table.add_column("Cards left", justify="right")
+            table.add_column("Points in hand", justify="right")
             table.add_column("Score", justify="right")
-            for name, hand, score in zip(r.names, r.hand_points, r.scores):
-                table.add_row(name, str(hand), str(score))
+            for row in zip(r.names, r.hand_cards, r.hand_points, r.scores):
+                table.add_row(*map(str, row))
             yield Static(table, classes="body", id="round-table")
             target = f"first to {r.target} wins" if r.target else ""
             yield Static(f"{target} · the next round starts by itself · Enter continues",

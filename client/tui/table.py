@@ -501,7 +501,8 @@ class TableScreen(Screen):
         if self.table is not None and self.table.rules.HasField("target_score"):
             target = self.table.rules.target_score
         return RoundResult(view.round_number, names[view.round_winner] if view.round_winner >= 0
-                           else "?", points, names, hands, list(view.scores), target)
+                           else "?", points, names, list(view.hand_sizes), hands,
+                           list(view.scores), target)
 
     # ------------------------------------------------------------- prompts
 
