@@ -627,6 +627,29 @@ async def test_the_round_results_show_the_cards_and_the_points_left_in_hand():
         assert ["bot-2", "2", "3", "0"] in rows
 
 
+def _help_text(app) -> str:
+    """The whole help body (scrolled or not), as plain text on one line."""
+    console = Console(file=io.StringIO(), width=78, color_system=None)
+    console.print(app.screen.query_one("#help-body", Static).content)
+    return " ".join(console.file.getvalue().split())
+
+
+async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
+    tables = {"official": (DemoApp(), False),
+              "house": (CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
+              "house without multi-play": (CraftedApp(_house_game(
+                  ["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")), False)}
+    for what, (app, multi) in tables.items():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            shown = _help_text(app)
+            assert "Enter play it" in shown and "c catch a player without UNO" in shown
+            assert ("Space mark the selected card" in shown) is multi, what
+            assert ("✓ marked to be played together" in shown) is multi, what
+
+
 async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
     """Bot 1 is to play on a red 7; Ada holds the other red 7 and may jump in."""
     game = _house_game(["B5 R7#1 G2 Y9", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from unoplay.server.rules import RuleSet
+from unoplay.server.rules import MultiPlay, RuleSet
 
 from .render import card_lines, card_text, colour_text, colour_word
 from .ruleinfo import differences, meaning, preset_name, short_text
@@ -252,16 +252,14 @@ HELP = """\
  d  draw (or click the pile)     u       call UNO
  c  catch a player without UNO   ?       this help
  q  leave the table              ctrl+q  quit at once
- Space  mark the selected card to play several together (multi-play);
-        Enter then plays the marked cards, Esc clears the marks.
- Mouse: click a card to select it, click it again to play it.
+{marking} Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
  the play ("UNO armed"). Or press u right after, before you are caught.
 [b]Marks[/b]
  "play" under a card: the server lists it as playable now; on your
  turn the others are greyed. "jump!": you may play it out of your turn
- (jump-in). ✓ marked to be played together. ▶ whose turn it is.
+ (jump-in).{marked} ▶ whose turn it is.
  "UNO!" called, "no UNO": that player can be caught.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
@@ -272,6 +270,19 @@ HELP = """\
  and uno play --server HOST:PORT with the same name on this machine
  takes it back.\
 """
+
+
+#: The keys and the mark of multi-play, in :data:`HELP` only where it is on.
+_MARKING = (" Space  mark the selected card to play several together (multi-play);\n"
+            "        Enter then plays the marked cards, Esc clears the marks.\n")
+_MARKED = " ✓ marked to be played together."
+
+
+def keys_help(multi_play: bool) -> Text:
+    """The keys, marks and prompts part of the help; Space and ✓ (marking cards
+    to play together) only when ``multi_play`` is on at the table."""
+    return Text.from_markup(HELP.format(marking=_MARKING if multi_play else "",
+                                        marked=_MARKED if multi_play else ""))
 
 
 def rules_help(rules: RuleSet) -> Group:
@@ -303,7 +314,8 @@ class HelpScreen(Modal):
         self.rules = rules
 
     def compose(self) -> ComposeResult:
-        body: Group | Text = Text.from_markup(HELP)
+        multi = self.rules is not None and self.rules.multi_play is not MultiPlay.OFF
+        body: Group | Text = keys_help(multi)
         if self.rules is not None:
             body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):
