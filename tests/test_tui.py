@@ -479,12 +479,26 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         assert "uno_penalty: 11 is outside 0..10" in str(error.content)
         assert app.screen is form and field.has_focus  # the form stays, on that option
         assert not server.lobby.tables
+        # Editing the form takes the message away: a key in the field...
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: not error.display, "the message to go")
+        await pilot.pause()
+        assert not any("uno_penalty" in line for line in screen_lines(app))
+        # ... or a tick (refused once more first).
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: error.display, "the message again")
+        await pilot.pause()
+        assert "uno_penalty: 11 is outside" in "".join(shown_in(app, error))
+        form.query_one("#opt-jump_in", Checkbox).focus()
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not error.display, "the message to go again")
         # Fixed, it goes through.
         field.value = "4"
+        field.focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         (table,) = server.lobby.tables.values()
-        assert table.rules == PRESETS["official"].replace(uno_penalty=4)
+        assert table.rules == PRESETS["official"].replace(uno_penalty=4, jump_in=True)
         await pilot.press("ctrl+q")
 
 

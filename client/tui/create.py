@@ -113,6 +113,13 @@ class CreateTableScreen(Modal):
     def _ticked(self, event: Checkbox.Changed) -> None:
         event.checkbox.label = _yes_no(event.value)
 
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _edited(self) -> None:
+        """An edit: the message about the last try no longer applies."""
+        self.query_one("#form-error").display = False
+
     def fill(self, name: str) -> None:
         """Set every option field to preset ``name``'s value."""
         values = preset(name).to_dict()
