@@ -502,6 +502,28 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         await pilot.press("ctrl+q")
 
 
+async def test_the_format_list_opens_inside_the_create_form(server):
+    """The last field's list (Format) fits in the form, above the buttons and
+    the dialog's border, and picks with the keys."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        select = form.query_one("#opt-format", Select)
+        select.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: select.expanded, "the list")
+        await pilot.pause()
+        scroll = form.query_one("#form-scroll")
+        options = select.query_one("SelectOverlay")
+        assert scroll.region.contains_region(options.region), (scroll.region, options.region)
+        assert [line.strip() for line in shown_in(app, options)] == [
+            "standard", "elimination", "teams", "tournament"]
+        await pilot.press("down", "down", "enter")
+        await wait_until(pilot, lambda: not select.expanded, "the list to close")
+        assert select.value == "teams"
+        await pilot.press("ctrl+q")
+
+
 async def test_escape_cancels_the_create_form(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:

@@ -38,6 +38,16 @@ class NewTable:
     bots: int  #: bots to seat now
 
 
+class FormSelect(Select):
+    """A Select of the form. Its list opens inside the form, moving the fields
+    below it down (``uno.tcss``), and is scrolled into view: it cannot spill
+    over the buttons or the dialog's border as an overlay would."""
+
+    def watch_expanded(self, expanded: bool) -> None:
+        if expanded:
+            self.call_after_refresh(self.scroll_visible, animate=False)
+
+
 def _option_widget(info: OptionInfo, value: Any) -> Widget:
     """The field for one option, showing ``value``."""
     wid = f"opt-{info.name}"
@@ -46,8 +56,8 @@ def _option_widget(info: OptionInfo, value: Any) -> Widget:
     if info.kind is int:
         return Input(str(value), id=wid, restrict=r"[0-9]*", max_length=len(str(info.high)),
                      validators=[Number(info.low, info.high)], compact=True)
-    return Select([(v.replace("_", " "), v) for v in info.choices], value=value,
-                  allow_blank=False, id=wid, compact=True)
+    return FormSelect([(v.replace("_", " "), v) for v in info.choices], value=value,
+                      allow_blank=False, id=wid, compact=True)
 
 
 def _yes_no(value: bool) -> str:
@@ -87,8 +97,8 @@ class CreateTableScreen(Modal):
                     yield Static(Text("Rules: pick a preset, then change any option",
                                       style="bold"), classes="section")
                     yield Label("Preset")
-                    yield Select(presets, value="official", allow_blank=False, id="preset",
-                                 compact=True)
+                    yield FormSelect(presets, value="official", allow_blank=False,
+                                     id="preset", compact=True)
                     for info in OPTIONS:
                         yield Label(info.label)
                         yield _option_widget(info, rules[info.name])
