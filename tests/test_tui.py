@@ -534,6 +534,37 @@ async def test_escape_cancels_the_create_form(server):
         await pilot.press("q")
 
 
+async def test_escape_while_the_table_is_created_waits_and_seats_you(server, monkeypatch):
+    """Esc after Enter: the server has made the table but not yet answered. The
+    form waits for the answer and you sit there; no table is left without you."""
+    from unoplay.client.sdk import Connection
+
+    answer = asyncio.Event()
+    create_table = Connection.create_table
+
+    async def slow_answer(self, *args, **kwargs):
+        table = await create_table(self, *args, **kwargs)
+        await answer.wait()
+        return table
+
+    monkeypatch.setattr(Connection, "create_table", slow_answer)
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: server.lobby.tables, "the table on the server")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is form
+        assert "you sit there once it answers" in " ".join(shown_in(app, form.query_one(
+            "#form-error")))
+        answer.set()
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert [s.name for s in table.seats if s.occupied] == ["Ada"]
+        await pilot.press("ctrl+q")
+
+
 # ---------------------------------------------------------------- house rules at the table
 
 

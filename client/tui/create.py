@@ -160,9 +160,7 @@ class CreateTableScreen(Modal):
     def show_error(self, message: str, widget: Widget | None = None) -> None:
         """Show ``message`` above the buttons and focus ``widget``, or the
         option the message starts with ("uno_penalty: 11 is outside 0..10")."""
-        error = self.query_one("#form-error", Static)
-        error.update(Text(message, style="bold #ef5350"))
-        error.display = True
+        self._say(Text(message, style="bold #ef5350"))
         if widget is None:
             name = message.split(":", 1)[0].strip()
             if name in OPTION_NAMES:
@@ -170,9 +168,21 @@ class CreateTableScreen(Modal):
         if widget is not None:
             widget.focus()
 
+    def _say(self, text: Text) -> None:
+        """Show ``text`` above the buttons (until the form is edited)."""
+        message = self.query_one("#form-error", Static)
+        message.update(text)
+        message.display = True
+
     # ------------------------------------------------------------- actions
 
     def action_cancel(self) -> None:
+        """Close the form; not while the server creates the table (the table
+        would be left there without you): its answer seats you as usual."""
+        if self.busy:
+            self._say(Text("The server is creating the table: you sit there once it answers",
+                           style="bold"))
+            return
         self.answer(None)
 
     @on(Input.Submitted)
@@ -185,7 +195,7 @@ class CreateTableScreen(Modal):
         if event.button.name == "create":
             self.create()
         else:
-            self.answer(None)
+            self.action_cancel()
 
     def create(self) -> None:
         """Check the table settings and ask the server for the table."""
