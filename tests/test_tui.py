@@ -38,7 +38,7 @@ from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.widgets import HandView, PlayersPanel
+from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
@@ -247,6 +247,27 @@ async def test_crafted_table_marks_only_the_cards_the_server_lists():
         await pilot.pause()
         text = app.export_screenshot()
         assert "◀" in text or "▶" in text  # the hand scrolls in a narrow terminal
+
+
+async def test_the_log_is_laid_out_again_when_the_terminal_is_resized():
+    """Wider, a line wrapped at the old width is one row again; narrower, no line
+    is cut off; either way the newest line stays in view."""
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one("#log", GameLog)
+        for size in ((140, 40), (70, 30)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            width = log.scrollable_content_region.width
+            assert max(strip.cell_length for strip in log.lines) <= width, size
+            rows = [row[2:2 + width].rstrip() for row in shown_in(app, log)[1:-1]]
+            assert [row for row in rows if row][-1] == "Your turn", size
+        assert "Direction: ↺" in rows and "counter-clockwise" in rows  # wrapped at 70
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        rows = [row.strip(" │") for row in shown_in(app, log)]
+        assert "── Round 3: Bob deals 7 cards each ──" in rows  # one row again
 
 
 async def test_a_refused_intent_is_shown():

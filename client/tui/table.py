@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 from unoplay.server.actions import Action, ActionKind
 from unoplay.server.engine import Phase
@@ -36,7 +36,7 @@ from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prom
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
 from .render import card_text, event_line, rules_label, seat_name
 from .ruleinfo import differences, preset_name, rules_from_table, short_text
-from .widgets import HandView, PileView, PlayersPanel
+from .widgets import GameLog, HandView, PileView, PlayersPanel
 
 log = logging.getLogger("unoplay.tui")
 
@@ -120,7 +120,7 @@ class TableScreen(Screen):
                 with VerticalScroll(id="players-box"):
                     yield PlayersPanel(id="players")
                 yield PileView(id="pile")
-            yield RichLog(id="log", wrap=True, min_width=20, max_lines=1000)
+            yield GameLog(id="log", wrap=True, min_width=20, max_lines=1000)
         yield Static(id="status")
         yield HandView(id="hand")
         yield Footer()
@@ -128,7 +128,7 @@ class TableScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#players-box").border_title = "Players"
         self.query_one("#pile").border_title = "Table"
-        log_widget = self.query_one("#log", RichLog)
+        log_widget = self.query_one(GameLog)
         log_widget.border_title = "What happened"
         log_widget.can_focus = False
         self._write_events()
@@ -389,14 +389,14 @@ class TableScreen(Screen):
         status.update(line + Text("\n") + hint)
 
     def _write_events(self) -> None:
-        log_widget = self.query_one("#log", RichLog)
+        log_widget = self.query_one(GameLog)
         events = self.state.events
         seats = self._seats()
         while self._logged < len(events):
             line = event_line(events[self._logged], seats, self.me)
             self._logged += 1
             if line is not None:
-                log_widget.write(line)
+                log_widget.add(line)
 
     def _tick(self) -> None:
         if not self.is_attached:
@@ -442,7 +442,7 @@ class TableScreen(Screen):
         if body == "welcome":
             self.table = self.state.table
             if self.state.view is None and self._logged == 0 and self.state.seed == 0:
-                self.query_one("#log", RichLog).write(Text(
+                self.query_one(GameLog).add(Text(
                     f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
                     "when every seat is taken and someone presses s.", style="italic"))
             self._draw_topbar()
@@ -452,7 +452,7 @@ class TableScreen(Screen):
             self.sending = False
             error = self.state.errors[-1]
             text = Text(f"Refused: {error.message} ({error.reason})", style="bold #ef5350")
-            self.query_one("#log", RichLog).write(text)
+            self.query_one(GameLog).add(text)
             self.notify(f"{error.message}", title="Refused by the server", severity="error")
         elif body == "seats_changed":
             self.redraw()  # someone came, went, dropped or came back
