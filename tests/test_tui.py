@@ -38,7 +38,7 @@ from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel
+from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
@@ -671,14 +671,14 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
 async def test_the_rules_line_and_the_help_name_the_house_rules():
     game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
     app = CraftedApp(game)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(120, 24)) as pilot:  # wide enough for every option
         await pilot.pause()
         table = app.screen
-        line = str(table.query_one("#rules", Static).content)
+        (line,) = shown_in(app, table.query_one("#rules"))
         changed = differences(PRESETS["house"])
         assert {name for name, _ in changed} == {"stacking", "jump_in", "multi_play",
                                                   "false_uno_penalty", "reverse_deflects_draw"}
-        assert line.startswith("Rules house: ")
+        assert line.strip().startswith("Rules house: ") and "…" not in line
         for name, value in changed:
             assert short_text(name, value) in line, name
         assert "stacking +4/+2" in line and "multi-play same rank" in line
@@ -736,6 +736,26 @@ async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
             assert "Enter play it" in shown and "c catch a player without UNO" in shown
             assert ("Space mark the selected card" in shown) is multi, what
             assert ("✓ marked to be played together" in shown) is multi, what
+
+
+async def test_the_rules_line_fits_on_one_line_leaving_out_what_does_not_fit():
+    """At 80-100 columns the house rules do not fit: whole options are shown, in
+    order, then "…"; "? explains" (the help lists them all) stays."""
+    game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
+    changes = [short_text(name, value) for name, value in differences(PRESETS["house"])]
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for width in (80, 90, 100, 110):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            (line,) = shown_in(app, app.screen.query_one("#rules"))
+            line = line.strip()
+            assert line.startswith("Rules house: ") and line.endswith(" · ? explains"), width
+            shown = line.removeprefix("Rules house: ").removesuffix(" · ? explains").split(", ")
+            if width < 110:
+                assert shown.pop() == "…" and 0 < len(shown) < len(changes), width
+            assert shown == changes[:len(shown)], width
+        assert shown == changes  # at 110 columns, every option
 
 
 async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
@@ -851,8 +871,8 @@ async def test_the_embedded_game_plays_the_rule_options_given():
                          and app.screen.table is not None, "the table")
         table = app.server.lobby.get(app.embedded_table)
         assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
-        line = str(app.screen.query_one("#rules", Static).content)
-        assert line.startswith("Rules custom: ") and "7-0" in line and "jump-in" in line
+        line = app.screen.query_one("#rules", RulesLine)
+        assert line.preset == "custom" and {"7-0", "jump-in"} <= set(line.changes)
         await pilot.press("ctrl+q")
 
 

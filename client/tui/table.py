@@ -36,7 +36,7 @@ from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prom
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
 from .render import card_text, event_line, rules_label, seat_name
 from .ruleinfo import differences, preset_name, rules_from_table, short_text
-from .widgets import GameLog, HandView, PileView, PlayersPanel
+from .widgets import GameLog, HandView, PileView, PlayersPanel, RulesLine
 
 log = logging.getLogger("unoplay.tui")
 
@@ -114,7 +114,7 @@ class TableScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
-        yield Static(id="rules")
+        yield RulesLine(id="rules")
         with Horizontal(id="main"):
             with Vertical(id="side"):
                 with VerticalScroll(id="players-box"):
@@ -268,8 +268,8 @@ class TableScreen(Screen):
 
     def _draw_rules(self) -> None:
         """The rules line: the preset and every option that differs from
-        official; hidden at an official table."""
-        widget = self.query_one("#rules", Static)
+        official (as many as fit); hidden at an official table."""
+        widget = self.query_one(RulesLine)
         rules = self.rules
         if self.multi_play != self._multi_shown:
             self._multi_shown = self.multi_play
@@ -277,11 +277,7 @@ class TableScreen(Screen):
         changed = differences(rules) if rules is not None else []
         widget.display = bool(changed)
         if changed:
-            text = Text("Rules ", style="dim")
-            text.append(preset_name(rules), style="bold")
-            text.append(": " + ", ".join(short_text(n, v) for n, v in changed))
-            text.append(" · ? explains", style="dim")
-            widget.update(text)
+            widget.show(preset_name(rules), [short_text(n, v) for n, v in changed])
 
     def _draw_topbar(self) -> None:
         view = self.state.view

@@ -15,7 +15,7 @@ from textual.widgets import RichLog
 
 from unoplay.server.engine import Phase, PlayerView
 
-from .render import CARD_H, CARD_W, card_lines, colour_text, seat_name
+from .render import CARD_H, CARD_W, card_lines, colour_text, rules_line, seat_name
 
 
 class HandView(Widget):
@@ -223,6 +223,28 @@ class PileView(Widget):
 
     def on_click(self) -> None:
         self.post_message(self.Clicked())
+
+
+class RulesLine(Widget):
+    """The rules at a house-rules table on one line: the preset and the options
+    that differ from official, as many as the width holds (see
+    :func:`.render.rules_line`)."""
+
+    DEFAULT_CSS = """
+    RulesLine { height: 1; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.preset = ""
+        self.changes: list[str] = []  #: a few words for each option that differs
+
+    def show(self, preset: str, changes: Sequence[str]) -> None:
+        self.preset, self.changes = preset, list(changes)
+        self.refresh()
+
+    def render(self) -> Text:
+        return rules_line(self.preset, self.changes, self.size.width)
 
 
 class GameLog(RichLog):
