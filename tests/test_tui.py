@@ -10,6 +10,7 @@ import asyncio
 import io
 import logging
 import os
+import re
 import signal
 import socket
 import stat
@@ -206,6 +207,45 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("ctrl+q")
     finally:
         await server.stop(None)
+
+
+async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bots(server):
+    from unoplay.client.sdk import Connection
+
+    async with Connection(server.address) as conn:
+        friday = await conn.create_table(seats=4, title="Friday night at Margaret's")
+        for name in ("Margaret Hamilton", "Bob"):
+            await conn.join_table(friday.table_id, name)
+        await conn.add_bot(friday.table_id)
+        quick = await conn.create_table(seats=6, title="Quick")
+        for _ in range(3):
+            await conn.add_bot(quick.table_id, "random")
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(140, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                         and app.screen.tables, "the tables")
+        lobby = app.screen.query_one("#tables")
+
+        def cut(cell: str, full: str) -> bool:
+            """True if ``cell`` is ``full`` cut short with "…" (False: in full)."""
+            assert cell == full or cell.endswith("…") and full.startswith(cell[:-1]), cell
+            return cell != full
+
+        for width, title_cut, players_cut in ((140, False, False), (100, True, False),
+                                              (80, True, True)):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            shown = shown_in(app, lobby)
+            rows = [re.split(r"\s{2,}", line.strip()) for line in shown[:3]]
+            assert rows[0] == ["Table", "Seats", "Players", "Rules", "Turn", "State"], width
+            title, players = rows[1][0], rows[1][2]
+            assert cut(title, "Friday night at Margaret's") is title_cut, width
+            assert cut(players, "Margaret Hamilton, Bob + 1 bot") is players_cut, width
+            assert players.startswith("Margaret Hamilton, Bob"), width  # the players first
+            assert rows[2][:3] == ["Quick", "3/6", "3 bots"], width
+            assert not any("*" in line for line in screen_lines(app)), width
+            assert lobby.virtual_size.width <= lobby.size.width, width  # no sideways scroll
+        await pilot.press("q")
 
 
 # ---------------------------------------------------------------- snapshots
