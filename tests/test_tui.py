@@ -10,6 +10,7 @@ import asyncio
 import io
 import logging
 import os
+import re
 import signal
 import socket
 import stat
@@ -38,7 +39,7 @@ from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.widgets import HandView, PlayersPanel
+from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
@@ -70,6 +71,17 @@ async def wait_until(pilot, predicate: Callable[[], object], what: str,
             raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; "
                                  f"screen is {pilot.app.screen!r}")
         await pilot.pause(0.01)
+
+
+def screen_lines(app) -> list[str]:
+    """What the terminal shows, as plain text: one line per row."""
+    return [strip.text for strip in app.screen._compositor.render_strips()]
+
+
+def shown_in(app, widget) -> list[str]:
+    """The rows of the terminal inside ``widget``'s region, as plain text."""
+    region = widget.region
+    return [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
 
 
 def _my_move(app) -> bool:
@@ -197,6 +209,45 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
         await server.stop(None)
 
 
+async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bots(server):
+    from unoplay.client.sdk import Connection
+
+    async with Connection(server.address) as conn:
+        friday = await conn.create_table(seats=4, title="Friday night at Margaret's")
+        for name in ("Margaret Hamilton", "Bob"):
+            await conn.join_table(friday.table_id, name)
+        await conn.add_bot(friday.table_id)
+        quick = await conn.create_table(seats=6, title="Quick")
+        for _ in range(3):
+            await conn.add_bot(quick.table_id, "random")
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(140, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
+                         and app.screen.tables, "the tables")
+        lobby = app.screen.query_one("#tables")
+
+        def cut(cell: str, full: str) -> bool:
+            """True if ``cell`` is ``full`` cut short with "…" (False: in full)."""
+            assert cell == full or cell.endswith("…") and full.startswith(cell[:-1]), cell
+            return cell != full
+
+        for width, title_cut, players_cut in ((140, False, False), (100, True, False),
+                                              (80, True, True)):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            shown = shown_in(app, lobby)
+            rows = [re.split(r"\s{2,}", line.strip()) for line in shown[:3]]
+            assert rows[0] == ["Table", "Seats", "Players", "Rules", "Turn", "State"], width
+            title, players = rows[1][0], rows[1][2]
+            assert cut(title, "Friday night at Margaret's") is title_cut, width
+            assert cut(players, "Margaret Hamilton, Bob + 1 bot") is players_cut, width
+            assert players.startswith("Margaret Hamilton, Bob"), width  # the players first
+            assert rows[2][:3] == ["Quick", "3/6", "3 bots"], width
+            assert not any("*" in line for line in screen_lines(app)), width
+            assert lobby.virtual_size.width <= lobby.size.width, width  # no sideways scroll
+        await pilot.press("q")
+
+
 # ---------------------------------------------------------------- snapshots
 
 
@@ -236,6 +287,27 @@ async def test_crafted_table_marks_only_the_cards_the_server_lists():
         await pilot.pause()
         text = app.export_screenshot()
         assert "◀" in text or "▶" in text  # the hand scrolls in a narrow terminal
+
+
+async def test_the_log_is_laid_out_again_when_the_terminal_is_resized():
+    """Wider, a line wrapped at the old width is one row again; narrower, no line
+    is cut off; either way the newest line stays in view."""
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        log = app.screen.query_one("#log", GameLog)
+        for size in ((140, 40), (70, 30)):
+            await pilot.resize_terminal(*size)
+            await pilot.pause()
+            width = log.scrollable_content_region.width
+            assert max(strip.cell_length for strip in log.lines) <= width, size
+            rows = [row[2:2 + width].rstrip() for row in shown_in(app, log)[1:-1]]
+            assert [row for row in rows if row][-1] == "Your turn", size
+        assert "Direction: ↺" in rows and "counter-clockwise" in rows  # wrapped at 70
+        await pilot.resize_terminal(140, 40)
+        await pilot.pause()
+        rows = [row.strip(" │") for row in shown_in(app, log)]
+        assert "── Round 3: Bob deals 7 cards each ──" in rows  # one row again
 
 
 async def test_a_refused_intent_is_shown():
@@ -468,12 +540,48 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         assert "uno_penalty: 11 is outside 0..10" in str(error.content)
         assert app.screen is form and field.has_focus  # the form stays, on that option
         assert not server.lobby.tables
+        # Editing the form takes the message away: a key in the field...
+        await pilot.press("backspace")
+        await wait_until(pilot, lambda: not error.display, "the message to go")
+        await pilot.pause()
+        assert not any("uno_penalty" in line for line in screen_lines(app))
+        # ... or a tick (refused once more first).
+        await pilot.press("1", "enter")
+        await wait_until(pilot, lambda: error.display, "the message again")
+        await pilot.pause()
+        assert "uno_penalty: 11 is outside" in "".join(shown_in(app, error))
+        form.query_one("#opt-jump_in", Checkbox).focus()
+        await pilot.press("space")
+        await wait_until(pilot, lambda: not error.display, "the message to go again")
         # Fixed, it goes through.
         field.value = "4"
+        field.focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         (table,) = server.lobby.tables.values()
-        assert table.rules == PRESETS["official"].replace(uno_penalty=4)
+        assert table.rules == PRESETS["official"].replace(uno_penalty=4, jump_in=True)
+        await pilot.press("ctrl+q")
+
+
+async def test_the_format_list_opens_inside_the_create_form(server):
+    """The last field's list (Format) fits in the form, above the buttons and
+    the dialog's border, and picks with the keys."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        select = form.query_one("#opt-format", Select)
+        select.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: select.expanded, "the list")
+        await pilot.pause()
+        scroll = form.query_one("#form-scroll")
+        options = select.query_one("SelectOverlay")
+        assert scroll.region.contains_region(options.region), (scroll.region, options.region)
+        assert [line.strip() for line in shown_in(app, options)] == [
+            "standard", "elimination", "teams", "tournament"]
+        await pilot.press("down", "down", "enter")
+        await wait_until(pilot, lambda: not select.expanded, "the list to close")
+        assert select.value == "teams"
         await pilot.press("ctrl+q")
 
 
@@ -485,6 +593,37 @@ async def test_escape_cancels_the_create_form(server):
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         assert not server.lobby.tables
         await pilot.press("q")
+
+
+async def test_escape_while_the_table_is_created_waits_and_seats_you(server, monkeypatch):
+    """Esc after Enter: the server has made the table but not yet answered. The
+    form waits for the answer and you sit there; no table is left without you."""
+    from unoplay.client.sdk import Connection
+
+    answer = asyncio.Event()
+    create_table = Connection.create_table
+
+    async def slow_answer(self, *args, **kwargs):
+        table = await create_table(self, *args, **kwargs)
+        await answer.wait()
+        return table
+
+    monkeypatch.setattr(Connection, "create_table", slow_answer)
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = await _open_form(app, pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: server.lobby.tables, "the table on the server")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is form
+        assert "you sit there once it answers" in " ".join(shown_in(app, form.query_one(
+            "#form-error")))
+        answer.set()
+        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        (table,) = server.lobby.tables.values()
+        assert [s.name for s in table.seats if s.occupied] == ["Ada"]
+        await pilot.press("ctrl+q")
 
 
 # ---------------------------------------------------------------- house rules at the table
@@ -513,9 +652,9 @@ class CraftedApp(App):
     ENABLE_COMMAND_PALETTE = False
 
     def __init__(self, game: GameState, seat: int = 0, window_closes_ms: int = 0,
-                 clock: Callable[[], float] | None = None) -> None:
+                 clock: Callable[[], float] | None = None, events: list | None = None) -> None:
         super().__init__()
-        self.game, self.seat = game, seat
+        self.game, self.seat, self.events = game, seat, events or []
         self.window_closes_ms, self.clock = window_closes_ms, clock
         self.session = _FakeSession()
 
@@ -529,7 +668,8 @@ class CraftedApp(App):
         legal = [wire.action_from_pb(a.action)
                  for a in wire.legal_pb(self.game.legal_actions(self.seat))]
         return SessionState(seat=self.seat, table=table, seed=1, view=view, seats=seats,
-                            legal=legal, window_closes_ms=self.window_closes_ms)
+                            legal=legal, window_closes_ms=self.window_closes_ms,
+                            events=list(self.events))
 
     def on_mount(self) -> None:
         screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
@@ -571,14 +711,14 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
 async def test_the_rules_line_and_the_help_name_the_house_rules():
     game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
     app = CraftedApp(game)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(120, 24)) as pilot:  # wide enough for every option
         await pilot.pause()
         table = app.screen
-        line = str(table.query_one("#rules", Static).content)
+        (line,) = shown_in(app, table.query_one("#rules"))
         changed = differences(PRESETS["house"])
         assert {name for name, _ in changed} == {"stacking", "jump_in", "multi_play",
                                                   "false_uno_penalty", "reverse_deflects_draw"}
-        assert line.startswith("Rules house: ")
+        assert line.strip().startswith("Rules house: ") and "…" not in line
         for name, value in changed:
             assert short_text(name, value) in line, name
         assert "stacking +4/+2" in line and "multi-play same rank" in line
@@ -596,6 +736,66 @@ async def test_the_rules_line_and_the_help_name_the_house_rules():
     async with demo.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         assert not demo.screen.query_one("#rules").display
+
+
+async def test_the_round_results_show_the_cards_and_the_points_left_in_hand():
+    """Ada goes out; the others' cards are counted: the columns say which is which."""
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    events = game.apply(0, play(c("R7")))
+    app = CraftedApp(game, events=events)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.handle("update")
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+        await pilot.pause()
+        rows = [line.split() for line in shown_in(app, app.screen.query_one("#round-table"))]
+        assert ["Player", "Cards", "left", "Points", "in", "hand", "Score"] in rows
+        assert ["You", "0", "0", "56"] in rows
+        assert ["bot-1", "3", "53", "0"] in rows
+        assert ["bot-2", "2", "3", "0"] in rows
+
+
+def _help_text(app) -> str:
+    """The whole help body (scrolled or not), as plain text on one line."""
+    console = Console(file=io.StringIO(), width=78, color_system=None)
+    console.print(app.screen.query_one("#help-body", Static).content)
+    return " ".join(console.file.getvalue().split())
+
+
+async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
+    tables = {"official": (DemoApp(), False),
+              "house": (CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
+              "house without multi-play": (CraftedApp(_house_game(
+                  ["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")), False)}
+    for what, (app, multi) in tables.items():
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("question_mark")
+            await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            shown = _help_text(app)
+            assert "Enter play it" in shown and "c catch a player without UNO" in shown
+            assert ("Space mark the selected card" in shown) is multi, what
+            assert ("✓ marked to be played together" in shown) is multi, what
+
+
+async def test_the_rules_line_fits_on_one_line_leaving_out_what_does_not_fit():
+    """At 80-100 columns the house rules do not fit: whole options are shown, in
+    order, then "…"; "? explains" (the help lists them all) stays."""
+    game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
+    changes = [short_text(name, value) for name, value in differences(PRESETS["house"])]
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for width in (80, 90, 100, 110):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            (line,) = shown_in(app, app.screen.query_one("#rules"))
+            line = line.strip()
+            assert line.startswith("Rules house: ") and line.endswith(" · ? explains"), width
+            shown = line.removeprefix("Rules house: ").removesuffix(" · ? explains").split(", ")
+            if width < 110:
+                assert shown.pop() == "…" and 0 < len(shown) < len(changes), width
+            assert shown == changes[:len(shown)], width
+        assert shown == changes  # at 110 columns, every option
 
 
 async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
@@ -711,8 +911,8 @@ async def test_the_embedded_game_plays_the_rule_options_given():
                          and app.screen.table is not None, "the table")
         table = app.server.lobby.get(app.embedded_table)
         assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
-        line = str(app.screen.query_one("#rules", Static).content)
-        assert line.startswith("Rules custom: ") and "7-0" in line and "jump-in" in line
+        line = app.screen.query_one("#rules", RulesLine)
+        assert line.preset == "custom" and {"7-0", "jump-in"} <= set(line.changes)
         await pilot.press("ctrl+q")
 
 

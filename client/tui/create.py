@@ -38,6 +38,16 @@ class NewTable:
     bots: int  #: bots to seat now
 
 
+class FormSelect(Select):
+    """A Select of the form. Its list opens inside the form, moving the fields
+    below it down (``uno.tcss``), and is scrolled into view: it cannot spill
+    over the buttons or the dialog's border as an overlay would."""
+
+    def watch_expanded(self, expanded: bool) -> None:
+        if expanded:
+            self.call_after_refresh(self.scroll_visible, animate=False)
+
+
 def _option_widget(info: OptionInfo, value: Any) -> Widget:
     """The field for one option, showing ``value``."""
     wid = f"opt-{info.name}"
@@ -46,8 +56,8 @@ def _option_widget(info: OptionInfo, value: Any) -> Widget:
     if info.kind is int:
         return Input(str(value), id=wid, restrict=r"[0-9]*", max_length=len(str(info.high)),
                      validators=[Number(info.low, info.high)], compact=True)
-    return Select([(v.replace("_", " "), v) for v in info.choices], value=value,
-                  allow_blank=False, id=wid, compact=True)
+    return FormSelect([(v.replace("_", " "), v) for v in info.choices], value=value,
+                      allow_blank=False, id=wid, compact=True)
 
 
 def _yes_no(value: bool) -> str:
@@ -87,8 +97,8 @@ class CreateTableScreen(Modal):
                     yield Static(Text("Rules: pick a preset, then change any option",
                                       style="bold"), classes="section")
                     yield Label("Preset")
-                    yield Select(presets, value="official", allow_blank=False, id="preset",
-                                 compact=True)
+                    yield FormSelect(presets, value="official", allow_blank=False,
+                                     id="preset", compact=True)
                     for info in OPTIONS:
                         yield Label(info.label)
                         yield _option_widget(info, rules[info.name])
@@ -112,6 +122,13 @@ class CreateTableScreen(Modal):
     @on(Checkbox.Changed)
     def _ticked(self, event: Checkbox.Changed) -> None:
         event.checkbox.label = _yes_no(event.value)
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _edited(self) -> None:
+        """An edit: the message about the last try no longer applies."""
+        self.query_one("#form-error").display = False
 
     def fill(self, name: str) -> None:
         """Set every option field to preset ``name``'s value."""
@@ -143,9 +160,7 @@ class CreateTableScreen(Modal):
     def show_error(self, message: str, widget: Widget | None = None) -> None:
         """Show ``message`` above the buttons and focus ``widget``, or the
         option the message starts with ("uno_penalty: 11 is outside 0..10")."""
-        error = self.query_one("#form-error", Static)
-        error.update(Text(message, style="bold #ef5350"))
-        error.display = True
+        self._say(Text(message, style="bold #ef5350"))
         if widget is None:
             name = message.split(":", 1)[0].strip()
             if name in OPTION_NAMES:
@@ -153,9 +168,21 @@ class CreateTableScreen(Modal):
         if widget is not None:
             widget.focus()
 
+    def _say(self, text: Text) -> None:
+        """Show ``text`` above the buttons (until the form is edited)."""
+        message = self.query_one("#form-error", Static)
+        message.update(text)
+        message.display = True
+
     # ------------------------------------------------------------- actions
 
     def action_cancel(self) -> None:
+        """Close the form; not while the server creates the table (the table
+        would be left there without you): its answer seats you as usual."""
+        if self.busy:
+            self._say(Text("The server is creating the table: you sit there once it answers",
+                           style="bold"))
+            return
         self.answer(None)
 
     @on(Input.Submitted)
@@ -168,7 +195,7 @@ class CreateTableScreen(Modal):
         if event.button.name == "create":
             self.create()
         else:
-            self.answer(None)
+            self.action_cancel()
 
     def create(self) -> None:
         """Check the table settings and ask the server for the table."""

@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from unoplay.server.rules import RuleSet
+from unoplay.server.rules import MultiPlay, RuleSet
 
 from .render import card_lines, card_text, colour_text, colour_word
 from .ruleinfo import differences, meaning, preset_name, short_text
@@ -252,16 +252,14 @@ HELP = """\
  d  draw (or click the pile)     u       call UNO
  c  catch a player without UNO   ?       this help
  q  leave the table              ctrl+q  quit at once
- Space  mark the selected card to play several together (multi-play);
-        Enter then plays the marked cards, Esc clears the marks.
- Mouse: click a card to select it, click it again to play it.
+{marking} Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
  the play ("UNO armed"). Or press u right after, before you are caught.
 [b]Marks[/b]
  "play" under a card: the server lists it as playable now; on your
  turn the others are greyed. "jump!": you may play it out of your turn
- (jump-in). ✓ marked to be played together. ▶ whose turn it is.
+ (jump-in).{marked} ▶ whose turn it is.
  "UNO!" called, "no UNO": that player can be caught.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
@@ -272,6 +270,19 @@ HELP = """\
  and uno play --server HOST:PORT with the same name on this machine
  takes it back.\
 """
+
+
+#: The keys and the mark of multi-play, in :data:`HELP` only where it is on.
+_MARKING = (" Space  mark the selected card to play several together (multi-play);\n"
+            "        Enter then plays the marked cards, Esc clears the marks.\n")
+_MARKED = " ✓ marked to be played together."
+
+
+def keys_help(multi_play: bool) -> Text:
+    """The keys, marks and prompts part of the help; Space and ✓ (marking cards
+    to play together) only when ``multi_play`` is on at the table."""
+    return Text.from_markup(HELP.format(marking=_MARKING if multi_play else "",
+                                        marked=_MARKED if multi_play else ""))
 
 
 def rules_help(rules: RuleSet) -> Group:
@@ -303,7 +314,8 @@ class HelpScreen(Modal):
         self.rules = rules
 
     def compose(self) -> ComposeResult:
-        body: Group | Text = Text.from_markup(HELP)
+        multi = self.rules is not None and self.rules.multi_play is not MultiPlay.OFF
+        body: Group | Text = keys_help(multi)
         if self.rules is not None:
             body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):
@@ -376,13 +388,15 @@ class RoundResult:
     winner: str
     points: int
     names: list[str]
-    hand_points: list[int]
+    hand_cards: list[int]  #: cards each player was left holding
+    hand_points: list[int]  #: what those cards count
     scores: list[int]
     target: int
 
 
 class RoundResultScreen(Modal):
-    """The end of a round: who went out, each hand's points, the game score."""
+    """The end of a round: who went out, the cards each player was left holding
+    and what they count, the game score."""
 
     BINDINGS = [Binding("enter,escape,space", "close", "continue", show=False)]
 
@@ -398,10 +412,11 @@ class RoundResultScreen(Modal):
             yield Static(title, classes="title")
             table = Table(expand=True, box=None, header_style="bold")
             table.add_column("Player")
-            table.add_column("Left in hand", justify="right")
+            table.add_column("Cards left", justify="right")
+            table.add_column("Points in hand", justify="right")
             table.add_column("Score", justify="right")
-            for name, hand, score in zip(r.names, r.hand_points, r.scores):
-                table.add_row(name, str(hand), str(score))
+            for row in zip(r.names, r.hand_cards, r.hand_points, r.scores):
+                table.add_row(*map(str, row))
             yield Static(table, classes="body", id="round-table")
             target = f"first to {r.target} wins" if r.target else ""
             yield Static(f"{target} · the next round starts by itself · Enter continues",

@@ -132,6 +132,22 @@ def rules_label(rules_pb) -> str:
     return f"{name}, to {target}" if target else f"{name}, one round"
 
 
+def rules_line(preset: str, changes: Sequence[str], width: int) -> Text:
+    """The rules line at a table, "Rules house: stacking +4/+2, jump-in · ? explains",
+    in at most ``width`` cells: the changes that do not fit are left out for
+    "…" (the help lists them all)."""
+    for count in range(len(changes), -1, -1):
+        shown = ", ".join(changes[:count])
+        if count < len(changes):
+            shown += ", …" if count else "…"
+        line = Text.assemble(("Rules ", "dim"), (preset, "bold"), f": {shown}",
+                             (" · ? explains", "dim"))
+        if line.cell_len <= width:
+            return line
+    line.truncate(width, overflow="ellipsis")
+    return line
+
+
 def seat_name(seats: Sequence, seat: int, me: int) -> str:
     """Display name of ``seat``: "you" for the receiver, else the seat's name."""
     if seat == me:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 
 import grpc
+from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,6 +27,42 @@ log = logging.getLogger("unoplay.tui")
 
 _STATE = {ls.TABLE_STATE_WAITING: "waiting", ls.TABLE_STATE_PLAYING: "playing",
           ls.TABLE_STATE_FINISHED: "finished"}
+
+
+#: The lobby's columns; the title and the players take the width the others leave.
+_COLUMNS = ("Table", "Seats", "Players", "Rules", "Turn", "State")
+_TITLE, _PLAYERS = 0, 2
+
+
+def _players(table: ls.Table) -> str:
+    """Who sits at ``table``: people by name, bots counted ("Ada, Bob + 2 bots")."""
+    names = ", ".join(s.name for s in table.seats if s.occupied and not s.bot)
+    bots = sum(1 for s in table.seats if s.occupied and s.bot)
+    if not bots:
+        return names
+    counted = f"{bots} bot{'s' if bots != 1 else ''}"
+    return f"{names} + {counted}" if names else counted
+
+
+def _widths(rows: list[tuple[str, ...]], room: int) -> list[int]:
+    """Column widths for ``rows`` in ``room`` cells: each column as wide as its
+    widest cell, except that the title and the players share what the others
+    leave: the title a third (at least 8 cells), the players the rest (at least
+    8), the title then what the players do not need."""
+    widths = [max(cell_len(cell) for cell in column) for column in zip(_COLUMNS, *rows)]
+    title, players = widths[_TITLE], widths[_PLAYERS]
+    left = room - sum(widths) + title + players
+    widths[_TITLE] = min(title, max(8, left // 3))
+    widths[_PLAYERS] = min(players, max(8, left - widths[_TITLE]))
+    widths[_TITLE] = min(title, max(widths[_TITLE], left - widths[_PLAYERS]))
+    return widths
+
+
+def _elide(text: str, width: int) -> Text:
+    """``text`` in at most ``width`` cells, ending in "…" when cut."""
+    cell = Text(text)
+    cell.truncate(width, overflow="ellipsis")
+    return cell
 
 
 def _error_text(err: Exception) -> str:
@@ -193,11 +230,7 @@ class LobbyScreen(Screen):
         top.append(f" lobby of {self.target}", style="bold")
         top.append(f" · you are {self.app.options.name}", style="dim")
         self.query_one("#topbar", Static).update(top)
-        table = self.query_one(DataTable)
-        for label, width in (("Table", 12), ("Seats", 5), ("Players", 20), ("Rules", 12),
-                             ("Turn", 4), ("State", 14)):
-            table.add_column(label, width=width)
-        table.focus()
+        self.query_one(DataTable).focus()
         self.action_refresh()
         self.set_interval(2.0, self.action_refresh)
 
@@ -218,26 +251,35 @@ class LobbyScreen(Screen):
         self.tables = tables
         widget = self.query_one(DataTable)
         keep = widget.cursor_row
-        widget.clear()
-        name = self.app.options.name
-        for t in tables:
-            taken = sum(1 for s in t.seats if s.occupied)
-            players = ", ".join(s.name + ("*" if s.bot else "") for s in t.seats if s.occupied)
-            rules = rules_label(t.rules)
-            state = _STATE.get(t.state, "?")
-            if self.app.store.get(self.target, t.table_id, name):
-                state += " (yours)"
-            widget.add_row(t.title, f"{taken}/{len(t.seats)}", players, rules,
-                           f"{t.turn_seconds}s" if t.turn_seconds else "-", state,
+        rows = [self._row(t) for t in tables]
+        room = self.size.width - 2 * widget.cell_padding * len(_COLUMNS) - 2  # 2: a scrollbar
+        widths = _widths(rows, room)
+        widget.clear(columns=True)
+        for label, width in zip(_COLUMNS, widths):
+            widget.add_column(label, width=width)
+        for t, row in zip(tables, rows):
+            widget.add_row(*(_elide(cell, width) for cell, width in zip(row, widths)),
                            key=t.table_id)
         if tables:
             widget.move_cursor(row=min(keep, len(tables) - 1))
         waiting = sum(1 for t in tables if t.state == ls.TABLE_STATE_WAITING)
         status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, "
-                      f"{waiting} waiting for players. ")
-        status.append("Enter sits (or takes your seat back) · n new table · b adds a bot "
-                      "(* = bot)", style="dim")
+                      f"{waiting} waiting. ")
+        status.append("Enter sits (or rejoins) · n new table · b adds a bot", style="dim")
         self.query_one("#lobby-status", Static).update(status)
+
+    def _row(self, table: ls.Table) -> tuple[str, ...]:
+        """The cells of ``table``'s row, in full."""
+        taken = sum(1 for s in table.seats if s.occupied)
+        state = _STATE.get(table.state, "?")
+        if self.app.store.get(self.target, table.table_id, self.app.options.name):
+            state += " (yours)"
+        return (table.title, f"{taken}/{len(table.seats)}", _players(table),
+                rules_label(table.rules), f"{table.turn_seconds}s" if table.turn_seconds else "-",
+                state)
+
+    def on_resize(self) -> None:
+        self.show(self.tables)
 
     def _current(self) -> ls.Table | None:
         widget = self.query_one(DataTable)

@@ -22,7 +22,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, Static
 
 from unoplay.server.actions import Action, ActionKind
 from unoplay.server.engine import Phase
@@ -36,7 +36,7 @@ from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prom
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
 from .render import card_text, event_line, rules_label, seat_name
 from .ruleinfo import differences, preset_name, rules_from_table, short_text
-from .widgets import HandView, PileView, PlayersPanel
+from .widgets import GameLog, HandView, PileView, PlayersPanel, RulesLine
 
 log = logging.getLogger("unoplay.tui")
 
@@ -114,13 +114,13 @@ class TableScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
-        yield Static(id="rules")
+        yield RulesLine(id="rules")
         with Horizontal(id="main"):
             with Vertical(id="side"):
                 with VerticalScroll(id="players-box"):
                     yield PlayersPanel(id="players")
                 yield PileView(id="pile")
-            yield RichLog(id="log", wrap=True, min_width=20, max_lines=1000)
+            yield GameLog(id="log", wrap=True, min_width=20, max_lines=1000)
         yield Static(id="status")
         yield HandView(id="hand")
         yield Footer()
@@ -128,7 +128,7 @@ class TableScreen(Screen):
     def on_mount(self) -> None:
         self.query_one("#players-box").border_title = "Players"
         self.query_one("#pile").border_title = "Table"
-        log_widget = self.query_one("#log", RichLog)
+        log_widget = self.query_one(GameLog)
         log_widget.border_title = "What happened"
         log_widget.can_focus = False
         self._write_events()
@@ -268,8 +268,8 @@ class TableScreen(Screen):
 
     def _draw_rules(self) -> None:
         """The rules line: the preset and every option that differs from
-        official; hidden at an official table."""
-        widget = self.query_one("#rules", Static)
+        official (as many as fit); hidden at an official table."""
+        widget = self.query_one(RulesLine)
         rules = self.rules
         if self.multi_play != self._multi_shown:
             self._multi_shown = self.multi_play
@@ -277,11 +277,7 @@ class TableScreen(Screen):
         changed = differences(rules) if rules is not None else []
         widget.display = bool(changed)
         if changed:
-            text = Text("Rules ", style="dim")
-            text.append(preset_name(rules), style="bold")
-            text.append(": " + ", ".join(short_text(n, v) for n, v in changed))
-            text.append(" · ? explains", style="dim")
-            widget.update(text)
+            widget.show(preset_name(rules), [short_text(n, v) for n, v in changed])
 
     def _draw_topbar(self) -> None:
         view = self.state.view
@@ -389,14 +385,14 @@ class TableScreen(Screen):
         status.update(line + Text("\n") + hint)
 
     def _write_events(self) -> None:
-        log_widget = self.query_one("#log", RichLog)
+        log_widget = self.query_one(GameLog)
         events = self.state.events
         seats = self._seats()
         while self._logged < len(events):
             line = event_line(events[self._logged], seats, self.me)
             self._logged += 1
             if line is not None:
-                log_widget.write(line)
+                log_widget.add(line)
 
     def _tick(self) -> None:
         if not self.is_attached:
@@ -442,7 +438,7 @@ class TableScreen(Screen):
         if body == "welcome":
             self.table = self.state.table
             if self.state.view is None and self._logged == 0 and self.state.seed == 0:
-                self.query_one("#log", RichLog).write(Text(
+                self.query_one(GameLog).add(Text(
                     f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
                     "when every seat is taken and someone presses s.", style="italic"))
             self._draw_topbar()
@@ -452,7 +448,7 @@ class TableScreen(Screen):
             self.sending = False
             error = self.state.errors[-1]
             text = Text(f"Refused: {error.message} ({error.reason})", style="bold #ef5350")
-            self.query_one("#log", RichLog).write(text)
+            self.query_one(GameLog).add(text)
             self.notify(f"{error.message}", title="Refused by the server", severity="error")
         elif body == "seats_changed":
             self.redraw()  # someone came, went, dropped or came back
@@ -501,7 +497,8 @@ class TableScreen(Screen):
         if self.table is not None and self.table.rules.HasField("target_score"):
             target = self.table.rules.target_score
         return RoundResult(view.round_number, names[view.round_winner] if view.round_winner >= 0
-                           else "?", points, names, hands, list(view.scores), target)
+                           else "?", points, names, list(view.hand_sizes), hands,
+                           list(view.scores), target)
 
     # ------------------------------------------------------------- prompts
 

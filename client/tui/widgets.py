@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Sequence
 
 from rich.table import Table
@@ -10,10 +11,11 @@ from textual import events
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+from textual.widgets import RichLog
 
 from unoplay.server.engine import Phase, PlayerView
 
-from .render import CARD_H, CARD_W, card_lines, colour_text, seat_name
+from .render import CARD_H, CARD_W, card_lines, colour_text, rules_line, seat_name
 
 
 class HandView(Widget):
@@ -221,3 +223,55 @@ class PileView(Widget):
 
     def on_click(self) -> None:
         self.post_message(self.Clicked())
+
+
+class RulesLine(Widget):
+    """The rules at a house-rules table on one line: the preset and the options
+    that differ from official, as many as the width holds (see
+    :func:`.render.rules_line`)."""
+
+    DEFAULT_CSS = """
+    RulesLine { height: 1; }
+    """
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.preset = ""
+        self.changes: list[str] = []  #: a few words for each option that differs
+
+    def show(self, preset: str, changes: Sequence[str]) -> None:
+        self.preset, self.changes = preset, list(changes)
+        self.refresh()
+
+    def render(self) -> Text:
+        return rules_line(self.preset, self.changes, self.size.width)
+
+
+class GameLog(RichLog):
+    """The "What happened" log. A RichLog lays each line out once, at the width
+    it has then; this one keeps the lines it was given and lays them all out
+    again when its width changes, so a resize never leaves them cut off or
+    wrapped at the old width."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._texts: deque[Text] = deque(maxlen=self.max_lines)
+        self._width = 0  # the content width the lines were laid out for
+
+    def add(self, text: Text) -> None:
+        """Write ``text`` as the last line."""
+        self._texts.append(text)
+        self.write(text)
+
+    def on_mount(self) -> None:
+        self.anchor()  # kept at the newest line, unless the player scrolls up
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = self.scrollable_content_region.width
+        if width == self._width:
+            return
+        known, self._width = self._size_known, width
+        if known:  # (the first time, RichLog writes the lines that waited for a size)
+            self.clear()
+            for text in self._texts:
+                self.write(text, scroll_end=False)
