@@ -31,6 +31,7 @@ from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
 from unoplay.client.bots import make_bot
 from unoplay.client.sdk import Connection, SessionState, run_bot
+from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
 from unoplay.client.tui import table as tui_table
 from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt,
                                         QuitPrompt, RoundResultScreen, rules_help)
@@ -39,8 +40,7 @@ from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.watch import WatchScreen
-from unoplay.client.tui.widgets import HandView, PileView, PlayersPanel
+from unoplay.client.tui.widgets import HandView, PlayersPanel
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
@@ -800,7 +800,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
     server = await start_server("127.0.0.1", 0)
     try:
         async with Connection(server.address) as conn:
-            table_id, token = await _bots_table(conn, bot_delay=0.2, target=500)
+            table_id, token = await _bots_table(conn, bot_delay=0.3, target=500)
             await conn.start_game(table_id, token, seed=7)
             bob = asyncio.create_task(run_bot(make_bot("greedy"), conn.session(table_id, token)))
             app = UnoApp(PlayOptions(server=server.address, name="Eve"))
@@ -829,6 +829,14 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 actions = {b.binding.action for b in screen.active_bindings.values()}
                 assert not actions & {"play", "draw", "uno", "catch", "mark", "move(1)"}
                 assert "leave" in actions
+                await pilot.press("question_mark")  # the help names the watching keys
+                await wait_until(pilot, lambda: isinstance(app.screen, WatchHelpScreen)
+                                 and app.screen.is_mounted, "the help")
+                console = Console(file=io.StringIO(), width=100, color_system=None)
+                console.print(app.screen.query_one("#help-body", Static).content)
+                assert "q or Esc  back to the lobby" in console.file.getvalue()
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: app.screen is screen, "the help to close")
                 sent = []
 
                 async def send(action) -> bool:
@@ -836,7 +844,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                     return False
                 screen.session.send = send
                 await pilot.press("enter", "d", "u", "c", "1", "right", "space", "s", "b")
-                await pilot.click(PileView)
+                await pilot.click("#pile")
                 await pilot.pause()
                 assert app.screen is screen and sent == [] and not screen.sending
                 assert not any("turn" in str(n.message) for n in app._notifications)

@@ -294,18 +294,16 @@ def rules_help(rules: RuleSet) -> Group:
 
 
 class HelpScreen(Modal):
-    """The keys, the marks and the rules in force at the table (``rules``);
-    ``keys`` (Rich markup) replaces the player's keys and marks, e.g. for a spectator."""
+    """The keys, the marks and the rules in force at the table (``rules``)."""
 
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
 
-    def __init__(self, rules: RuleSet | None = None, keys: str = HELP) -> None:
+    def __init__(self, rules: RuleSet | None = None) -> None:
         super().__init__()
         self.rules = rules
-        self.keys = keys
 
     def compose(self) -> ComposeResult:
-        body: Group | Text = Text.from_markup(self.keys)
+        body: Group | Text = Text.from_markup(HELP)
         if self.rules is not None:
             body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):

@@ -11,14 +11,15 @@ from __future__ import annotations
 import logging
 
 import grpc
+from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.binding import Binding
-from textual.widgets import RichLog, Static
+from textual.widgets import Static
 
 from unoplay.server.engine import Phase
 
-from .prompts import HelpScreen
+from .prompts import HelpScreen, rules_help
 from .table import Seating, TableScreen
 from .widgets import HandView
 
@@ -34,6 +35,17 @@ WATCH_HELP = """\
  ▶ whose turn it is. "UNO!" called, "no UNO": that player can be
  caught.\
 """
+
+
+class WatchHelpScreen(HelpScreen):
+    """The help of the spectator view: the table's rules, then :data:`WATCH_HELP`
+    in place of the player's keys."""
+
+    def on_mount(self) -> None:
+        body: Group | Text = Text.from_markup(WATCH_HELP)
+        if self.rules is not None:
+            body = Group(rules_help(self.rules), body)
+        self.query_one("#help-body", Static).update(body)
 
 
 class WatchScreen(TableScreen, inherit_bindings=False):
@@ -52,9 +64,6 @@ class WatchScreen(TableScreen, inherit_bindings=False):
     def on_mount(self) -> None:
         # Runs before TableScreen.on_mount (Textual calls both), which starts the stream.
         self.query_one(HandView).display = False
-        self.query_one("#log", RichLog).write(Text(
-            "You are watching this table: every move everyone may see, nobody's cards. "
-            "q or Esc goes back to the lobby.", style="italic"))
 
     def _can_act(self) -> bool:
         return False  # a click on the pile or a card does nothing either
@@ -124,7 +133,7 @@ class WatchScreen(TableScreen, inherit_bindings=False):
         self.query_one("#status", Static).update(line + Text("\n") + hint)
 
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.rules, keys=WATCH_HELP))
+        self.app.push_screen(WatchHelpScreen(self.rules))
 
     def action_leave(self) -> None:
         """Back to the lobby. The stream is cancelled first (which cancels its
