@@ -237,7 +237,7 @@ class LobbyScreen(Screen):
         status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, "
                       f"{waiting} waiting for players. ")
         status.append("Enter sits (or takes your seat back) · n new table · b adds a bot "
-                      "(* = bot) · w watches", style="dim")
+                      "(* = bot)", style="dim")
         self.query_one("#lobby-status", Static).update(status)
 
     def _current(self) -> ls.Table | None:
