@@ -133,6 +133,7 @@ class WatchScreen(TableScreen, inherit_bindings=False):
         self.query_one("#status", Static).update(line + Text("\n") + hint)
 
     def action_help(self) -> None:
+        """?: the table's rules and the spectator's keys."""
         self.app.push_screen(WatchHelpScreen(self.rules))
 
     def action_leave(self) -> None:
