@@ -147,6 +147,12 @@ class Connection:
         resumes after a message an earlier session (or process) saw."""
         return GameSession(self, table_id, seat_token, last_seq=last_seq)
 
+    def spectate(self, table_id: str, last_seq: int = 0) -> SpectatorSession:
+        """A spectator stream of the table (not opened until iterated): public
+        events and views with no hand; ``last_seq`` resumes after a message an
+        earlier spectator session saw."""
+        return SpectatorSession(self, table_id, last_seq=last_seq)
+
 
 @dataclass
 class SessionState:
@@ -368,6 +374,28 @@ class GameSession:
             state.seat = message.welcome.seat
             state.table = message.welcome.table
             state.seed = message.welcome.seed
+
+
+class SpectatorSession(GameSession):
+    """A spectator's stream of one table (``GameService.Spectate``): the public
+    events and, after each change, a view with seat -1, no hand and no legal
+    actions. Iterate it like a :class:`GameSession`: messages in order with no
+    gaps or repeats, reconnecting and resuming by itself. It never sends."""
+
+    def __init__(self, connection: Connection, table_id: str, max_retries: int = 20,
+                 last_seq: int = 0, max_delay: float = 5.0,
+                 on_status: Callable[[str], None] | None = None) -> None:
+        super().__init__(connection, table_id, "", max_retries=max_retries, last_seq=last_seq,
+                         max_delay=max_delay, on_status=on_status)
+
+    async def _open(self) -> None:
+        self._done_writing = True  # a server stream: nothing to write, nothing to half-close
+        request = gs.SpectateRequest(table_id=self.table_id, last_seq=self.last_seq)
+        self._call = self.connection.games.Spectate(request)
+
+    async def send(self, action: Action | int) -> bool:
+        """Spectators cannot act: always False, nothing is sent."""
+        return False
 
 
 async def run_bot(bot, session: GameSession) -> SessionState:

@@ -271,6 +271,40 @@ async def test_spectator_sees_public_events_only(server, conn):
     assert count > 10
 
 
+async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn):
+    """The SDK's SpectatorSession: every message of the spectator log once, in
+    order, across a cut stream; nothing private, no hand; it ends with the game."""
+    table_id = (await conn.create_table(seats=3, rules=RuleSet(target_score=0))).table_id
+    me = await conn.join_table(table_id, "me")
+    for _ in range(2):
+        await conn.add_bot(table_id, "greedy")
+    watch = conn.spectate(table_id)
+    received: list[gs.TableMessage] = []
+
+    async def read():
+        async for message in watch:
+            received.append(message)
+            if len(received) == 20:
+                watch.drop()  # as a network failure would
+
+    reader = asyncio.create_task(read())
+    await conn.start_game(table_id, me.seat_token, seed=3)
+    await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)),
+                           WAIT)
+    await asyncio.wait_for(reader, WAIT)
+    assert watch.reconnects >= 1 and watch.status == "closed"
+    sent = server.lobby.get(table_id).log_for(-1)
+    assert [m.seq for m in received] == list(range(1, len(sent) + 1))
+    for m in received:
+        if m.WhichOneof("body") == "event":
+            assert not m.event.private and not (m.event.kind == pb.EVENT_KIND_DREW
+                                                 and m.event.cards)
+        if m.WhichOneof("body") == "update":
+            assert not m.update.view.hand and not m.update.legal_actions
+    assert watch.state.seat == -1 and watch.state.game_over and watch.state.view.hand == ()
+    assert not await watch.send(1)  # a spectator never sends
+
+
 async def test_server_side_bots_and_health(server, conn):
     table = await conn.create_table(seats=3, rules=RuleSet(target_score=0))
     me = await conn.join_table(table.table_id, "me")

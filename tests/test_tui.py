@@ -30,7 +30,9 @@ from helpers import c, cs
 from unoplay.client.discovery import Browser
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.client.sdk import SessionState
+from unoplay.client.bots import make_bot
+from unoplay.client.sdk import Connection, SessionState, run_bot
+from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
 from unoplay.client.tui import table as tui_table
 from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt,
                                         QuitPrompt, RoundResultScreen, rules_help)
@@ -46,6 +48,7 @@ from unoplay.server.engine import GameState
 from unoplay.server.events import EventKind
 from unoplay.server.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
+from unoplay.server.table import TableState
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -947,3 +950,144 @@ async def test_a_teams_table_marks_your_partner_opposite():
         rows = [str(r) for r in panel.render().columns[1].cells]
         assert "partner" in rows[1 + (me + 2) % 4]  # after the header row
         await pilot.press("ctrl+q")
+
+
+# ---------------------------------------------------------------- watching a table
+
+#: Event kinds only their own player may see.
+PRIVATE_KINDS = {EventKind.HAND_DEALT, EventKind.DREW_CARDS, EventKind.HAND_SHOWN,
+                 EventKind.HAND_RECEIVED}
+
+
+async def _bots_table(conn, bot_delay: float, target: int) -> tuple[str, str]:
+    """A table of four: Bob (an SDK bot, joined here) and three server bots,
+    not started yet. Returns (table id, Bob's seat token)."""
+    table = await conn.create_table(seats=4, title="Bots", bot_delay=bot_delay,
+                                    rules=RuleSet(target_score=target))
+    bob = await conn.join_table(table.table_id, "Bob")
+    for _ in range(3):
+        await conn.add_bot(table.table_id, "greedy")
+    return table.table_id, bob.seat_token
+
+
+def _log_text(screen) -> str:
+    return " ".join(" ".join(line.text for line in screen.query_one("#log").lines).split())
+
+
+def _assert_nothing_private(screen) -> None:
+    state = screen.state
+    assert state.seat == -1 and state.view.seat == -1 and state.view.hand == ()
+    assert state.legal == []
+    for event in state.events:
+        assert event.kind not in PRIVATE_KINDS, event
+        assert event.kind is not EventKind.DREW or not event.cards, event
+    text = _log_text(screen)
+    for private in ("You drew", "You were dealt", "hand was", "You now hold"):
+        assert private not in text
+
+
+async def _watch_first_table(app, pilot) -> WatchScreen:
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables,
+                     "the table in the lobby")
+    await pilot.press("w")
+    await wait_until(pilot, lambda: isinstance(app.screen, WatchScreen), "the spectator view")
+    return app.screen
+
+
+async def test_watching_a_game_of_bots_from_the_lobby():
+    """w on a table being played: its events arrive, the players panel shows
+    hand sizes, no hand is shown, the game keys do nothing, q returns."""
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            table_id, token = await _bots_table(conn, bot_delay=0.3, target=500)
+            await conn.start_game(table_id, token, seed=7)
+            bob = asyncio.create_task(run_bot(make_bot("greedy"), conn.session(table_id, token)))
+            app = UnoApp(PlayOptions(server=server.address, name="Eve"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await _watch_first_table(app, pilot)
+                table = server.lobby.get(table_id)
+                await wait_until(pilot, lambda: screen.state.view is not None, "the view")
+                seen = len(screen.state.events)
+                await wait_until(pilot, lambda: len(screen.state.events) > seen + 2,
+                                 "new events as the bots play")
+                assert table.spectators == 1 and table.state is TableState.PLAYING
+                assert "played" in _log_text(screen)
+                # The players panel: every seat with its number of cards, nobody is "you".
+                panel = screen.query_one(PlayersPanel)
+                await wait_until(pilot, lambda: panel.view is screen.state.view, "the panel")
+                columns = panel.render().columns
+                names = [str(cell) for cell in columns[1].cells][1:]  # after the header row
+                sizes = [int(str(cell)) for cell in list(columns[2].cells)[1:]]
+                assert len(names) == 4 and names[0].startswith("Bob")
+                assert not any("(you)" in name for name in names)
+                assert sizes == list(panel.view.hand_sizes) and sum(sizes) > 0
+                # No hand, no game keys; a status line saying we watch.
+                assert not screen.query_one(HandView).display
+                status = str(screen.query_one("#status", Static).content)
+                assert "WATCHING" in status and "q or Esc back to the lobby" in status
+                actions = {b.binding.action for b in screen.active_bindings.values()}
+                assert not actions & {"play", "draw", "uno", "catch", "mark", "move(1)"}
+                assert "leave" in actions
+                await pilot.press("question_mark")  # the help names the watching keys
+                await wait_until(pilot, lambda: isinstance(app.screen, WatchHelpScreen)
+                                 and app.screen.is_mounted, "the help")
+                console = Console(file=io.StringIO(), width=100, color_system=None)
+                console.print(app.screen.query_one("#help-body", Static).content)
+                assert "q or Esc  back to the lobby" in console.file.getvalue()
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: app.screen is screen, "the help to close")
+                sent = []
+
+                async def send(action) -> bool:
+                    sent.append(action)
+                    return False
+                screen.session.send = send
+                await pilot.press("enter", "d", "u", "c", "1", "right", "space", "s", "b")
+                await pilot.click("#pile")
+                await pilot.pause()
+                assert app.screen is screen and sent == [] and not screen.sending
+                assert not any("turn" in str(n.message) for n in app._notifications)
+                _assert_nothing_private(screen)
+                # q: back to the lobby, and the spectator stream ends.
+                await pilot.press("q")
+                await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+                await wait_until(pilot, lambda: table.spectators == 0, "the stream to close")
+                await pilot.press("ctrl+q")
+            bob.cancel()
+    finally:
+        await server.stop(None)
+
+
+async def test_watching_a_waiting_table_to_the_end_of_its_game_shows_nothing_private():
+    """Watch a table before its game starts; the whole one-round game then
+    reaches the spectator, private events never; the final standings come up."""
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            table_id, token = await _bots_table(conn, bot_delay=0.0, target=0)
+            app = UnoApp(PlayOptions(server=server.address, name="Eve"))
+            async with app.run_test(size=(100, 30)) as pilot:
+                screen = await _watch_first_table(app, pilot)
+                status = screen.query_one("#status", Static)
+                await wait_until(pilot, lambda: "Waiting for the game to start: 4/4"
+                                 in str(status.content), "the waiting status")
+                assert screen.state.view is None
+                table = server.lobby.get(table_id)
+                await wait_until(pilot, lambda: table.spectators == 1, "the spectator stream")
+                await conn.start_game(table_id, token, seed=11)
+                await asyncio.wait_for(run_bot(make_bot("greedy"),
+                                               conn.session(table_id, token)), WAIT)
+                scores = dict(zip((s.name for s in table.seats), table.game.scores))
+                await wait_until(pilot, lambda: isinstance(app.screen, FinalScreen)
+                                 and app.screen.is_mounted, "the final standings")
+                assert app.screen.standings() == scores
+                assert screen.finished and screen.state.game_over
+                kinds = {e.kind for e in screen.state.events}
+                assert {EventKind.PLAYED, EventKind.DREW, EventKind.GAME_OVER} <= kinds
+                _assert_nothing_private(screen)
+                await pilot.press("l")
+                await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+                await pilot.press("ctrl+q")
+    finally:
+        await server.stop(None)

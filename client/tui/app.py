@@ -36,6 +36,7 @@ from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # 
 from .ruleinfo import rules_message  # noqa: E402
 from .seats import SeatStore, data_dir  # noqa: E402
 from .table import Seating, TableScreen  # noqa: E402
+from .watch import WatchScreen  # noqa: E402
 
 log = logging.getLogger("unoplay.tui")
 
@@ -159,6 +160,10 @@ class UnoApp(App):
 
     def show_table(self, seating: Seating) -> None:
         self._show(TableScreen(seating))
+
+    def show_watch(self, target: str, table_id: str) -> None:
+        """Watch ``table_id`` on ``target`` as a spectator."""
+        self._show(WatchScreen(target, table_id, self.options.name))
 
     def show_final(self, table: TableScreen) -> None:
         """Push the final standings over ``table`` (Escape goes back to it)."""

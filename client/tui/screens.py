@@ -209,6 +209,7 @@ class LobbyScreen(Screen):
         Binding("enter", "sit", "Sit / rejoin", priority=True),
         Binding("n", "new", "New table"),
         Binding("b", "add_bot", "Add bot"),
+        Binding("w", "watch", "Watch"),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "servers", "Servers"),
         Binding("q", "app.quit_now", "Quit"),
@@ -338,6 +339,16 @@ class LobbyScreen(Screen):
             self.notify(_error_text(err), title="Cannot add a bot", severity="error")
             return
         self.refresh_tables()
+
+    def action_watch(self) -> None:
+        """Watch the highlighted table as a spectator (while waiting or playing)."""
+        table = self._current()
+        if table is None:
+            self.notify("No table to watch yet", severity="warning")
+        elif table.state == ls.TABLE_STATE_FINISHED:
+            self.notify("That game is over: nothing left to watch", severity="warning")
+        else:
+            self.app.show_watch(self.target, table.table_id)
 
     def action_servers(self) -> None:
         self.app.show_connect(self.target)

@@ -1,0 +1,143 @@
+"""Watching a table: the table screen in read-only mode.
+
+:class:`WatchScreen` is a :class:`TableScreen` fed by the server's spectator
+stream (``GameService.Spectate``) instead of a seat's: every public event, the
+players with their hand sizes, the pile, the scores and whose turn it is. It
+has no hand and no keys to act; q or Esc goes back to the lobby.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import grpc
+from rich.console import Group
+from rich.text import Text
+from textual import work
+from textual.binding import Binding
+from textual.widgets import Static
+
+from unoplay.server.engine import Phase
+
+from .prompts import HelpScreen, rules_help
+from .table import Seating, TableScreen
+from .widgets import HandView
+
+log = logging.getLogger("unoplay.tui")
+
+WATCH_HELP = """\
+[b]Watching[/b]
+ You see what every player sees: the cards played, hand sizes,
+ scores and whose turn it is, never anyone's cards.
+ q or Esc  back to the lobby     ?       this help
+ ctrl+q    quit at once
+[b]Marks[/b]
+ ▶ whose turn it is. "UNO!" called, "no UNO": that player can be
+ caught.\
+"""
+
+
+class WatchHelpScreen(HelpScreen):
+    """The help of the spectator view: the table's rules, then :data:`WATCH_HELP`
+    in place of the player's keys."""
+
+    def on_mount(self) -> None:
+        body: Group | Text = Text.from_markup(WATCH_HELP)
+        if self.rules is not None:
+            body = Group(rules_help(self.rules), body)
+        self.query_one("#help-body", Static).update(body)
+
+
+class WatchScreen(TableScreen, inherit_bindings=False):
+    """A table watched as a spectator: the table screen without a hand, its
+    game keys gone (and its actions inert), a status line saying so."""
+
+    BINDINGS = [
+        Binding("q", "leave", "Lobby"),
+        Binding("escape", "leave", "Lobby", show=False),
+        Binding("question_mark", "help", "Help"),
+    ]
+
+    def __init__(self, target: str, table_id: str, name: str = "") -> None:
+        super().__init__(Seating(target, table_id, token="", name=name))
+
+    def on_mount(self) -> None:
+        # Runs before TableScreen.on_mount (Textual calls both), which starts the stream.
+        self.query_one(HandView).display = False
+
+    def _can_act(self) -> bool:
+        return False  # a click on the pile or a card does nothing either
+
+    @work(exclusive=True, group="stream")
+    async def stream(self) -> None:
+        """Read the table's spectator stream until the game is over."""
+        seating = self.seating
+        assert seating is not None
+        session = self.app.connection(seating.target).spectate(seating.table_id)
+        session.on_status = lambda status: self._draw_status(self._last_seconds)
+        self.session = session
+        self.state = session.state
+        try:
+            async for message in session:
+                self.handle(message.WhichOneof("body"), message)
+        except grpc.aio.AioRpcError as err:
+            log.info("spectator stream ended: %s", err)
+            if err.code() is grpc.StatusCode.NOT_FOUND:
+                self.failed = f"This table is gone: {err.details()}"
+            else:
+                self.failed = f"Connection lost: {err.details() or err.code().name}"
+            self.notify(self.failed, severity="error", timeout=8)
+            self.redraw()
+            return
+        self.finished = True
+        self.redraw()
+
+    def handle(self, body: str, message=None) -> None:
+        """Apply one message of the spectator stream (see TableScreen.handle)."""
+        if body == "welcome":  # no seat to announce
+            if self.is_attached:
+                self.table = self.state.table
+                self._draw_topbar()
+            return
+        super().handle(body, message)
+
+    def _draw_status(self, seconds: int | None) -> None:
+        if not self.is_attached:
+            return
+        view = self.state.view
+        window = self._last_window = self._window_left()
+        line = Text()
+        line.append(" WATCHING ", style="bold #ffffff on #1565c0")
+        line.append(" ")
+        if self.failed:
+            line.append(self.failed, style="bold #ef5350")
+        elif self.session is not None and self.session.status == "reconnecting":
+            line.append("Connection lost: reconnecting…", style="italic")
+        elif view is None:
+            seats = self._seats()
+            taken = sum(1 for s in seats if s.occupied)
+            line.append(f"Waiting for the game to start: {taken}/{len(seats)} seats taken")
+        elif view.phase is Phase.GAME_OVER:
+            winners = " and ".join(self.name_of(w) for w in view.game_winners)
+            line.append(f"Game over: {winners} won", style="bold")
+        elif view.phase is Phase.ROUND_OVER:
+            line.append(f"Round over: {self.name_of(view.round_winner)} went out", style="bold")
+        else:
+            line.append(f"{self.name_of(view.current)}'s turn", style="bold")
+            if seconds is not None:
+                line.append(f"  {seconds}s left", style="dim")
+        if window is not None:
+            line.append(f"  ⏳ out-of-turn window {window:.1f}s", style="dim")
+        hint = Text("You watch: hand sizes, never cards · q or Esc back to the lobby · ? help",
+                    style="dim")
+        self.query_one("#status", Static).update(line + Text("\n") + hint)
+
+    def action_help(self) -> None:
+        """?: the table's rules and the spectator's keys."""
+        self.app.push_screen(WatchHelpScreen(self.rules))
+
+    def action_leave(self) -> None:
+        """Back to the lobby. The stream is cancelled first (which cancels its
+        call): it must not draw on this screen while Textual takes it apart."""
+        self.workers.cancel_node(self)
+        self.app.show_lobby(self.seating.target)
