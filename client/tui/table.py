@@ -809,7 +809,14 @@ class TableScreen(Screen):
         if choice == "quit":
             self.app.call_later(self.app.action_quit_now)
         elif choice == "lobby" and self.seating is not None:
-            self.app.show_lobby(self.seating.target)
+            self._to_lobby(self.seating.target)
+
+    def _to_lobby(self, target: str) -> None:
+        """Back to the lobby. The stream is cancelled first (which cancels its
+        call and so detaches the seat): it must not draw on this screen while
+        Textual takes it apart."""
+        self.workers.cancel_group(self, "stream")
+        self.app.show_lobby(target)
 
     @work(exclusive=True, group="lobby")
     async def _leave_seat(self, then: str) -> None:
@@ -825,7 +832,7 @@ class TableScreen(Screen):
         if then == "quit":
             self.app.call_later(self.app.action_quit_now)
         elif seating is not None:
-            self.app.show_lobby(seating.target)
+            self._to_lobby(seating.target)
 
     # ------------------------------------------------------------- waiting
 

@@ -137,7 +137,5 @@ class WatchScreen(TableScreen, inherit_bindings=False):
         self.app.push_screen(WatchHelpScreen(self.rules))
 
     def action_leave(self) -> None:
-        """Back to the lobby. The stream is cancelled first (which cancels its
-        call): it must not draw on this screen while Textual takes it apart."""
-        self.workers.cancel_node(self)
-        self.app.show_lobby(self.seating.target)
+        """Back to the lobby (the stream cancelled first, see ``_to_lobby``)."""
+        self._to_lobby(self.seating.target)
