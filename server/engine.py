@@ -642,8 +642,8 @@ class GameState:
                 acts.append(A.catch(caught))
             elif not self._strict:
                 acts.append(A.CALL_UNO)
-        if self._false_uno and caught != seat:
-            acts.append(A.CALL_UNO)
+        if self._false_uno and caught != seat and (self._draw or len(self._discard) > 1):
+            acts.append(A.CALL_UNO)  # a false call, which costs cards while there are any
         return acts
 
     def _play_variants(self, seat: int) -> list[Action]:
@@ -1219,6 +1219,10 @@ class GameState:
         penalty = self.rules.false_uno_penalty
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
+        if not self._draw and len(self._discard) < 2:  # it would cost nothing (section 5)
+            raise IllegalAction(Reason.UNO_NOT_NEEDED,
+                                "you have no UNO to call, and with both piles empty a false "
+                                "call would cost nothing")
         events = [Event(E.UNO_FALSE_CALL, seat, count=penalty)]
         self._draw_cards(seat, penalty, events)
         return events

@@ -90,8 +90,8 @@ class Limits:
       ``intents_per_second`` and by ``intents_per_update`` for every
       PlayerUpdate that another seat's action (or the table) sent the seat (so
       a fast bot answering every update is never limited; a flood is, and so
-      are legal moves that only feed themselves, such as endless false UNO
-      calls with empty piles). A message with no token left ends the
+      are legal moves that only feed themselves, such as a string of false
+      UNO calls). A message with no token left ends the
       stream with RESOURCE_EXHAUSTED; the seat and the game are unharmed.
     * ``join_timeout``: seconds a new game stream has to send its join.
     """

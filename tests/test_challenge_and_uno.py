@@ -1,11 +1,12 @@
 """RULES.md sections 4 and 5: the Wild Draw Four challenge, calling and catching UNO."""
 
 from helpers import assert_conserved, c, cs, drew, of_kind
+from test_piles_and_scoring import everything_else
 from test_turns import pos, refused
 
 from unoplay.server import actions as A
 from unoplay.server.cards import Colour
-from unoplay.server.engine import Phase
+from unoplay.server.engine import GameState, Phase
 from unoplay.server.errors import Reason
 from unoplay.server.events import EVERYONE, EventKind as E, visible
 from unoplay.server.rules import RuleSet
@@ -153,6 +154,17 @@ def test_false_uno_penalty_option():
     events = game.apply(1, A.CALL_UNO)
     assert of_kind(events, E.UNO_FALSE_CALL)[0].player == 1
     assert drew(events, 1) == 2 and len(game.hand(1)) == 5
+
+
+def test_false_uno_call_with_both_piles_empty_is_refused_since_it_would_cost_nothing():
+    rest = everything_else("R7", "R1 Y3 B5", "Y4 Y5 Y6")
+    game = GameState.from_position([cs("R1 Y3 B5"), rest, cs("Y4 Y5 Y6")], c("R7"),
+                                   draw_pile=[], rules=RuleSet(false_uno_penalty=2))
+    assert A.CALL_UNO not in game.legal_actions(1)
+    refused(game, 1, A.CALL_UNO, Reason.UNO_NOT_NEEDED)
+    game.apply(0, A.play(c("R1")))  # a card under the top: a false call costs one again
+    assert A.CALL_UNO in game.legal_actions(1)
+    assert drew(game.apply(1, A.CALL_UNO), 1) == 1
 
 
 def test_catch_the_wild_draw_four_player_before_the_challenge():
