@@ -93,6 +93,11 @@ class Limits:
       are legal moves that only feed themselves, such as a string of false
       UNO calls). A message with no token left ends the
       stream with RESOURCE_EXHAUSTED; the seat and the game are unharmed.
+      The budget is the seat's, shared by its streams: a new stream starts
+      with what the last one left.
+    * ``joins_per_second`` / ``join_burst``: game streams a seat may open (a
+      token bucket as above): each join appends to the table's logs, so a
+      seat reconnecting in a loop is refused with RESOURCE_EXHAUSTED.
     * ``join_timeout``: seconds a new game stream has to send its join.
     """
 
@@ -103,6 +108,8 @@ class Limits:
     intents_per_second: float = 20.0
     intent_burst: float = 40.0
     intents_per_update: float = 2.0
+    joins_per_second: float = 1.0
+    join_burst: float = 10.0
     join_timeout: float = 30.0
     finished_ttl: float = 300.0
     waiting_ttl: float = 3600.0

@@ -21,6 +21,7 @@ from typing import AsyncIterator, Callable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from google.protobuf.message import DecodeError
 from grpc_reflection.v1alpha import reflection
 
 from unoplay.v1 import game_pb2 as pb
@@ -54,11 +55,19 @@ _STATUS = {
 _TABLE_STATE = {TableState.WAITING: ls.TABLE_STATE_WAITING,
                 TableState.PLAYING: ls.TABLE_STATE_PLAYING,
                 TableState.FINISHED: ls.TABLE_STATE_FINISHED}
+UNDECODABLE = "a message of this stream could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
 
 
 async def _abort(context: grpc.aio.ServicerContext, err: LobbyError) -> None:
-    await context.abort(_STATUS[err.kind], str(err))
+    await context.abort(_STATUS[err.kind], clip(str(err)))
+
+
+def clip(details: str, limit: int = 300) -> str:
+    """A status message short enough to send: it may quote what the client sent
+    (an unknown table id, a rule value), and grpc refuses status metadata over
+    16 KiB (the client would see RESOURCE_EXHAUSTED instead of the real status)."""
+    return details if len(details) <= limit else details[:limit - 1] + "…"
 
 
 @lru_cache(maxsize=4096)
@@ -188,7 +197,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                                       request.bot_delay_seconds, away_grace=grace,
                                       window_ms=window)
         except RuleError as err:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(err))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))
         except LobbyError as err:
             await _abort(context, err)
         log.debug("table %s created: %d seats", table.table_id, seats)
@@ -265,6 +274,8 @@ class GameServicer(gs_grpc.GameServiceServicer):
         except (StopAsyncIteration, asyncio.TimeoutError):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message of a stream must be a join")
+        except DecodeError:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
         if first.WhichOneof("body") != "join":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "the first message of a stream must be a join")
@@ -280,6 +291,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
             if seat.connections >= limits.max_streams_per_seat:
                 raise LobbyError("resource_exhausted",
                                  f"a seat may have {limits.max_streams_per_seat} open streams")
+            now = asyncio.get_running_loop().time()
+            if seat.joins is None:
+                seat.joins = TokenBucket(limits.joins_per_second, limits.join_burst, now)
+            if not seat.joins.take(now):
+                raise LobbyError("resource_exhausted",
+                                 "this seat reconnects too often: wait a second and try again")
         except LobbyError as err:
             await _abort(context, err)
         stream = _Stream()
@@ -316,33 +333,48 @@ class GameServicer(gs_grpc.GameServiceServicer):
     async def _read_intents(self, requests, table: Table, seat: Seat, token: str,
                             stream: _Stream) -> None:
         """Apply each intent; malformed ones are refused in the seat's log. More
-        messages than the stream's budget end the stream (RESOURCE_EXHAUSTED)."""
+        messages than the seat's budget (shared by its streams) end the stream
+        (RESOURCE_EXHAUSTED); a message that cannot be decoded ends it too
+        (INVALID_ARGUMENT)."""
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
-        bucket = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
-        credited = seat.others_updates
-        index = seat.index
-        async for request in requests:
-            if seat.others_updates != credited:
-                bucket.credit((seat.others_updates - credited) * limits.intents_per_update)
-                credited = seat.others_updates
-            if not bucket.take(loop.time()):
-                stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
-                stream.details = (f"more than {limits.intents_per_second:g} messages per second "
-                                  "beyond what the game asked for")
-                log.warning("table %s seat %d: stream over its message budget", table.table_id,
-                            index)
-                table.wake()
-                return
-            if not table.holds(seat, token) or table.closing:
-                table.wake()
-                return
-            try:
-                self._intent(request, table, index)
-            except Exception:  # noqa: BLE001 - a bug must not kill the stream or the game
-                log.exception("table %s seat %d: intent %r failed", table.table_id, index,
-                              request)
-                table.refuse(index, "internal_error", "the server failed on this intent", 0)
+        if seat.budget is None:
+            seat.budget = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
+            seat.credited = seat.others_updates
+        try:
+            async for request in requests:
+                if not self._take_intent(request, table, seat, token, stream, loop.time()):
+                    return
+        except DecodeError:
+            stream.code = grpc.StatusCode.INVALID_ARGUMENT
+            stream.details = UNDECODABLE
+            table.wake()
+
+    def _take_intent(self, request: gs.PlayRequest, table: Table, seat: Seat, token: str,
+                     stream: _Stream, now: float) -> bool:
+        """Charge one message to the seat's budget and apply it; False when the
+        stream must end (over budget, seat given up, server closing)."""
+        limits = self.lobby.limits
+        bucket, index = seat.budget, seat.index
+        if seat.others_updates != seat.credited:
+            bucket.credit((seat.others_updates - seat.credited) * limits.intents_per_update)
+            seat.credited = seat.others_updates
+        if not bucket.take(now):
+            stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
+            stream.details = (f"more than {limits.intents_per_second:g} messages per second "
+                              "beyond what the game asked for")
+            log.info("table %s seat %d: stream over its message budget", table.table_id, index)
+            table.wake()
+            return False
+        if not table.holds(seat, token) or table.closing:
+            table.wake()
+            return False
+        try:
+            self._intent(request, table, index)
+        except Exception:  # noqa: BLE001 - a bug must not kill the stream or the game
+            log.exception("table %s seat %d: intent %r failed", table.table_id, index, request)
+            table.refuse(index, "internal_error", "the server failed on this intent", 0)
+        return True
 
     @staticmethod
     def _intent(request: gs.PlayRequest, table: Table, seat: int) -> None:

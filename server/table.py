@@ -196,9 +196,14 @@ class Seat:
     stand_in: Any = None  # a greedy bot playing while the person is away
     connections: int = 0
     log: list[Message] = field(default_factory=list)
-    # Updates others' actions caused (the stream's rate limit credits each): a seat's
-    # own actions earn nothing, or legal but endless moves would fund themselves.
+    # Updates others' actions caused (the seat's message budget is credited for
+    # each): a seat's own actions earn nothing, or legal moves could fund themselves.
     others_updates: int = 0
+    # The seat's message budget and join budget (limits.TokenBucket), made by the
+    # service on first use: shared by all its streams, so reconnecting earns nothing.
+    budget: Any = None
+    credited: int = 0  # others_updates already credited to ``budget``
+    joins: Any = None
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
 
     @property

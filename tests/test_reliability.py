@@ -248,6 +248,15 @@ async def test_oversized_messages_are_refused_and_the_server_goes_on(server, con
     assert state.game_over
 
 
+async def test_a_long_id_quoted_back_is_clipped_so_the_real_status_arrives(server, conn):
+    long_id = "t" * 20_000  # under the message limit, over grpc's limit for a status
+    err = await expect_status(conn.join_table(long_id, "me"), grpc.StatusCode.NOT_FOUND)
+    assert len(err.details()) <= 300 and err.details().endswith("…")
+    err = await expect_status(conn.create_table(rules=pb.RuleSet(preset=long_id)),
+                              grpc.StatusCode.INVALID_ARGUMENT)
+    assert len(err.details()) <= 300
+
+
 async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_unharmed():
     srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=5, intent_burst=10))
     try:
@@ -304,6 +313,67 @@ async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
             assert len(false_calls) == 10
     finally:
         await srv.stop(None)
+
+
+async def test_the_budget_is_the_seats_a_new_stream_starts_with_what_the_last_left():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=0.1, intent_burst=10))
+    try:
+        async with Connection(srv.address) as conn:
+            table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+            me = await conn.join_table(table_id, "flooder")
+            await conn.add_bot(table_id, "greedy")
+            await conn.start_game(table_id, me.seat_token, seed=5)
+            call = await open_play(conn, table_id, me.seat_token)
+            await read_response(call)
+            for _ in range(11):
+                await call.write(gs.PlayRequest(intent=gs.Intent(action_id=999_999)))
+            await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            again = await open_play(conn, table_id, me.seat_token, last_seq=1)
+            await read_response(again)
+            await again.write(gs.PlayRequest(intent=gs.Intent(action_id=999_999)))
+            await expect_status(read_until_eof(again), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            refusals = [m for m in srv.lobby.get(table_id).log_for(0) if isinstance(m, Refusal)]
+            assert len(refusals) == 10  # the second stream got nothing more through
+    finally:
+        await srv.stop(None)
+
+
+async def test_a_seat_reconnecting_in_a_loop_is_refused_then_let_back():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(joins_per_second=0.001, join_burst=3))
+    try:
+        async with Connection(srv.address) as conn:
+            table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+            me = await conn.join_table(table_id, "churner")
+            table = srv.lobby.get(table_id)
+            for _ in range(3):
+                call = await open_play(conn, table_id, me.seat_token)
+                await read_response(call)
+                call.cancel()
+                await until(table, lambda: table.seats[0].connections == 0, "the stream to close")
+            log_size = len(table.log_for(0))
+            call = await open_play(conn, table_id, me.seat_token)
+            err = await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            assert "reconnects too often" in err.details()
+            assert len(table.log_for(0)) == log_size  # the refused join appended nothing
+    finally:
+        await srv.stop(None)
+
+
+async def test_an_undecodable_message_ends_the_stream_with_invalid_argument(server, conn):
+    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    me = await conn.join_table(table_id, "garbler")
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        raw = channel.stream_stream("/unoplay.v1.GameService/Play")  # bytes in, bytes out
+        first = raw()
+        await first.write(b"\x0a\x04\x0a\x02\xc3\x28")  # a join whose table id is not UTF-8
+        await expect_status(read_until_eof(first), grpc.StatusCode.INVALID_ARGUMENT)
+        later = raw()
+        join = gs.JoinGame(table_id=table_id, seat_token=me.seat_token)
+        await later.write(gs.PlayRequest(join=join).SerializeToString())
+        assert await asyncio.wait_for(later.read(), WAIT)
+        await later.write(b"\xff\xff\xff")
+        err = await expect_status(read_until_eof(later), grpc.StatusCode.INVALID_ARGUMENT)
+        assert "could not be decoded" in err.details()
 
 
 # ------------------------------------------------------------------ names and titles
@@ -774,9 +844,9 @@ fuzz_ops = st.lists(st.one_of(
 
 @pytest.fixture
 async def fuzzer():
-    # Generous message budgets here: a flood is the subject of its own test.
-    srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=1e9,
-                                                           intent_burst=1e9))
+    # Generous message and join budgets here: floods are the subject of their own tests.
+    srv = await start_server("127.0.0.1", 0, limits=Limits(
+        intents_per_second=1e9, intent_burst=1e9, joins_per_second=1e9, join_burst=1e9))
     async with Connection(srv.address) as conn:
         await conn.wait_ready()
         fuzzer = Fuzzer(srv, conn)
