@@ -110,7 +110,7 @@ class Limits:
     intents_per_update: float = 2.0
     joins_per_second: float = 1.0
     join_burst: float = 10.0
-    join_timeout: float = 30.0
+    join_timeout: float = 10.0
     finished_ttl: float = 300.0
     waiting_ttl: float = 3600.0
 
