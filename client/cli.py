@@ -165,7 +165,7 @@ def _match(args: argparse.Namespace) -> int:
 
     from unoplay.server.table import MAX_WINDOW_MS
 
-    from .match import parse_entrants, print_report, run_match
+    from .match import MatchError, parse_entrants, print_report, run_match
 
     try:
         entrants = parse_entrants(args.bots, args.seat)
@@ -174,17 +174,21 @@ def _match(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if not 0 <= args.window_ms <= MAX_WINDOW_MS:
         raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
-    if args.json:
-        report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server,
-                                       window_ms=args.window_ms))
-        print(json.dumps(report, indent=2))
-        return 0
-    with Progress(transient=True) as progress:
-        task = progress.add_task("games", total=args.games)
-        report = asyncio.run(run_match(
-            entrants, args.games, args.seed, rules, args.server,
-            progress=lambda done: progress.update(task, completed=done),
-            window_ms=args.window_ms))
+    try:
+        if args.json:
+            report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server,
+                                           window_ms=args.window_ms))
+            print(json.dumps(report, indent=2))
+            return 0
+        with Progress(transient=True) as progress:
+            task = progress.add_task("games", total=args.games)
+            report = asyncio.run(run_match(
+                entrants, args.games, args.seed, rules, args.server,
+                progress=lambda done: progress.update(task, completed=done),
+                window_ms=args.window_ms))
+    except MatchError as err:
+        print(f"uno match: {err}", file=sys.stderr)
+        return 1
     print_report(report)
     return 0
 
@@ -291,7 +295,26 @@ def main(argv: list[str] | None = None) -> int:
     if args.command != "play":  # the TUI owns the terminal
         logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return args.func(args)
+    import grpc
+
+    try:
+        return args.func(args)
+    except grpc.aio.AioRpcError as err:  # the server's answer, not a bug: say it plainly
+        print(f"uno {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)
+        if err.code() is grpc.StatusCode.UNAVAILABLE:
+            print(_REACH_HINT, file=sys.stderr)
+        return 1
+    except (TimeoutError, asyncio.TimeoutError):
+        print(f"uno {args.command}: the server did not answer in time.\n{_REACH_HINT}",
+              file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `uno replay | head`: the reader left, nothing to say
+        sys.stderr.close()
+        return 0
+
+
+_REACH_HINT = ("Is `uno serve` running at that address? A server started with --tls-cert "
+               "needs --tls-ca CERT here.")
 
 
 if __name__ == "__main__":

@@ -72,17 +72,28 @@ def parse_entrants(bots: str, seats: list[str]) -> list[Entrant]:
     return entrants
 
 
+class MatchError(RuntimeError):
+    """The match cannot go on (an external bot failed); the message says why."""
+
+
 async def _external(entrant: Entrant, address: str, table_id: str, seat: int,
-                    token: str) -> int:
+                    token: str) -> None:
+    """Run an external bot's command for one game. Raises MatchError if it fails:
+    the server's stand-in would otherwise play its seat and the report would
+    credit the bot with the stand-in's results."""
     env = dict(os.environ, UNO_SERVER=address, UNO_TABLE=table_id, UNO_TOKEN=token,
                UNO_SEAT=str(seat))
     process = await asyncio.create_subprocess_exec(*entrant.command, env=env,
                                                    stdout=asyncio.subprocess.DEVNULL)
     try:
-        return await process.wait()
+        code = await process.wait()
     finally:
         if process.returncode is None:
             process.kill()
+    if code != 0:
+        raise MatchError(f"the bot `{shlex.join(entrant.command)}` ({entrant.label}, seat "
+                         f"{seat + 1}) exited with code {code} before its game ended "
+                         "(its error output is above); the match stops")
 
 
 async def play_one(conn: Connection, address: str, entrants: list[Entrant], order: list[int],

@@ -13,7 +13,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shlex
 import shutil
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from unoplay.client.bots import make_bot
-from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
 from unoplay.server.rules import RuleSet
 from unoplay.server.table import TableState
@@ -197,6 +199,15 @@ async def test_uno_match_runs_the_node_bot_as_an_external_seat(server):
     assert [e["games"] for e in report["entrants"]] == [3, 3, 3]
     assert sum(e["wins"] for e in report["entrants"]) == pytest.approx(3)
     assert len(server.lobby.finished) == 3
+
+
+async def test_uno_match_stops_when_an_external_bot_fails_instead_of_crediting_its_stand_in(server):
+    failing = f"{shlex.quote(sys.executable)} -c 'import sys; sys.exit(3)'"
+    entrants = parse_entrants("greedy", [failing])
+    with pytest.raises(MatchError, match="exited with code 3"):
+        await asyncio.wait_for(run_match(entrants, games=2, seed=7, rules=RuleSet(target_score=0),
+                                         server=server.address), WAIT)
+    assert not server.lobby.finished  # no game was counted
 
 
 SCENARIOS = r'''

@@ -45,7 +45,7 @@ from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLin
 from unoplay.server import wire
 from unoplay.server.actions import play
 from unoplay.server.engine import GameState
-from unoplay.server.events import EventKind
+from unoplay.server.events import Event, EventKind
 from unoplay.server.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.server.table import TableState
@@ -199,10 +199,15 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             listed = app.screen.tables[0]
             assert listed.state == ls.TABLE_STATE_PLAYING
             assert listed.seats[seat].name == "Ada" and not listed.seats[seat].bot
+            await pilot.press("i")  # the table's id, for `uno bot --table`
+            await wait_until(pilot, lambda: any(f"--table {table_id}" in str(n.message)
+                                                for n in app._notifications), "the table id")
+            lobby = app.screen
             # Enter on the table takes the seat back with the stored token.
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
                              and app.screen.state.view is not None, "the table again")
+            lobby.show(lobby.tables)  # a list refresh ending after the lobby was left: no crash
             again = app.screen
             assert again is not table
             assert again.seating.token == token and again.state.seat == seat
@@ -698,17 +703,46 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
     async with app.run_test(size=(100, 24)) as pilot:
         await pilot.pause()
         status = app.screen.query_one("#status", Static)
-        await wait_until(pilot, lambda: "out-of-turn window 1.2s" in str(status.content),
+        await wait_until(pilot, lambda: "⏳ 1.2s" in str(status.content),
                          "the window's countdown")
         now[0] += 0.5
-        await wait_until(pilot, lambda: "out-of-turn window 0.7s" in str(status.content),
+        await wait_until(pilot, lambda: "⏳ 0.7s" in str(status.content),
                          "the countdown to move on")
         await _select(pilot, c("R7"))
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.session.sent, "the play")
         assert "judged when the out-of-turn window closes" in str(status.content)
         now[0] += 1
-        await wait_until(pilot, lambda: "window" not in str(status.content), "the window to close")
+        await wait_until(pilot, lambda: "⏳" not in str(status.content), "the window to close")
+
+
+async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_only_for_a_wild():
+    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "R+2 R5 R6"], "R7", current=3)
+    played = game.apply(3, play(c("R+2")))  # on seat 0 (Ada), who may stack or accept
+    # With the play in the history, and with no history of the round (a fallback).
+    for history in (played, []):
+        app = CraftedApp(game, events=history)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            app.screen.handle("update")  # as the stream does: decisions come with updates
+            await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
+            await pilot.pause()
+            text = " ".join(str(w.content) for w in app.screen.query(Static))
+            assert "bot-3 played" in text and "They named" not in text
+    # A Draw Two turned up as the starter: nobody played it.
+    app = CraftedApp(game, events=[Event(EventKind.ROUND_STARTED, 0, count=7, value=1)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.screen.handle("update")
+        await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
+        await pilot.pause()
+        assert "The starter card" in " ".join(str(w.content) for w in app.screen.query(Static))
+
+
+def test_a_challenge_of_your_wild_draw_four_reads_your():
+    seats = [pb.SeatInfo(seat=0, name="Ada"), pb.SeatInfo(seat=1, name="Bob")]
+    line = event_line(Event(EventKind.CHALLENGED, 1, target=0, value=1), seats, 0)
+    assert "challenged your Wild Draw Four: guilty" in line.plain
 
 
 async def test_the_rules_line_and_the_help_name_the_house_rules():

@@ -15,6 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from unoplay.server.cards import IS_WILD
 from unoplay.server.rules import MultiPlay, RuleSet
 
 from .render import card_lines, card_text, colour_text, colour_word
@@ -135,21 +136,30 @@ class PenaltyPrompt(Prompt):
     kind = "penalty"
     cancellable = False
 
-    def __init__(self, by: str, card: int, penalty: int, colour: int, can_challenge: bool,
-                 can_answer: bool) -> None:
+    def __init__(self, by: str | None, card: int, penalty: int, colour: int,
+                 can_challenge: bool, can_answer: bool) -> None:
+        """``by``: who played ``card`` on you, None for the round's starter card."""
         super().__init__()
         self.by, self.card, self.penalty, self.colour = by, card, penalty, colour
         self.can_challenge, self.can_answer = can_challenge, can_answer
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
-            title = Text(f"{self.by} played ", style="bold")
-            title.append_text(card_text(self.card))
-            title.append(" on you", style="bold")
+            if self.by is None:
+                title = Text("The starter card, ", style="bold")
+                title.append_text(card_text(self.card))
+                title.append(", is on you", style="bold")
+            else:
+                title = Text(f"{self.by} played ", style="bold")
+                title.append_text(card_text(self.card))
+                title.append(" on you", style="bold")
             yield Static(title, classes="title")
-            body = Text("They named ")
-            body.append_text(colour_text(self.colour))
-            body.append("\n\nAccept: draw ")
+            body = Text()
+            if IS_WILD[self.card]:
+                body.append("They named ")
+                body.append_text(colour_text(self.colour))
+                body.append("\n\n")
+            body.append("Accept: draw ")
             body.append(str(self.penalty), style="bold")
             body.append(" and lose your turn.")
             if self.can_challenge:
@@ -261,6 +271,9 @@ HELP = """\
  turn the others are greyed. "jump!": you may play it out of your turn
  (jump-in).{marked} ▶ whose turn it is.
  "UNO!" called, "no UNO": that player can be caught.
+ ⏳ 1.2s: an out-of-turn window is open (after a play someone may be
+ caught for, or jump in on): every move sent now, yours and the bots',
+ is judged together when it closes.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
  challenge (c) or accept (a). A drawn card that fits: play it (p)

@@ -205,7 +205,8 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
         text.append(f"{P} caught {t} without UNO!", style="bold #ef5350")
     elif k is E.CHALLENGED:
         verdict = "guilty" if event.value else "not guilty"
-        text.append(f"{P} challenged {t}'s Wild Draw Four: {verdict}", style="bold")
+        whose = "your" if event.target == me else f"{t}'s"
+        text.append(f"{P} challenged {whose} Wild Draw Four: {verdict}", style="bold")
     elif k is E.HAND_SHOWN:
         text.append(f"{'Your' if you else p + chr(39) + 's'} hand was: ")
         text.append_text(_cards(event.cards))

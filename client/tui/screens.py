@@ -210,6 +210,7 @@ class LobbyScreen(Screen):
         Binding("n", "new", "New table"),
         Binding("b", "add_bot", "Add bot"),
         Binding("w", "watch", "Watch"),
+        Binding("i", "table_id", "Table id"),
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "servers", "Servers"),
         Binding("q", "app.quit_now", "Quit"),
@@ -243,13 +244,16 @@ class LobbyScreen(Screen):
         try:
             tables = await self.app.connection(self.target).list_tables()
         except grpc.aio.AioRpcError as err:
-            self.query_one("#lobby-status", Static).update(
-                Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350"))
+            if self.is_attached:
+                self.query_one("#lobby-status", Static).update(
+                    Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350"))
             return
         self.show(tables)
 
     def show(self, tables: list[ls.Table]) -> None:
         self.tables = tables
+        if not self.is_attached:  # a refresh that ended after the lobby was left
+            return
         widget = self.query_one(DataTable)
         keep = widget.cursor_row
         rows = [self._row(t) for t in tables]
@@ -288,6 +292,15 @@ class LobbyScreen(Screen):
             return None
         row = widget.cursor_row
         return self.tables[row] if 0 <= row < len(self.tables) else None
+
+    def action_table_id(self) -> None:
+        """i: the highlighted table's id, as ``uno bot --table`` wants it."""
+        table = self._current()
+        if table is None:
+            self.notify("No table yet: press n to create one", severity="warning")
+            return
+        self.notify(f"uno bot --server {self.target} --table {table.table_id}",
+                    title=f"Table id: {table.table_id}", timeout=15)
 
     def action_sit(self) -> None:
         table = self._current()

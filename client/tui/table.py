@@ -351,7 +351,7 @@ class TableScreen(Screen):
                 line.append("  You may jump in: Enter on a card marked “jump!”",
                             style="bold #f4c20d")
         if window is not None:
-            line.append(f"  ⏳ out-of-turn window {window:.1f}s", style="dim")
+            line.append(f"  ⏳ {window:.1f}s", style="dim")  # the window: see ? help
         if view is not None and view.phase < Phase.ROUND_OVER:
             catch = [a for a in state.legal if a.kind is CATCH]
             if window is not None and self.sending:
@@ -542,10 +542,16 @@ class TableScreen(Screen):
             if self._declined == self._decision_key():
                 return  # answering from the hand
             kinds = {a.kind for a in self.state.legal}
-            last = next((e for e in reversed(self.state.events)
-                         if e.kind is EventKind.PLAYED), None)
-            by = last.player if last is not None else seat_after(view, view.current, -1)
-            self._open(PenaltyPrompt(self.name_of_cap(by), view.top_card, view.pending_penalty,
+            by = None  # the round's starter card, unless a play this round put it there
+            for e in reversed(self.state.events):
+                if e.kind is EventKind.ROUND_STARTED:
+                    break
+                if e.kind is EventKind.PLAYED:
+                    by = self.name_of_cap(e.player)
+                    break
+            else:  # no history of this round here: the player before
+                by = self.name_of_cap(seat_after(view, view.current, -1))
+            self._open(PenaltyPrompt(by, view.top_card, view.pending_penalty,
                                      view.colour, CHALLENGE in kinds, PLAY in kinds),
                        self._answer_penalty)
         elif want == "drawn":

@@ -127,7 +127,7 @@ class WatchScreen(TableScreen, inherit_bindings=False):
             if seconds is not None:
                 line.append(f"  {seconds}s left", style="dim")
         if window is not None:
-            line.append(f"  ⏳ out-of-turn window {window:.1f}s", style="dim")
+            line.append(f"  ⏳ {window:.1f}s", style="dim")
         hint = Text("You watch: hand sizes, never cards · q or Esc back to the lobby · ? help",
                     style="dim")
         self.query_one("#status", Static).update(line + Text("\n") + hint)
