@@ -98,8 +98,9 @@ def _serve(args: argparse.Namespace) -> int:
                                         tls=tls)
         except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
             raise SystemExit(f"uno serve: {err}") from None
-        log.info("uno server listening on %s:%d%s (connect with: uno play --server HOST:%d)",
-                 args.host, server.port, " with TLS" if tls else "", server.port)
+        log.info("uno server listening on %s:%d%s (connect with: uno%s play --server HOST:%d)",
+                 args.host, server.port, " with TLS" if tls else "",
+                 f" --tls-ca {args.tls_cert}" if tls else "", server.port)
         advertiser = await advertise(server.port)
         await stop.wait()
         log.info("shutting down: ending streams, storing games")
