@@ -736,7 +736,11 @@ class Table:
 
     def _take(self, intent: HeldIntent) -> bool:
         """Take a held intent as if it arrived now (held again if a new window
-        opened meanwhile). Returns :meth:`act`'s answer."""
+        opened meanwhile, refusals too, so that answers keep the order intents
+        were sent in). Returns :meth:`act`'s answer."""
+        if self._window is not None:  # held again for the new window, as first sent
+            self._hold(intent)
+            return True
         if intent.action is None:
             self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
             return False
@@ -745,9 +749,6 @@ class Table:
             self._refuse_held(intent, Reason.NOT_YOUR_TURN,
                               f"it was {self._name(intent.turn)}'s turn when this arrived")
             return False
-        if self._window is not None:  # held again for the new window, as first sent
-            self._hold(intent)
-            return True
         return self.act(intent.seat, intent.action, intent.action_id, intent.source)
 
     def _hold(self, intent: HeldIntent) -> None:
