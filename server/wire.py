@@ -240,8 +240,10 @@ def _enum_prefix(field) -> str:
     return field.enum_type.values_by_number[0].name.removesuffix("UNSPECIFIED")
 
 
+@lru_cache(maxsize=256)
 def rules_pb(rules: RuleSet) -> pb.RuleSet:
-    """A rule set with every field filled in."""
+    """A rule set with every field filled in. The message is shared (made once
+    per rule set; every table listing holds one): copy it before changing it."""
     msg = pb.RuleSet(preset="official")
     fields = pb.RuleSet.DESCRIPTOR.fields_by_name
     for name, value in rules.to_dict().items():
