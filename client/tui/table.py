@@ -405,13 +405,25 @@ class TableScreen(Screen):
 
     # ------------------------------------------------------------- the stream
 
-    @work(exclusive=True, group="stream")
-    async def stream(self) -> None:
-        """Read the seat's game stream until the game is over."""
+    #: What the status line says when the server no longer knows the stream's seat or table.
+    GONE = "This seat is gone"
+
+    def _open_session(self) -> GameSession:
+        """The stream this screen reads: the seat's game stream."""
         seating = self.seating
         assert seating is not None
-        conn = self.app.connection(seating.target)
-        self.session = session = conn.session(seating.table_id, seating.token)
+        return self.app.connection(seating.target).session(seating.table_id, seating.token)
+
+    def _forget_seat(self) -> None:
+        """The seat's token is of no more use (the seat is gone or its game over)."""
+        seating = self.seating
+        if seating is not None and not seating.embedded:
+            self.app.store.forget(seating.target, seating.table_id, seating.name)
+
+    @work(exclusive=True, group="stream")
+    async def stream(self) -> None:
+        """Read the stream (:meth:`_open_session`) until the game is over."""
+        self.session = session = self._open_session()
         self.state = session.state
         try:
             async for message in session:
@@ -419,16 +431,16 @@ class TableScreen(Screen):
         except grpc.aio.AioRpcError as err:
             log.info("stream ended: %s", err)
             if err.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.NOT_FOUND):
-                self.app.store.forget(seating.target, seating.table_id, seating.name)
-                self.failed = f"This seat is gone: {err.details()}"
+                self._forget_seat()
+                self.failed = f"{self.GONE}: {err.details()}"
             else:
                 self.failed = f"Connection lost: {err.details() or err.code().name}"
             self.notify(self.failed, severity="error", timeout=8)
             self.redraw()
             return
         self.finished = True
-        if self.state.game_over and not seating.embedded:
-            self.app.store.forget(seating.target, seating.table_id, seating.name)
+        if self.state.game_over:
+            self._forget_seat()
         self.redraw()
 
     def handle(self, body: str, message=None) -> None:

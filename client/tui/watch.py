@@ -8,22 +8,17 @@ has no hand and no keys to act; q or Esc goes back to the lobby.
 
 from __future__ import annotations
 
-import logging
-
-import grpc
 from rich.console import Group
 from rich.text import Text
-from textual import work
 from textual.binding import Binding
 from textual.widgets import Static
 
 from unoplay.server.engine import Phase
 
+from ..sdk import SpectatorSession
 from .prompts import HelpScreen, rules_help
 from .table import Seating, TableScreen
 from .widgets import HandView
-
-log = logging.getLogger("unoplay.tui")
 
 WATCH_HELP = """\
 [b]Watching[/b]
@@ -68,29 +63,18 @@ class WatchScreen(TableScreen, inherit_bindings=False):
     def _can_act(self) -> bool:
         return False  # a click on the pile or a card does nothing either
 
-    @work(exclusive=True, group="stream")
-    async def stream(self) -> None:
-        """Read the table's spectator stream until the game is over."""
+    GONE = "This table is gone"
+
+    def _open_session(self) -> SpectatorSession:
+        """The table's spectator stream (its status shows while it reconnects)."""
         seating = self.seating
         assert seating is not None
         session = self.app.connection(seating.target).spectate(seating.table_id)
         session.on_status = lambda status: self._draw_status(self._last_seconds)
-        self.session = session
-        self.state = session.state
-        try:
-            async for message in session:
-                self.handle(message.WhichOneof("body"), message)
-        except grpc.aio.AioRpcError as err:
-            log.info("spectator stream ended: %s", err)
-            if err.code() is grpc.StatusCode.NOT_FOUND:
-                self.failed = f"This table is gone: {err.details()}"
-            else:
-                self.failed = f"Connection lost: {err.details() or err.code().name}"
-            self.notify(self.failed, severity="error", timeout=8)
-            self.redraw()
-            return
-        self.finished = True
-        self.redraw()
+        return session
+
+    def _forget_seat(self) -> None:
+        pass  # a spectator holds no seat
 
     def handle(self, body: str, message=None) -> None:
         """Apply one message of the spectator stream (see TableScreen.handle)."""
