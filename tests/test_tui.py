@@ -862,6 +862,16 @@ async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
         assert game.top_card == c("R7#1") and game.current == 1
 
 
+async def test_two_cards_and_a_jump_in_card_remind_you_to_call_uno():
+    game = _house_game(["B5 R7#1", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        status = app.screen.query_one("#status", Static)
+        assert not app.screen.my_turn
+        assert "press u so your play calls UNO" in str(status.content)
+
+
 async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
     """Ada marks a red 7 and a blue 7 (Space), Enter, names blue: one play of both."""
     game = _house_game(["R7 G2 B7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)

@@ -372,7 +372,8 @@ class TableScreen(Screen):
             elif self.uno_armed:
                 hint = Text("UNO armed: your next play calls UNO (u to disarm)",
                             style="bold #f4c20d")
-            elif self.my_turn and len(view.hand) == 2:
+            elif len(view.hand) == 2 and (self.my_turn or any(a.kind is PLAY
+                                                              for a in state.legal)):
                 hint = Text("Two cards left: press u so your play calls UNO",
                             style="bold #f4c20d")
             elif not hint.plain and self.multi_play:
