@@ -47,6 +47,7 @@ class EventKind(IntEnum):
     WRONG_PLAY = 28  #: ``player`` tried a card that may not be played and draws ``count``
     LAST_CARD_NOT_NUMBER = 29  #: ``player`` went out on an action or wild card: draws one instead
     PLAYER_OUT = 30  #: ``player`` is out of play; ``value`` their place (section 9)
+    TIMED_OUT = 31  #: the table's turn timer ran out for ``player``: its default action follows (server only)
 
 
 class Event(NamedTuple):

@@ -458,6 +458,8 @@ class Table:
                 self._publish(list(penalty), seat)
             return False
         self._record(seat, action, source)
+        if source == "timer":  # say so: the default action is not the player's own
+            events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
         return True
 

@@ -11,6 +11,7 @@ from unoplay.client.bots import make_bot
 from unoplay.client.sdk import run_bot
 from unoplay.server import wire
 from unoplay.server.actions import ActionKind
+from unoplay.server.events import EventKind
 from unoplay.server.engine import GameState
 from unoplay.server.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
@@ -252,6 +253,11 @@ async def test_turn_timer_plays_draw_then_keep(server, conn):
     kinds = [a.kind for _, a in table.history]
     assert kinds[0] is ActionKind.DRAW and set(kinds) <= {ActionKind.DRAW, ActionKind.KEEP}
     assert len(game.hand(mover)) == hand_before + 1
+    # Everyone is told the timer acted, before the events of what it did.
+    events = session.state.events
+    i = next(i for i, e in enumerate(events) if e.kind is EventKind.TIMED_OUT)
+    assert events[i].player == mover
+    assert events[i + 1].kind is EventKind.DREW and events[i + 1].player == mover
     await session.close()
 
 

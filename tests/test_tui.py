@@ -739,6 +739,13 @@ async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_on
         assert "The starter card" in " ".join(str(w.content) for w in app.screen.query(Static))
 
 
+def test_a_turn_timer_running_out_is_said_in_the_log():
+    seats = [pb.SeatInfo(seat=0, name="Ada"), pb.SeatInfo(seat=1, name="Bob")]
+    assert event_line(Event(EventKind.TIMED_OUT, 0), seats, 0).plain.startswith(
+        "Your time ran out")
+    assert "Bob's time ran out" in event_line(Event(EventKind.TIMED_OUT, 1), seats, 0).plain
+
+
 def test_a_challenge_of_your_wild_draw_four_reads_your():
     seats = [pb.SeatInfo(seat=0, name="Ada"), pb.SeatInfo(seat=1, name="Bob")]
     line = event_line(Event(EventKind.CHALLENGED, 1, target=0, value=1), seats, 0)

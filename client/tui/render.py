@@ -253,6 +253,9 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
         text.append(f"{P} tried a card that may not be played: +{event.count}", style="bold")
     elif k is E.PLAYER_OUT:
         text.append(f"{P} {'are' if you else 'is'} out (place {event.value})", style="bold")
+    elif k is E.TIMED_OUT:
+        text.append(f"{'Your' if you else p + chr(39) + 's'} time ran out: the table plays "
+                    f"for {'you' if you else 'them'}", style="italic")
     elif k.name == "LAST_CARD_NOT_NUMBER":
         text.append(f"{P} went out on an action card: draw{'' if you else 's'} one instead",
                     style="bold")

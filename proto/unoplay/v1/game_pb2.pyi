@@ -146,6 +146,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_WRONG_PLAY: _ClassVar[EventKind]
     EVENT_KIND_LAST_CARD_NOT_NUMBER: _ClassVar[EventKind]
     EVENT_KIND_PLAYER_OUT: _ClassVar[EventKind]
+    EVENT_KIND_TIMED_OUT: _ClassVar[EventKind]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -254,6 +255,7 @@ EVENT_KIND_HAND_RECEIVED: EventKind
 EVENT_KIND_WRONG_PLAY: EventKind
 EVENT_KIND_LAST_CARD_NOT_NUMBER: EventKind
 EVENT_KIND_PLAYER_OUT: EventKind
+EVENT_KIND_TIMED_OUT: EventKind
 PHASE_UNSPECIFIED: Phase
 PHASE_CHOOSE_COLOUR: Phase
 PHASE_PLAY: Phase
