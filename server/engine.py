@@ -642,7 +642,7 @@ class GameState:
                 acts.append(A.catch(caught))
             elif not self._strict:
                 acts.append(A.CALL_UNO)
-        if self._false_uno and caught != seat and (self._draw or len(self._discard) > 1):
+        if self._false_uno and caught != seat and self._can_draw():
             acts.append(A.CALL_UNO)  # a false call, which costs cards while there are any
         return acts
 
@@ -1219,7 +1219,7 @@ class GameState:
         penalty = self.rules.false_uno_penalty
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
-        if not self._draw and len(self._discard) < 2:  # it would cost nothing (section 5)
+        if not self._can_draw():  # it would cost nothing (section 5)
             raise IllegalAction(Reason.UNO_NOT_NEEDED,
                                 "you have no UNO to call, and with both piles empty a false "
                                 "call would cost nothing")
@@ -1273,6 +1273,10 @@ class GameState:
         self._phase = _PLAYING
         self._current = nxt
         events.append(_TURN[nxt])
+
+    def _can_draw(self) -> bool:
+        """Is there a card to draw: in the draw pile, or under the top discard (section 6)?"""
+        return bool(self._draw) or len(self._discard) > 1
 
     def _draw_cards(self, seat: int, k: int, events: list[Event]) -> list[int]:
         """Move up to ``k`` cards from the draw pile to ``seat``'s hand (section 6).
