@@ -166,7 +166,7 @@ def _match(args: argparse.Namespace) -> int:
 
     from unoplay.server.table import MAX_WINDOW_MS
 
-    from .match import MatchError, parse_entrants, print_report, run_match
+    from .match import parse_entrants, print_report, run_match
 
     try:
         entrants = parse_entrants(args.bots, args.seat)
@@ -175,21 +175,17 @@ def _match(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if not 0 <= args.window_ms <= MAX_WINDOW_MS:
         raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
-    try:
-        if args.json:
-            report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server,
-                                           window_ms=args.window_ms))
-            print(json.dumps(report, indent=2))
-            return 0
-        with Progress(transient=True) as progress:
-            task = progress.add_task("games", total=args.games)
-            report = asyncio.run(run_match(
-                entrants, args.games, args.seed, rules, args.server,
-                progress=lambda done: progress.update(task, completed=done),
-                window_ms=args.window_ms))
-    except MatchError as err:
-        print(f"uno match: {err}", file=sys.stderr)
-        return 1
+    if args.json:
+        report = asyncio.run(run_match(entrants, args.games, args.seed, rules, args.server,
+                                       window_ms=args.window_ms))
+        print(json.dumps(report, indent=2))
+        return 0
+    with Progress(transient=True) as progress:
+        task = progress.add_task("games", total=args.games)
+        report = asyncio.run(run_match(
+            entrants, args.games, args.seed, rules, args.server,
+            progress=lambda done: progress.update(task, completed=done),
+            window_ms=args.window_ms))
     print_report(report)
     return 0
 
@@ -298,8 +294,13 @@ def main(argv: list[str] | None = None) -> int:
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     import grpc
 
+    from .match import MatchError
+
     try:
         return args.func(args)
+    except MatchError as err:
+        print(f"uno {args.command}: {err}", file=sys.stderr)
+        return 1
     except grpc.aio.AioRpcError as err:  # the server's answer, not a bug: say it plainly
         print(f"uno {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)
         if err.code() is grpc.StatusCode.UNAVAILABLE:
@@ -310,7 +311,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `uno replay | head`: the reader left, nothing to say
-        sys.stderr.close()
+        # Point stdout at /dev/null so that flushing it at exit fails no more
+        # (the recipe of the Python docs, "Note on SIGPIPE").
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 
 
