@@ -61,6 +61,16 @@ async def open_play(conn, table_id, token, last_seq=0):
     return call
 
 
+async def playing_against_a_bot(conn, name: str, seed: int, rules: RuleSet = SINGLE, **create):
+    """A two-seat table: ``name`` against a greedy bot, the game started with
+    ``seed``, and ``name``'s game stream opened. Returns (table_id, joined, call)."""
+    table_id = (await conn.create_table(seats=2, rules=rules, **create)).table_id
+    me = await conn.join_table(table_id, name)
+    await conn.add_bot(table_id, "greedy")
+    await conn.start_game(table_id, me.seat_token, seed=seed)
+    return table_id, me, await open_play(conn, table_id, me.seat_token)
+
+
 async def read_until_eof(call):
     """Every message of a stream until it ends; raises its error status."""
     messages = []
@@ -261,12 +271,8 @@ async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_
     srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=5, intent_burst=10))
     try:
         async with Connection(srv.address) as conn:
-            table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+            table_id, me, call = await playing_against_a_bot(conn, "flooder", seed=5)
             table = srv.lobby.get(table_id)
-            me = await conn.join_table(table_id, "flooder")
-            await conn.add_bot(table_id, "greedy")
-            await conn.start_game(table_id, me.seat_token, seed=5)
-            call = await open_play(conn, table_id, me.seat_token)
             await read_response(call)
             # The burst (10), then one more. (Writing on after the server ended
             # the call would make grpc's Python client report a local INTERNAL
@@ -293,12 +299,9 @@ async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
     try:
         async with Connection(srv.address) as conn:
             rules = RuleSet(target_score=0, false_uno_penalty=1)
-            table_id = (await conn.create_table(seats=2, rules=rules, window_ms=0)).table_id
+            table_id, me, call = await playing_against_a_bot(conn, "caller", seed=5, rules=rules,
+                                                             window_ms=0)
             table = srv.lobby.get(table_id)
-            me = await conn.join_table(table_id, "caller")
-            await conn.add_bot(table_id, "greedy")
-            await conn.start_game(table_id, me.seat_token, seed=5)
-            call = await open_play(conn, table_id, me.seat_token)
             current = -1
             while current != me.seat:  # on my turn the bot waits: no update but my own
                 for m in (await read_response(call)).messages:
@@ -319,11 +322,7 @@ async def test_the_budget_is_the_seats_a_new_stream_starts_with_what_the_last_le
     srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=0.1, intent_burst=10))
     try:
         async with Connection(srv.address) as conn:
-            table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
-            me = await conn.join_table(table_id, "flooder")
-            await conn.add_bot(table_id, "greedy")
-            await conn.start_game(table_id, me.seat_token, seed=5)
-            call = await open_play(conn, table_id, me.seat_token)
+            table_id, me, call = await playing_against_a_bot(conn, "flooder", seed=5)
             await read_response(call)
             for _ in range(11):
                 await call.write(gs.PlayRequest(intent=gs.Intent(action_id=999_999)))
@@ -442,12 +441,9 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
 
 
 async def test_leaving_revokes_the_token_and_ends_its_streams(server, conn):
-    table_id = (await conn.create_table(seats=2, rules=RuleSet(target_score=300))).table_id
+    table_id, me, call = await playing_against_a_bot(conn, "me", seed=4,
+                                                     rules=RuleSet(target_score=300))
     table = server.lobby.get(table_id)
-    me = await conn.join_table(table_id, "me")
-    await conn.add_bot(table_id, "greedy")
-    await conn.start_game(table_id, me.seat_token, seed=4)
-    call = await open_play(conn, table_id, me.seat_token)
     await read_response(call)
     await conn.leave_table(table_id, me.seat_token)
     left_at = len(table.history)
@@ -525,11 +521,8 @@ async def test_tls_ca_from_the_environment(tmp_path, monkeypatch):
 
 
 async def test_stopping_the_server_ends_streams_with_unavailable(conn, server):
-    table_id = (await conn.create_table(seats=2, rules=RuleSet(target_score=500))).table_id
-    me = await conn.join_table(table_id, "me")
-    await conn.add_bot(table_id, "greedy")
-    await conn.start_game(table_id, me.seat_token, seed=6)
-    call = await open_play(conn, table_id, me.seat_token)
+    table_id, me, call = await playing_against_a_bot(conn, "me", seed=6,
+                                                     rules=RuleSet(target_score=500))
     await read_response(call)
     watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
     await read_response(watcher)

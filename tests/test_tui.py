@@ -716,27 +716,27 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
         await wait_until(pilot, lambda: "⏳" not in str(status.content), "the window to close")
 
 
-async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_only_for_a_wild():
-    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "R+2 R5 R6"], "R7", current=3)
-    played = game.apply(3, play(c("R+2")))  # on seat 0 (Ada), who may stack or accept
-    # With the play in the history, and with no history of the round (a fallback).
-    for history in (played, []):
-        app = CraftedApp(game, events=history)
-        async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.pause()
-            app.screen.handle("update")  # as the stream does: decisions come with updates
-            await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
-            await pilot.pause()
-            text = " ".join(str(w.content) for w in app.screen.query(Static))
-            assert "bot-3 played" in text and "They named" not in text
-    # A Draw Two turned up as the starter: nobody played it.
-    app = CraftedApp(game, events=[Event(EventKind.ROUND_STARTED, 0, count=7, value=1)])
+async def _penalty_prompt_text(app: "CraftedApp") -> str:
+    """Run ``app`` until its penalty prompt is up (decisions come with updates,
+    as from the stream); the prompt's text."""
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
         app.screen.handle("update")
         await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
         await pilot.pause()
-        assert "The starter card" in " ".join(str(w.content) for w in app.screen.query(Static))
+        return " ".join(str(w.content) for w in app.screen.query(Static))
+
+
+async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_only_for_a_wild():
+    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "R+2 R5 R6"], "R7", current=3)
+    played = game.apply(3, play(c("R+2")))  # on seat 0 (Ada), who may stack or accept
+    # With the play in the history, and with no history of the round (a fallback).
+    for history in (played, []):
+        text = await _penalty_prompt_text(CraftedApp(game, events=history))
+        assert "bot-3 played" in text and "They named" not in text
+    # A Draw Two turned up as the starter: nobody played it.
+    started = [Event(EventKind.ROUND_STARTED, 0, count=7, value=1)]
+    assert "The starter card" in await _penalty_prompt_text(CraftedApp(game, events=started))
 
 
 def test_a_turn_timer_running_out_is_said_in_the_log():
