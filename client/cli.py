@@ -143,6 +143,40 @@ def _replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from unoplay.server.storage import GameStore, default_db_path, verify
+
+    from .replay import record_from_jsonl, write_verdict
+
+    if os.path.isfile(args.game):  # an export of `uno replay --jsonl`
+        try:
+            with open(args.game, encoding="utf-8") as f:
+                record = record_from_jsonl(f)
+        except (OSError, ValueError) as err:
+            raise SystemExit(f"uno verify: {args.game}: {err}") from None
+    else:
+        path = args.db or default_db_path()
+        if not os.path.exists(path):
+            raise SystemExit(f"uno verify: no game store at {path} (see uno serve --db)")
+        store = GameStore(path)
+        try:
+            record = store.load(args.game)
+        except KeyError as err:
+            raise SystemExit(f"uno verify: {err.args[0]}") from None
+        finally:
+            store.close()
+    try:
+        verdict = verify(record)
+    except ValueError as err:  # an action the engine refuses: not a game of this engine
+        raise SystemExit(f"uno verify: the game does not replay: {err}") from None
+    if args.json:
+        print(json.dumps({"status": verdict.status, "problems": verdict.problems,
+                          "cards": verdict.cards, "rounds": verdict.rounds}))
+    else:
+        write_verdict(record, verdict, sys.stdout)
+    return {"fair": 0, "unfair": 1}.get(verdict.status, 2)
+
+
 def _bot(args: argparse.Namespace) -> int:
     from .bots import make_bot
     from .sdk import Connection, run_bot
@@ -242,6 +276,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="JSON Lines: the game, every action and every event, the result")
     replay.add_argument("--limit", type=int, default=50, help="games to list")
     replay.set_defaults(func=_replay)
+
+    verify = sub.add_parser(
+        "verify", help="check a finished game's deals against its revealed seed",
+        description="Recompute the commitment the players got from the revealed seed and "
+                    "salt, replay every deal and reshuffle from the seed, and compare with the "
+                    "cards the players received. Exit 0 fair, 1 not fair (it says where), "
+                    "2 cannot be verified (a game stored before fair deals).")
+    verify.add_argument("game", help="game id, table id or 'last' of the store, or a file "
+                                     "exported by uno replay --jsonl")
+    verify.add_argument("--db", help="SQLite file (default: the one uno serve uses)")
+    verify.add_argument("--json", action="store_true", help="print JSON for machines")
+    verify.set_defaults(func=_verify)
 
     bot = sub.add_parser("bot", help="seat a bot at a table on a server")
     bot.add_argument("--server", required=True, help="HOST:PORT")

@@ -102,7 +102,7 @@ async def play_one(conn: Connection, address: str, entrants: list[Entrant], orde
     """One game; seat ``s`` is played by ``entrants[order[s]]``, at a table with
     that out-of-turn window (ms). Returns (scores per seat, winning seats)."""
     table = await conn.create_table(seats=len(order), rules=rules, title=f"match {seed}",
-                                    window_ms=window_ms)
+                                    window_ms=window_ms, seed=seed)
     joins = [await conn.join_table(table.table_id, entrants[e].label) for e in order]
     tasks = []
     for seat, e in enumerate(order):
@@ -114,7 +114,7 @@ async def play_one(conn: Connection, address: str, entrants: list[Entrant], orde
         else:
             tasks.append(asyncio.create_task(
                 _external(entrant, address, table.table_id, seat, token)))
-    await conn.start_game(table.table_id, joins[0].seat_token, seed=seed)
+    await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(asyncio.gather(*tasks), GAME_TIMEOUT)
     final = next(t for t in await conn.list_tables() if t.table_id == table.table_id)
     scores = tuple(final.scores)

@@ -85,12 +85,13 @@ async def _table_loop(conn: Connection, index: int, stop: asyncio.Event, stats: 
     game = 0
     while not stop.is_set():
         try:
-            table = await conn.create_table(seats=4, rules=rules, title=f"bench {index}")
+            table = await conn.create_table(seats=4, rules=rules, title=f"bench {index}",
+                                            seed=index * 7919 + game)
             joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
             seats = [asyncio.create_task(_seat(conn, table.table_id, j.seat_token,
                                                index * 1000 + s, stats))
                      for s, j in enumerate(joins)]
-            await conn.start_game(table.table_id, joins[0].seat_token, seed=index * 7919 + game)
+            await conn.start_game(table.table_id, joins[0].seat_token)
         except asyncio.CancelledError:
             raise
         except Exception as err:  # noqa: BLE001 - counted, and the loop goes on

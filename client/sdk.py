@@ -22,6 +22,7 @@ import grpc
 
 from unoplay.server import wire
 from unoplay.server.actions import Action
+from unoplay.server.deals import DealCheck, DealReveal, check_deals
 from unoplay.server.engine import Phase, PlayerView
 from unoplay.server.events import Event, EventKind
 from unoplay.server.limits import CLIENT_OPTIONS
@@ -102,16 +103,19 @@ class Connection:
     async def create_table(self, seats: int = 4, rules: RuleSet | pb.RuleSet | None = None,
                            title: str = "", turn_seconds: int = 0,
                            bot_delay: float = 0.0, away_grace: int | None = None,
-                           window_ms: int | None = None) -> ls.Table:
+                           window_ms: int | None = None, seed: str | int | None = None) -> ls.Table:
         """Create a table; ``rules`` None is the official preset; ``away_grace``
         None is the server's default (seconds before a bot plays for an away
         player); ``window_ms`` None is the server's default out-of-turn window
-        (milliseconds; 0: none; see ``CreateTableRequest.window_ms``)."""
+        (milliseconds; 0: none; see ``CreateTableRequest.window_ms``); ``seed``
+        makes a seeded table, dealt from that seed (for repeatable bot games;
+        every seat sees ``Table.seeded``)."""
         if isinstance(rules, RuleSet):
             rules = wire.rules_pb(rules)
         request = ls.CreateTableRequest(title=title, seats=seats, rules=rules or pb.RuleSet(),
                                         turn_seconds=turn_seconds, bot_delay_seconds=bot_delay,
-                                        away_grace_seconds=away_grace, window_ms=window_ms)
+                                        away_grace_seconds=away_grace, window_ms=window_ms,
+                                        seed=None if seed is None else str(seed))
         return (await self.lobby.CreateTable(request, timeout=self.timeout)).table
 
     async def list_tables(self) -> list[ls.Table]:
@@ -133,7 +137,8 @@ class Connection:
 
     async def start_game(self, table_id: str, seat_token: str,
                          seed: int | None = None) -> ls.Table:
-        """Start the game (every seat must be taken)."""
+        """Start the game (every seat must be taken). ``seed`` only at a seeded
+        table (FAILED_PRECONDITION elsewhere)."""
         request = ls.StartGameRequest(table_id=table_id, seat_token=seat_token, seed=seed)
         return (await self.lobby.StartGame(request, timeout=self.timeout)).table
 
@@ -166,7 +171,10 @@ class SessionState:
 
     seat: int = -1
     table: ls.Table | None = None
-    seed: int = 0
+    #: The commitment to this game's deals (Welcome.deal_commitment); "" before the start.
+    commitment: str = ""
+    #: The seed and salt, once the game is over (DealRevealed); None until then.
+    reveal: DealReveal | None = None
     view: PlayerView | None = None
     seats: list[pb.SeatInfo] = field(default_factory=list)
     legal: list[Action] = field(default_factory=list)
@@ -176,6 +184,23 @@ class SessionState:
     errors: list[gs.ActionError] = field(default_factory=list)
     snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
     decide_from: int = 0  #: updates with a lower seq are stale: do not decide on them
+    game_events_from: int = 0  #: index in ``events`` of this game's first event
+
+    def deal_check(self) -> DealCheck | None:
+        """Once the seed is revealed: every card this receiver saw checked
+        against it (``check.fair``, ``check.problems``, ``check.checked``),
+        and the commitment against the one sent at the start. None before the
+        reveal, or when this session did not see the game from its start
+        (resumed in a new process: the deal cannot be replayed)."""
+        if self.reveal is None or self.table is None or not self.commitment:
+            return None
+        events = self.events[self.game_events_from:]
+        if not events or events[0].kind not in (EventKind.DEALER_DRAW, EventKind.ROUND_STARTED):
+            return None
+        rules = wire.rules_from_pb(self.table.rules).to_dict()
+        return check_deals(events, self.seat, self.reveal, table_id=self.table.table_id,
+                           players=len(self.table.seats), rules=rules,
+                           commitment_seen=self.commitment)
 
     @property
     def game_over(self) -> bool:
@@ -340,7 +365,7 @@ class GameSession:
         welcome = snapshot.welcome
         state.seat = welcome.seat
         state.table = welcome.table
-        state.seed = welcome.seed
+        state.commitment = welcome.deal_commitment
         state.seats = list(welcome.table.seats)
         state.snapshot_seq = snapshot.seq
         state.decide_from = snapshot.update_seq
@@ -364,6 +389,15 @@ class GameSession:
             state.events.append(wire.event_from_pb(message.event, state.seat))
         elif body == "error":
             state.errors.append(message.error)
+        elif body == "deal_revealed":
+            revealed = message.deal_revealed
+            state.reveal = DealReveal(revealed.seed, revealed.salt, revealed.commitment)
+        elif body == "welcome" and message.welcome.deal_commitment:
+            state.game_events_from = len(state.events)  # the game starts here
+            state.commitment = message.welcome.deal_commitment
+            if not history:
+                state.seat = message.welcome.seat
+                state.table = message.welcome.table
         elif history:
             return
         elif body == "update":
@@ -373,7 +407,6 @@ class GameSession:
         elif body == "welcome":
             state.seat = message.welcome.seat
             state.table = message.welcome.table
-            state.seed = message.welcome.seed
 
 
 class SpectatorSession(GameSession):

@@ -2,8 +2,9 @@
 
 No I/O, no clock, no global random state: a :class:`GameState` is driven only
 by :meth:`GameState.apply` and :meth:`GameState.next_round`, and all chance
-(dealer draw, shuffles) comes from its own ``random.Random(seed)``. The same
-seed and the same actions always give the same events.
+(dealer draw, shuffles) comes from its own :class:`~.deals.DealRandom` keyed
+by the game's secret seed (RULES.md, "Fair deals"). The same seed and the
+same actions always give the same events.
 
 Seats are numbered ``0..players-1`` clockwise; "left of" a seat is the next
 seat clockwise. Section numbers in docstrings refer to RULES.md.
@@ -11,16 +12,16 @@ seat clockwise. Section numbers in docstrings refer to RULES.md.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from itertools import combinations
 from enum import IntEnum
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from . import actions as A
 from .actions import NONE, Action, ActionKind
 from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
                     STANDARD_POINTS, WILD, Rank, card_name)
+from .deals import DealRandom, new_seed
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind as E, new_event
 from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
@@ -65,6 +66,8 @@ _EV_UNO_CALLED = E.UNO_CALLED
 _EV_HANDS_SWAPPED = E.HANDS_SWAPPED
 _EV_HANDS_ROTATED = E.HANDS_ROTATED
 _EV_HAND_RECEIVED = E.HAND_RECEIVED
+_EV_HAND_DEALT = E.HAND_DEALT
+_EV_HAND_SCORED = E.HAND_SCORED
 _EV_LAST_NOT_NUMBER = E.LAST_CARD_NOT_NUMBER
 _EV_WRONG_PLAY = E.WRONG_PLAY
 # Refusals that count as "an illegal play" for wrong_play_penalty (section 8).
@@ -87,6 +90,8 @@ _PLAYED = tuple(tuple(tuple(new_event((_EV_PLAYED, p, EVERYONE, (c,), 0, colour,
                             for colour in range(4)) for c in range(DECK_SIZE)) for p in _SEATS)
 _DREW = tuple(tuple(new_event((_EV_DREW, p, EVERYONE, (), k, NONE, NONE, 0)) for k in range(9))
               for p in _SEATS)
+_STARTER_FLIPPED = tuple(new_event((E.STARTER_FLIPPED, NONE, EVERYONE, (c,), 0, NONE, NONE, 0))
+                         for c in range(DECK_SIZE))
 _DREW_ONE = tuple(tuple(new_event((_EV_DREW_CARDS, p, p, (c,), 0, NONE, NONE, 0))
                         for c in range(DECK_SIZE)) for p in _SEATS)
 
@@ -143,10 +148,11 @@ class GameState:
         "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
         "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
         "_first_play", "_game_winners", "_points", "_plays", "_plays_uno", "_plain",
-        "_strict", "_false_uno", "_ring", "_pos", "_out", "_fits",
+        "_strict", "_false_uno", "_ring", "_pos", "_out", "_fits", "_start_direction",
     )
 
-    def __init__(self, players: int, rules: RuleSet | None = None, seed: int | None = None):
+    def __init__(self, players: int, rules: RuleSet | None = None, seed: str | int | None = None,
+                 rng: Any = None):
         """A game not yet dealt; use :meth:`new` instead.
 
         Raises ValueError if ``players`` is outside 2..10.
@@ -156,15 +162,17 @@ class GameState:
         self.rules = rules = rules or OFFICIAL
         rules.check_players(players)
         self.players = players
-        self.seed = random.SystemRandom().getrandbits(63) if seed is None else seed
-        self._rng = random.Random(self.seed)
+        self.seed = new_seed() if seed is None else str(seed)
+        # The chance source: ``below(n)``, ``shuffle_steps(...)`` and ``copy()`` (deals.DealRandom).
+        self._rng = DealRandom(self.seed) if rng is None else rng
         self._hands: list[list[int]] = [[] for _ in range(players)]
         self._draw: list[int] = []
         self._unshuffled = 0  # cards at the bottom of the draw pile not yet shuffled
         self._discard: list[int] = []
         self._colour = WILD
         self._fits = _FITS[WILD][0]  # _FITS row of the colour in force and the top card's rank
-        self._direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self._start_direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self._direction = self._start_direction
         self._current = 0
         self._phase = _PLAYING
         self._pending = 0
@@ -203,18 +211,22 @@ class GameState:
     # ------------------------------------------------------------------ set-up
 
     @classmethod
-    def new(cls, players: int, rules: RuleSet | None = None, seed: int | None = None, *,
-            dealer: int | None = None,
-            deck: Sequence[int] | None = None) -> tuple[GameState, list[Event]]:
+    def new(cls, players: int, rules: RuleSet | None = None, seed: str | int | None = None, *,
+            dealer: int | None = None, deck: Sequence[int] | None = None,
+            rng: Any = None) -> tuple[GameState, list[Event]]:
         """Start a game: choose the dealer by draw (section 2) and deal round 1.
 
-        Returns the state and the events of the set-up. ``seed`` None picks a
-        random one (kept in ``state.seed`` so the game can be replayed).
-        For tests and puzzles, ``dealer`` skips the dealer draw and ``deck``
-        stacks round 1's deck instead of shuffling it: all 108 ids, the card
-        dealt first last. Raises ValueError for a bad player count, dealer or deck.
+        Returns the state and the events of the set-up. ``seed`` is text (an
+        int stands for its decimal text); None makes a secret one
+        (:func:`~.deals.new_seed`), kept in ``state.seed`` so the game can be
+        replayed. For tests and puzzles, ``dealer`` skips the dealer draw and
+        ``deck`` stacks round 1's deck instead of shuffling it: all 108 ids,
+        the card dealt first last. ``rng`` replaces the seed's
+        :class:`~.deals.DealRandom` (anything with its ``below``, ``shuffle_steps`` and ``copy``;
+        storage replays games recorded before fair deals with it).
+        Raises ValueError for a bad player count, dealer or deck.
         """
-        game = cls(players, rules, seed)
+        game = cls(players, rules, seed, rng)
         events: list[Event] = []
         if dealer is None:
             game._dealer = game._choose_dealer(events)
@@ -313,8 +325,7 @@ class GameState:
         other = GameState.__new__(GameState)
         for name in GameState.__slots__:
             setattr(other, name, getattr(self, name))
-        other._rng = random.Random.__new__(random.Random)  # not seeded: the state is copied
-        other._rng.setstate(self._rng.getstate())
+        other._rng = self._rng.copy()
         other._hands = [h[:] for h in self._hands]
         other._draw = self._draw[:]
         other._discard = self._discard[:]
@@ -340,10 +351,7 @@ class GameState:
             k = m
         low = m - k
         if low < self._unshuffled:
-            rand = self._rng.random
-            for i in range(self._unshuffled - 1, low - 1, -1):
-                j = int(rand() * (i + 1))
-                draw[i], draw[j] = draw[j], draw[i]
+            self._rng.shuffle_steps(draw, self._unshuffled, low)
             self._unshuffled = low
         got = draw[low:]
         del draw[low:]
@@ -353,7 +361,7 @@ class GameState:
     def _choose_dealer(self, events: list[Event]) -> int:
         """Section 2: everyone draws; the highest number deals; action and wild
         cards are drawn again; ties among the highest draw again."""
-        rng = self._rng
+        below = self._rng.below
         deck = list(range(DECK_SIZE))
         candidates = list(range(self.players))
         while True:
@@ -362,7 +370,7 @@ class GameState:
                 while True:
                     if not deck:
                         deck = list(range(DECK_SIZE))
-                    i = int(rng.random() * len(deck))
+                    i = below(len(deck))
                     deck[i], deck[-1] = deck[-1], deck[i]
                     card = deck.pop()
                     events.append(Event(E.DEALER_DRAW, p, cards=(card,)))
@@ -377,11 +385,10 @@ class GameState:
 
     def _deal(self, events: list[Event], deck: Sequence[int] | None = None) -> None:
         """Shuffle, deal 7 each from the dealer's left, flip the starter (section 2)."""
-        rules = self.rules
         n = self.players
         self._round += 1
         self._round_winner = NONE
-        self._direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self._direction = d = self._start_direction
         self._uno = [False] * n
         self._catchable = NONE
         self._pending = 0
@@ -395,18 +402,19 @@ class GameState:
         m = len(ring)
         dealt = self._pop_cards(HAND_SIZE * m)
         hands: list[list[int]] = [[] for _ in range(n)]
-        d = self._direction
         at = self._pos[self._dealer]
         for k in range(m):  # one card at a time from the dealer's next seat: every m-th card
             hands[ring[(at + d * (1 + k)) % m]] = dealt[k::m]
         self._hands = hands
-        events.append(Event(E.ROUND_STARTED, self._dealer, count=HAND_SIZE, value=self._round))
+        events.append(new_event((E.ROUND_STARTED, self._dealer, EVERYONE, (), HAND_SIZE, NONE,
+                                 NONE, self._round)))
         for p in ring:
-            events.append(Event(E.HAND_DEALT, p, audience=p, cards=tuple(hands[p])))
+            events.append(new_event((_EV_HAND_DEALT, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
+        redraw = self.rules.starter_wild_redraw
         while True:
             starter = self._pop_cards(1)[0]
-            events.append(Event(E.STARTER_FLIPPED, cards=(starter,)))
-            if RANK[starter] == _WD4 or (rules.starter_wild_redraw and IS_WILD[starter]):
+            events.append(_STARTER_FLIPPED[starter])
+            if RANK[starter] == _WD4 or (redraw and IS_WILD[starter]):
                 self._draw.append(starter)
                 self._unshuffled = len(self._draw)
                 events.append(Event(E.STARTER_RETURNED, cards=(starter,)))
@@ -1288,7 +1296,7 @@ class GameState:
         if k == 1 and draw:  # the common case: _pop_cards(1) inlined, one Fisher-Yates step
             m = len(draw) - 1
             if m < self._unshuffled:
-                j = int(self._rng.random() * (m + 1))
+                j = self._rng.below(m + 1)
                 draw[m], draw[j] = draw[j], draw[m]
                 self._unshuffled = m
             got = [draw.pop()]
@@ -1332,9 +1340,11 @@ class GameState:
             self._game_over((winner,), events)
             return
         ring = self._ring
-        points = [self.hand_points(p) if self._pos[p] >= 0 else 0 for p in range(self.players)]
+        pts = self._points
+        points = [0] * self.players
         for p in ring:
-            events.append(Event(E.HAND_SCORED, p, value=points[p]))
+            points[p] = value = sum(map(pts.__getitem__, self._hands[p]))
+            events.append(new_event((_EV_HAND_SCORED, p, EVERYONE, (), 0, NONE, NONE, value)))
         scores = self._scores
         won = 0
         if fmt is GameFormat.TEAMS:  # partners p and p + n/2 score as one

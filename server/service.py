@@ -31,6 +31,7 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from . import wire
+from .deals import DealReveal
 from .limits import SERVER_OPTIONS, Limits, TokenBucket
 from .rules import RuleError
 from .storage import GameStore, Recorder
@@ -86,7 +87,8 @@ def table_pb(info: TableInfo) -> ls.Table:
     return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
                     rules=wire.rules_pb(info.rules), turn_seconds=info.turn_seconds,
                     state=_TABLE_STATE[info.state], scores=info.scores,
-                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms)
+                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms,
+                    seeded=info.seeded)
 
 
 def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
@@ -106,7 +108,7 @@ def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
         welcome = target.welcome
         welcome.seat = message.seat
         welcome.table.CopyFrom(table_pb(message.table))
-        welcome.seed = message.seed
+        welcome.deal_commitment = message.commitment
     elif isinstance(message, Refusal):
         error = target.error
         error.reason = message.reason
@@ -114,6 +116,11 @@ def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
         error.action_id = message.action_id
     elif isinstance(message, SeatsChanged):
         target.seats_changed.seats.extend(_seat_list_pb(message.seats))
+    elif isinstance(message, DealReveal):
+        revealed = target.deal_revealed
+        revealed.seed = message.seed
+        revealed.salt = message.salt
+        revealed.commitment = message.commitment
     else:
         target.event.CopyFrom(wire.event_pb(message))
 
@@ -129,9 +136,9 @@ def message_pb(seq: int, message: Message, seats: object = None) -> gs.TableMess
 def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
     """The state of ``seat``'s stream now (-1: a spectator's)."""
     log_ = table.log_for(seat)
-    game = table.game
     snapshot = gs.Snapshot(seq=len(log_), welcome=gs.Welcome(
-        seat=seat, table=table_pb(table.info()), seed=game.seed if game else 0))
+        seat=seat, table=table_pb(table.info()),
+        deal_commitment=table.deal.commitment if table.deal else ""))
     for i in range(len(log_) - 1, -1, -1):
         if isinstance(log_[i], Update):
             fill_update(snapshot.update, log_[i])
@@ -195,7 +202,8 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                       else default_window_ms(rules))
             table = self.lobby.create(request.title, seats, rules, request.turn_seconds,
                                       request.bot_delay_seconds, away_grace=grace,
-                                      window_ms=window)
+                                      window_ms=window,
+                                      seed=request.seed if request.HasField("seed") else None)
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))
         except LobbyError as err:
@@ -239,7 +247,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             table.seat_for_token(request.seat_token)
             if self.lobby.closing:
                 raise LobbyError("unavailable", SHUTTING_DOWN)
-            table.start(request.seed if request.HasField("seed") else None)
+            table.start(str(request.seed) if request.HasField("seed") else None)
         except LobbyError as err:
             await _abort(context, err)
         return ls.StartGameResponse(table=table_pb(table.info()))

@@ -5,6 +5,12 @@ players and every applied action in order. The engine is deterministic, so
 that is the whole game: :func:`replay` deals again from the seed and applies
 the actions (calling ``next_round`` whenever a round is over and another action
 follows), reproducing every event, private ones included, and the scores.
+Beside it, the commitment sent to the players and its salt, and every card
+dealt or drawn as the players received it, so that :func:`verify` can check
+the game against its seed (RULES.md, "Fair deals").
+
+Format 1 files (before fair deals: Mersenne Twister seeds, no commitment) are
+upgraded in place when opened; their games replay with the old generator.
 
 Each game is written in one transaction: a reader sees either the whole game
 or nothing (the ``games`` row also records how many actions it has). The
@@ -26,22 +32,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+import random
+
 from .actions import Action, ActionKind
+from .cards import card_code
+from .deals import RECEIVED_KINDS, DealReveal, check_deals, commitment
 from .engine import GameState
 from .errors import IllegalAction
-from .events import Event
+from .events import Event, EventKind
 from .rules import RuleSet
 
 log = logging.getLogger("unoplay.storage")
 
-FORMAT = 1  # PRAGMA user_version of the schema below
+FORMAT = 2  # PRAGMA user_version of the schema below
+
+#: ``games.prng``: the chance source a game was dealt from.
+PRNG = "shake256-v1"  # deals.DealRandom (fair deals, format 2)
+LEGACY_PRNG = "mt19937"  # random.Random(int(seed)), format 1 games
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id          INTEGER PRIMARY KEY,
     table_id    TEXT NOT NULL,
     title       TEXT NOT NULL,
-    seed        TEXT NOT NULL,     -- decimal: seeds are unsigned 64-bit
+    seed        TEXT NOT NULL,     -- the seed text (format 1: a decimal 64-bit seed)
     rules       TEXT NOT NULL,     -- JSON of RuleSet.to_dict()
     players     TEXT NOT NULL,     -- JSON list of {seat, name, bot}
     scores      TEXT NOT NULL,     -- JSON list, per seat
@@ -49,7 +63,11 @@ CREATE TABLE IF NOT EXISTS games (
     status      TEXT NOT NULL,     -- "finished" or "interrupted" (server stopped mid-game)
     started_at  REAL NOT NULL,     -- Unix seconds
     finished_at REAL NOT NULL,     -- Unix seconds
-    n_actions   INTEGER NOT NULL
+    n_actions   INTEGER NOT NULL,
+    prng        TEXT NOT NULL DEFAULT 'mt19937',  -- chance source: shake256-v1, or mt19937 (format 1)
+    salt        TEXT NOT NULL DEFAULT '',         -- the commitment's salt (hex)
+    commitment  TEXT NOT NULL DEFAULT '',         -- SHA-256 hex sent to the players at the start
+    received    TEXT NOT NULL DEFAULT '[]'        -- JSON [[step, event kind, player, [cards]], ...]
 );
 CREATE INDEX IF NOT EXISTS games_by_table ON games(table_id);
 CREATE TABLE IF NOT EXISTS actions (
@@ -61,6 +79,14 @@ CREATE TABLE IF NOT EXISTS actions (
     t_ms    INTEGER NOT NULL,      -- milliseconds after the game started
     PRIMARY KEY (game_id, n)
 ) WITHOUT ROWID;
+"""
+
+# Format 1 -> 2: the columns of fair deals (old games keep mt19937, no commitment).
+_UPGRADE_1 = """
+ALTER TABLE games ADD COLUMN prng TEXT NOT NULL DEFAULT 'mt19937';
+ALTER TABLE games ADD COLUMN salt TEXT NOT NULL DEFAULT '';
+ALTER TABLE games ADD COLUMN commitment TEXT NOT NULL DEFAULT '';
+ALTER TABLE games ADD COLUMN received TEXT NOT NULL DEFAULT '[]';
 """
 
 
@@ -84,7 +110,7 @@ class GameRecord:
 
     table_id: str
     title: str
-    seed: int
+    seed: str
     rules: dict
     players: list[dict]  # {"seat": i, "name": str, "bot": kind or ""}
     actions: list[tuple[int, Action]]  # (seat, action) in the order applied
@@ -96,11 +122,43 @@ class GameRecord:
     started_at: float = 0.0
     finished_at: float = 0.0
     game_id: int | None = None  # set once stored
+    salt: str = ""  # the commitment's salt ("" for format 1 games)
+    commitment: str = ""  # the commitment the players got at the start
+    #: Every card dealt or drawn as it was received: (actions applied before,
+    #: EventKind value, player, cards), in order.
+    received: list[tuple[int, int, int, tuple[int, ...]]] = field(default_factory=list)
+    prng: str = PRNG
 
     def rule_set(self) -> RuleSet:
         """The rules as a :class:`RuleSet` (options missing from old records take
         the official value)."""
         return RuleSet.from_dict(self.rules)
+
+    def new_game(self) -> tuple[GameState, list[Event]]:
+        """The game as dealt at its start, from its seed and chance source."""
+        rng = LegacyRandom(int(self.seed)) if self.prng == LEGACY_PRNG else None
+        return GameState.new(len(self.players), self.rule_set(), self.seed, rng=rng)
+
+
+class LegacyRandom(random.Random):
+    """The chance source of games stored before fair deals (format 1): Mersenne
+    Twister, where the engine drew ``int(random() * n)``. Only for replays."""
+
+    def below(self, n: int) -> int:
+        """``int(random() * n)``, as the engine drew then."""
+        return int(self.random() * n)
+
+    def shuffle_steps(self, items: list, start: int, stop: int) -> None:
+        """The engine's lazy Fisher-Yates steps of that time."""
+        for i in range(start - 1, stop - 1, -1):
+            j = int(self.random() * (i + 1))
+            items[i], items[j] = items[j], items[i]
+
+    def copy(self) -> LegacyRandom:
+        """A generator at the same point."""
+        other = LegacyRandom()
+        other.setstate(self.getstate())
+        return other
 
 
 def _action_json(action: Action) -> str:
@@ -156,6 +214,10 @@ class GameStore:
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > FORMAT:
                 raise RuntimeError(f"{path}: made by a newer unoplay (format {version})")
+            if version == 1:  # upgraded in one transaction: all of it or nothing
+                db.executescript("BEGIN IMMEDIATE;" + _UPGRADE_1 +
+                                 f"PRAGMA user_version = {FORMAT}; COMMIT;")
+                log.info("%s: upgraded from format 1 to %d", path, FORMAT)
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {FORMAT}")
         except BaseException:
@@ -181,12 +243,13 @@ class GameStore:
             try:
                 cursor = conn.execute(
                     "INSERT INTO games (table_id, title, seed, rules, players, scores, winners,"
-                    " status, started_at, finished_at, n_actions)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    " status, started_at, finished_at, n_actions, prng, salt, commitment,"
+                    " received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (record.table_id, record.title, str(record.seed), json.dumps(record.rules),
                      json.dumps(record.players), json.dumps(list(record.scores)),
                      json.dumps(list(record.winners)), record.status, record.started_at,
-                     record.finished_at, n))
+                     record.finished_at, n, record.prng, record.salt, record.commitment,
+                     json.dumps([[s, k, p, list(c)] for s, k, p, c in record.received])))
                 game_id = cursor.lastrowid
                 conn.executemany(
                     "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
@@ -216,28 +279,33 @@ class GameStore:
         ``"last"``). Raises KeyError if there is none."""
         with self._lock:
             conn = self._conn
+            columns = ("SELECT id, table_id, title, seed, rules, players, scores, winners, status,"
+                       " started_at, finished_at, n_actions, prng, salt, commitment, received"
+                       " FROM games")
             if isinstance(game, int) or (isinstance(game, str) and game.isdigit()):
-                row = conn.execute("SELECT * FROM games WHERE id = ?", (int(game),)).fetchone()
+                row = conn.execute(columns + " WHERE id = ?", (int(game),)).fetchone()
             elif game == "last":
-                row = conn.execute("SELECT * FROM games ORDER BY id DESC LIMIT 1").fetchone()
+                row = conn.execute(columns + " ORDER BY id DESC LIMIT 1").fetchone()
             else:
-                row = conn.execute("SELECT * FROM games WHERE table_id = ? ORDER BY id DESC"
-                                   " LIMIT 1", (game,)).fetchone()
+                row = conn.execute(columns + " WHERE table_id = ? ORDER BY id DESC LIMIT 1",
+                                   (game,)).fetchone()
             if row is None:
                 raise KeyError(f"no stored game {game!r}")
             actions = conn.execute("SELECT seat, action, source, t_ms FROM actions"
                                    " WHERE game_id = ? ORDER BY n", (row[0],)).fetchall()
         (game_id, table_id, title, seed, rules, players, scores, winners, status, started,
-         finished, n_actions) = row
+         finished, n_actions, prng, salt, commitment_, received) = row
         if len(actions) != n_actions:  # cannot happen with transactions; say so if it does
             raise RuntimeError(f"game {game_id}: {len(actions)} of {n_actions} actions stored")
         return GameRecord(
-            table_id=table_id, title=title, seed=int(seed), rules=json.loads(rules),
+            table_id=table_id, title=title, seed=seed, rules=json.loads(rules),
             players=json.loads(players),
             actions=[(seat, _action_from_json(a)) for seat, a, _, _ in actions],
             sources=[s for _, _, s, _ in actions], times_ms=[t for _, _, _, t in actions],
             scores=tuple(json.loads(scores)), winners=tuple(json.loads(winners)),
-            status=status, started_at=started, finished_at=finished, game_id=game_id)
+            status=status, started_at=started, finished_at=finished, game_id=game_id,
+            prng=prng, salt=salt, commitment=commitment_,
+            received=[(s, k, p, tuple(c)) for s, k, p, c in json.loads(received)])
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +327,7 @@ def replay(record: GameRecord) -> Iterator[ReplayStep]:
     Raises ValueError if a stored action is refused (the record does not
     belong to this engine version); the engine's IllegalAction is a ValueError.
     """
-    game, events = GameState.new(len(record.players), record.rule_set(), record.seed)
+    game, events = record.new_game()
     yield ReplayStep(-1, -1, None, "deal", tuple(events))
     sources = record.sources or ["player"] * len(record.actions)
     for i, (seat, action) in enumerate(record.actions):
@@ -283,7 +351,7 @@ def _apply(game: GameState, seat: int, action: Action) -> list[Event]:
 
 def final_state(record: GameRecord) -> GameState:
     """The engine state after every stored action."""
-    game, _ = GameState.new(len(record.players), record.rule_set(), record.seed)
+    game, _ = record.new_game()
     for seat, action in record.actions:
         if game.is_round_over and not game.is_game_over:
             game.next_round()
@@ -335,3 +403,83 @@ class Recorder:
         await self.drain()
         self._executor.shutdown(wait=True)
         self.store.close()
+
+
+@dataclass
+class Verdict:
+    """What :func:`verify` found. ``status`` is "fair" (the commitment opens
+    and every card received is the seed's), "unfair" (``problems`` says where
+    they differ) or "unverifiable" (a format 1 game, dealt before commitments)."""
+
+    status: str
+    problems: list[str]
+    cards: int = 0  #: cards dealt or drawn that were compared
+    rounds: int = 0
+
+    @property
+    def fair(self) -> bool:
+        return self.status == "fair"
+
+
+def _received_name(entry: tuple[int, int, int, tuple[int, ...]], round_no: int,
+                   names: dict[int, str]) -> str:
+    step, kind, player, _ = entry
+    who = f"seat {player + 1} ({names.get(player, '?')})"
+    if kind == EventKind.DEALER_DRAW:
+        return f"the dealer draw of {who}"
+    if kind == EventKind.HAND_DEALT:
+        return f"round {round_no}'s deal to {who}"
+    if kind == EventKind.STARTER_FLIPPED:
+        return f"round {round_no}'s starter card"
+    return f"the cards {who} drew after action {step}"
+
+
+def verify(record: GameRecord) -> Verdict:
+    """Check a stored (or exported) game against its revealed seed: the
+    commitment recomputed from seed, salt, table, seat count and rules must be
+    the one the players got; replaying the deals from the seed must give
+    exactly the cards recorded as received (every hand dealt, every starter,
+    every draw, the dealer draw); and the published deal check
+    (:func:`~.deals.check_deals`) must agree for every seat. Raises ValueError
+    if a stored action is refused (not a game of this engine)."""
+    if record.prng == LEGACY_PRNG:
+        return Verdict("unverifiable", ["stored before fair deals (format 1): its seed was "
+                                        "never committed to, so there is nothing to check"])
+    problems = []
+    seats = len(record.players)
+    names = {p["seat"]: p["name"] for p in record.players}
+    expected = commitment(record.seed, record.salt, record.table_id, seats, record.rules)
+    if expected != record.commitment:
+        problems.append(f"the commitment the players got ({record.commitment or 'none'}) is "
+                        f"not the one of the seed and salt ({expected})")
+    replayed: list[tuple[int, int, int, tuple[int, ...]]] = []
+    rounds: list[int] = []  # the round of each replayed entry
+    events: list[Event] = []
+    round_no = 0
+    for step in replay(record):
+        done = step.index + 1 if step.action is not None else max(step.index, 0)
+        for e in step.events:
+            events.append(e)
+            if e.kind is EventKind.ROUND_STARTED:
+                round_no = e.value
+            if e.kind in RECEIVED_KINDS:
+                replayed.append((done, int(e.kind), e.player, tuple(e.cards)))
+                rounds.append(round_no)
+    stored = [(s, int(k), p, tuple(c)) for s, k, p, c in record.received]
+    for i, (got, want) in enumerate(zip(stored, replayed)):
+        if got != want:
+            problems.append(f"{_received_name(want, rounds[i], names)} differs: stored "
+                            f"{' '.join(map(card_code, got[3]))}, the seed deals "
+                            f"{' '.join(map(card_code, want[3]))}")
+            break
+    else:
+        if len(stored) != len(replayed):
+            problems.append(f"{len(stored)} deals and draws are stored, the seed and the "
+                            f"actions give {len(replayed)}")
+    reveal = DealReveal(record.seed, record.salt, expected)
+    for seat in range(seats):
+        check = check_deals(events, seat, reveal, table_id=record.table_id, players=seats,
+                            rules=record.rules)
+        problems += [f"seat {seat + 1}: {p}" for p in check.problems]
+    return Verdict("unfair" if problems else "fair", problems,
+                   sum(len(c) for *_, c in replayed), round_no)

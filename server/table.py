@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 from .actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
 from .cards import COLOUR, RANK, Rank
+from .deals import RECEIVED_KINDS, DealReveal, check_seed_text, commitment, new_salt, new_seed
 from .engine import GameState, Phase, PlayerView
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind
@@ -109,15 +110,18 @@ class TableInfo:
     scores: tuple[int, ...]
     away_grace: float = DEFAULT_AWAY_GRACE
     window_ms: int = 0  #: the out-of-turn window in milliseconds (0: none)
+    seeded: bool = False  #: dealt from a seed its creator chose (RULES.md, "Fair deals")
 
 
 @dataclass(frozen=True, slots=True)
 class Welcome:
-    """First message of every stream: the seat (-1 spectator) and table snapshot."""
+    """First message of every stream: the seat (-1 spectator) and table
+    snapshot; again at the game's start with the commitment to its deals
+    (empty before)."""
 
     seat: int
     table: TableInfo
-    seed: int
+    commitment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +157,7 @@ class SeatsChanged:
     seats: tuple[SeatInfo, ...]
 
 
-Message = Welcome | Event | Update | Refusal | SeatsChanged
+Message = Welcome | Event | Update | Refusal | SeatsChanged | DealReveal
 
 #: Actions that only the player to move takes: a jump-in beats them.
 _TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP, ActionKind.CHALLENGE,
@@ -267,12 +271,15 @@ class Table:
                  turn_seconds: int = 0, bot_delay: float = 0.0,
                  round_pause: float | None = None,
                  on_finish: Callable[[Table], None] | None = None,
-                 away_grace: float = DEFAULT_AWAY_GRACE, window_ms: int = 0) -> None:
+                 away_grace: float = DEFAULT_AWAY_GRACE, window_ms: int = 0,
+                 seed: str | None = None) -> None:
         """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
-        every intent applied as it arrives). Raises LobbyError("invalid") for a
-        setting out of range, RuleError for rules these seats cannot play."""
+        every intent applied as it arrives). ``seed`` makes a seeded table
+        (its deals come from that text, not a secret seed: RULES.md, "Fair
+        deals"). Raises LobbyError("invalid") for a setting out of range or a
+        bad seed, RuleError for rules these seats cannot play."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise LobbyError("invalid", f"seats must be {MIN_PLAYERS}..{MAX_PLAYERS}")
         rules.check_players(seats)  # RuleError: a format these seats cannot play
@@ -284,7 +291,13 @@ class Table:
             raise LobbyError("invalid", f"away_grace_seconds must be 0..{MAX_AWAY_GRACE}")
         if not 0 <= window_ms <= MAX_WINDOW_MS:
             raise LobbyError("invalid", f"window_ms must be 0..{MAX_WINDOW_MS}")
+        if seed is not None:
+            try:
+                check_seed_text(seed)
+            except ValueError as err:
+                raise LobbyError("invalid", str(err)) from None
         self.table_id = table_id
+        self.seed = seed  # a seeded table's seed (the creator's), else None
         self.title = clean_text("title", title, MAX_TITLE)
         self.rules = rules
         self.turn_seconds = turn_seconds
@@ -300,6 +313,11 @@ class Table:
         self.history: list[tuple[int, Action]] = []  # every applied action, for replays
         self.history_sources: list[str] = []  # per action: player, bot, stand_in, timer
         self.history_ms: list[int] = []  # per action: ms after the start
+        # Every card dealt or drawn, as (actions applied before, event kind,
+        # player, cards): kept with the game, so `uno verify` can check it.
+        self.received: list[tuple[int, int, int, tuple[int, ...]]] = []
+        self.games_started = 0
+        self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
         self.touched = time.monotonic()  # last change, for evicting idle tables
@@ -311,7 +329,7 @@ class Table:
         self._timers: list[asyncio.TimerHandle] = []
         self._window: _Window | None = None  # the open out-of-turn window
         self._seats_shown = self.seat_infos()
-        self.spectator_log.append(Welcome(-1, self.info(), 0))
+        self.spectator_log.append(Welcome(-1, self.info()))
 
     # ------------------------------------------------------------ lobby side
 
@@ -324,7 +342,7 @@ class Table:
         return TableInfo(self.table_id, self.title, self.seat_infos(), self.rules,
                          self.turn_seconds, self.state,
                          self.game.scores if self.game else (), self.away_grace,
-                         self.window_ms)
+                         self.window_ms, self.seed is not None)
 
     def _free_seat(self, wanted: int | None) -> Seat:
         if self.state is not TableState.WAITING:
@@ -346,7 +364,7 @@ class Table:
         seat = self._free_seat(wanted)
         seat.name = name
         seat.token = secrets.token_urlsafe(16)  # 128 random bits
-        seat.log = [Welcome(seat.index, self.info(), 0)]
+        seat.log = [Welcome(seat.index, self.info())]
         self._seats_changed()
         return seat
 
@@ -356,7 +374,7 @@ class Table:
         seat.name = clean_text("name", name, MAX_NAME)
         seat.bot = bot
         seat.token = ""
-        seat.log = [Welcome(seat.index, self.info(), 0)]
+        seat.log = [Welcome(seat.index, self.info())]
         self._seats_changed()
         return seat
 
@@ -390,8 +408,15 @@ class Table:
             self._schedule_bots()
         self._seats_changed()
 
-    def start(self, seed: int | None = None, game: GameState | None = None) -> None:
+    def start(self, seed: str | int | None = None, game: GameState | None = None) -> None:
         """Deal the first round. Raises LobbyError unless every seat is taken.
+
+        The deal comes from a fresh secret seed, or at a seeded table from its
+        seed (``"SEED/N"`` for its N-th game, N >= 2); ``seed`` chooses this
+        game's seed, at a seeded table only (LobbyError("failed_precondition")
+        elsewhere: no player chooses the deal at a table with people). Every
+        seat gets the commitment now and the seed when the game ends
+        (RULES.md, "Fair deals").
 
         ``game`` (tests and puzzles) starts from that position instead of
         dealing, e.g. one made by ``GameState.from_position`` with this table's
@@ -401,18 +426,30 @@ class Table:
             raise LobbyError("failed_precondition", "the game has already started")
         if not all(s.occupied for s in self.seats):
             raise LobbyError("failed_precondition", "every seat must be taken to start")
-        if game is None:
-            self.game, events = GameState.new(len(self.seats), self.rules, seed)
-        elif game.players != len(self.seats) or game.rules != self.rules:
+        if seed is not None and self.seed is None:
+            raise LobbyError("failed_precondition",
+                             "this table deals from a secret seed that nobody chooses; "
+                             "only a seeded table (created with a seed) takes one")
+        if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
             raise LobbyError("invalid", "the position must have the table's seats and rules")
+        self.games_started += 1
+        if seed is None and self.seed is not None:
+            seed = self.seed if self.games_started == 1 else f"{self.seed}/{self.games_started}"
+        if game is None:
+            self.game, events = GameState.new(len(self.seats), self.rules,
+                                              new_seed() if seed is None else seed)
         else:
             self.game, events = game, []
+        salt = new_salt()
+        self.deal = DealReveal(self.game.seed, salt,
+                               commitment(self.game.seed, salt, self.table_id, len(self.seats),
+                                          self.rules.to_dict()))
         self.state = TableState.PLAYING
         self.started_at = time.time()
         welcome_info = self.info()
         for seat in self.seats:
-            seat.log.append(Welcome(seat.index, welcome_info, self.game.seed))
-        self.spectator_log.append(Welcome(-1, welcome_info, self.game.seed))
+            seat.log.append(Welcome(seat.index, welcome_info, self.deal.commitment))
+        self.spectator_log.append(Welcome(-1, welcome_info, self.deal.commitment))
         for seat in self.seats:  # a player who never connects is away from the start
             if seat.bot is None and seat.connections == 0:
                 self._later(self.away_grace, self._away_timeout, seat.index, seat.away_epoch)
@@ -550,8 +587,20 @@ class Table:
         self.closing = True
         for intent in self.held:
             self._refuse_held(intent, "server_closing", "the server is shutting down")
+        if self.state is TableState.PLAYING:
+            self._reveal()  # the game ends here: its deals may be checked
         self.close()
         self._notify()
+
+    def _reveal(self) -> None:
+        """The game is over: send its seed and salt to everyone at the table."""
+        reveal = self.deal
+        if reveal is None:
+            return
+        for seat in self.seats:
+            if seat.log:
+                seat.log.append(reveal)
+        self.spectator_log.append(reveal)
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         self.seats[seat].log.append(Refusal(reason, message, action_id))
@@ -562,9 +611,11 @@ class Table:
         game = self.game
         assert game is not None
         over = game.is_game_over
+        deal = self.deal
         return GameRecord(
             table_id=self.table_id, title=self.title, seed=game.seed,
-            rules=self.rules.to_dict(),
+            salt=deal.salt if deal else "", commitment=deal.commitment if deal else "",
+            received=list(self.received), rules=self.rules.to_dict(),
             players=[{"seat": s.index, "name": s.name,
                       "bot": getattr(s.bot, "name", "bot") if s.bot is not None else ""}
                      for s in self.seats],
@@ -615,9 +666,15 @@ class Table:
                 seat.others_updates += 1
         self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
         self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown, closes))
+        received = self.received
+        step = len(self.history)
+        for e in events:
+            if e.kind in RECEIVED_KINDS:
+                received.append((step, int(e.kind), e.player, e.cards))
         if game.is_game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
+            self._reveal()
             self.close()
         self._notify()
         if game.is_game_over:
@@ -858,11 +915,12 @@ class Lobby:
 
     def create(self, title: str, seats: int, rules: RuleSet, turn_seconds: int = 0,
                bot_delay: float = 0.0, away_grace: float | None = None,
-               window_ms: int = 0) -> Table:
+               window_ms: int = 0, seed: str | None = None) -> Table:
         """Create a table (see :class:`Table` for the settings; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
         window: the gRPC service passes :func:`default_window_ms` when the
-        request names none). Raises LobbyError for bad settings or too many tables,
+        request names none; ``seed`` makes a seeded table). Raises LobbyError
+        for bad settings or too many tables,
         RuleError for rules the seat count cannot play."""
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
@@ -875,7 +933,7 @@ class Lobby:
         table = Table(table_id, title or f"Table {number}", seats, rules, turn_seconds,
                       bot_delay, on_finish=self._finished,
                       away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
-                      window_ms=window_ms)
+                      window_ms=window_ms, seed=seed)
         self.tables[table_id] = table
         return table
 

@@ -8,10 +8,13 @@ from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 import pytest
+from hypothesis import strategies as st
 
 from unoplay.server.cards import DECK_SIZE, parse_card
 from unoplay.server.engine import GameState
 from unoplay.server.events import Event, EventKind
+from unoplay.server.rules import (Direction, FirstPlayer, MultiPlay, PointValues, ReverseStarter,
+                                  RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
 
 
 def c(code: str) -> int:
@@ -104,3 +107,32 @@ async def until(table, condition: Callable[[], bool], what: str = "condition") -
         await asyncio.wait_for(wait(), WAIT)
     except asyncio.TimeoutError:
         pytest.fail(f"timed out waiting for {what}")
+
+
+#: Any rule set (hypothesis): every option of RULES.md sections 2-8 at random.
+rule_sets = st.builds(
+    RuleSet,
+    first_player=st.sampled_from(FirstPlayer),
+    reverse_starter=st.sampled_from(ReverseStarter),
+    wild_starter=st.sampled_from(WildStarter),
+    starter_wild_redraw=st.booleans(),
+    initial_direction=st.sampled_from(Direction),
+    wd4_restriction=st.sampled_from(Wd4Restriction),
+    unnamed_wild_keeps_colour=st.booleans(),
+    challenge_success_skips_challenger=st.booleans(),
+    uno_penalty=st.integers(0, 4),
+    uno_call_strict=st.booleans(),
+    false_uno_penalty=st.integers(0, 2),
+    point_values=st.sampled_from(PointValues),
+    scoring=st.sampled_from(Scoring),
+    target_score=st.integers(0, 120),
+    stacking=st.sampled_from(Stacking),
+    reverse_deflects_draw=st.booleans(),
+    jump_in=st.booleans(),
+    multi_play=st.sampled_from(MultiPlay),
+    swap_on_five=st.booleans(),
+    seven_zero=st.booleans(),
+    number_first_and_last=st.booleans(),
+    wrong_play_penalty=st.integers(0, 2),
+)
+

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import shlex
+import subprocess
 import shutil
 import sys
 import warnings
@@ -96,7 +97,7 @@ async def play_with_node(server, conn, kinds: list[str], seed: int, rules: RuleS
     """One game: the Node bot in ``node_seat`` (seated by the test, token in its
     environment as ``uno match`` does), Python bots of ``kinds`` in the others."""
     n = len(kinds) + 1
-    table = await conn.create_table(seats=n, rules=rules, title=f"node {seed}")
+    table = await conn.create_table(seats=n, rules=rules, title=f"node {seed}", seed=seed)
     joins = [await conn.join_table(table.table_id, "node" if s == node_seat else f"py{s}")
              for s in range(n)]
     python_seats = [s for s in range(n) if s != node_seat]
@@ -105,7 +106,7 @@ async def play_with_node(server, conn, kinds: list[str], seed: int, rules: RuleS
              for kind, s in zip(kinds, python_seats)]
     node = await NodeBot.start(*node_args, UNO_SERVER=server.address, UNO_TABLE=table.table_id,
                                UNO_TOKEN=joins[node_seat].seat_token, UNO_SEAT=str(node_seat))
-    await conn.start_game(table.table_id, joins[0].seat_token, seed=seed)
+    await conn.start_game(table.table_id, joins[0].seat_token)
     run = await node.result()
     states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     return server.lobby.get(table.table_id), run, states
@@ -120,6 +121,9 @@ def assert_finished_cleanly(table, run: NodeRun, seat: int) -> None:
     assert s["scores"] == list(table.game.scores)
     assert s["winners"] == list(table.game.view(seat).game_winners)
     assert s["gaps"] == 0 and s["last_seq"] == len(table.log_for(seat)) == s["messages"]
+    # It checked the deals itself, from the guide alone (client/node_bot/deals.js).
+    assert s["deals"] is not None and s["deals"]["problems"] == [], s["deals"]
+    assert s["deals"]["fair"] and s["deals"]["checked"] >= 7
 
 
 async def test_node_bot_plays_full_games_against_greedy_bots_with_no_refused_intent(server, conn):
@@ -156,7 +160,7 @@ async def test_node_bot_plays_against_random_bots_and_only_loses_catch_races(ser
 
 
 async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, conn):
-    table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150))
+    table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150), seed=5)
     table = server.lobby.get(table_info.table_id)
     node = await NodeBot.start(
         "--server", server.address, "--table", table.table_id, "--name", "nodey",
@@ -172,7 +176,7 @@ async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, 
         joined = await conn.join_table(table.table_id, kind)
         tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat),
                                                  conn.session(table.table_id, joined.seat_token))))
-    await conn.start_game(table.table_id, joined.seat_token, seed=5)
+    await conn.start_game(table.table_id, joined.seat_token)
     run = await node.result()
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     assert_finished_cleanly(table, run, seat)
@@ -253,3 +257,64 @@ async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
     assert picks["play_the_drawn_card"] == 330
     assert picks["challenge_big_hand"] == 3 and picks["accept_small_hand"] == 4
     assert picks["wait_out_of_turn"] is None and picks["call_own_uno"] == 5
+
+
+def _transcript(seat: int, rules: RuleSet, seed: str, players: int, events) -> dict:
+    """What a seat received, in the shapes @grpc/proto-loader gives (enums as names)."""
+    from google.protobuf.json_format import MessageToDict
+
+    from unoplay.server import wire
+    from unoplay.server.deals import commitment
+
+    def plain(message) -> dict:
+        return MessageToDict(message, preserving_proto_field_name=True,
+                             always_print_fields_with_no_presence=True)
+
+    salt = "5a" * 16
+    value = commitment(seed, salt, "t9-node", players, rules.to_dict())
+    return {"seat": seat, "table_id": "t9-node", "seats": players,
+            "rules": plain(wire.rules_pb(rules)), "commitment": value,
+            "reveal": {"seed": seed, "salt": salt, "commitment": value},
+            "events": [plain(wire.event_pb(e)) for e in events
+                       if e.audience in (-1, seat)]}
+
+
+def _node_check(transcript: dict) -> tuple[int, dict]:
+    out = subprocess.run([NODE, str(BOT_DIR / "deals.js")], input=json.dumps(transcript),
+                         capture_output=True, text=True, timeout=WAIT)
+    return out.returncode, json.loads(out.stdout)
+
+
+def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
+    """deals.js, written from proto/README.md section 11 alone, replays the
+    engine's piles exactly under many rule sets, and finds a forged card."""
+    import random
+
+    from test_fair_deals import play_out
+
+    from unoplay.server.events import EventKind
+    from unoplay.server.rules import PRESETS
+
+    cases = [(PRESETS["house"].replace(target_score=0), 4), (RuleSet(target_score=200), 3),
+             (RuleSet(target_score=0, seven_zero=True, swap_on_five=True, point_values="classic",
+                      initial_direction="counter_clockwise", wrong_play_penalty=1), 5),
+             (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
+             (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
+             (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10)]
+    for i, (rules, players) in enumerate(cases):
+        seed = f"node-{i}"
+        events = play_out(players, rules, seed, random.Random(i))
+        for seat in (-1, i % players):
+            code, result = _node_check(_transcript(seat, rules, seed, players, events))
+            assert code == 0 and result["fair"] and result["checked"] > 0, (i, seat, result)
+    # One card of a hand dealt to seat 1, changed.
+    rules = RuleSet(target_score=0)
+    events = play_out(3, rules, "forged", random.Random(5))
+    at = next(k for k, e in enumerate(events)
+              if e.kind is EventKind.HAND_DEALT and e.player == 1)
+    cards = list(events[at].cards)
+    cards[3] = next(c for c in range(108) if c not in cards)
+    events[at] = events[at]._replace(cards=tuple(cards))
+    code, result = _node_check(_transcript(1, rules, "forged", 3, events))
+    assert code == 1 and not result["fair"]
+    assert "the hand dealt to seat 1" in result["problems"][0]

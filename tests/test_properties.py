@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from helpers import all_cards, assert_conserved, snapshot
+from helpers import all_cards, assert_conserved, rule_sets, snapshot
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from unoplay.server import actions as A
@@ -14,38 +14,10 @@ from unoplay.server.cards import COLOUR, RANK, WILD
 from unoplay.server.engine import GameState, Phase
 from unoplay.server.errors import IllegalAction
 from unoplay.server.events import EventKind as E
-from unoplay.server.rules import (Direction, FirstPlayer, GameFormat, MultiPlay, PointValues, ReverseStarter,
-                                  RuleSet,
-                                  Scoring, Stacking, Wd4Restriction, WildStarter, preset)
+from unoplay.server.rules import GameFormat, RuleSet, Scoring, preset
 
 MAX_STEPS = 60_000  # far above any round seen; reaching it means a round that never ends
 OUT_OF_TURN = (ActionKind.CALL_UNO, ActionKind.CATCH)
-
-rule_sets = st.builds(
-    RuleSet,
-    first_player=st.sampled_from(FirstPlayer),
-    reverse_starter=st.sampled_from(ReverseStarter),
-    wild_starter=st.sampled_from(WildStarter),
-    starter_wild_redraw=st.booleans(),
-    initial_direction=st.sampled_from(Direction),
-    wd4_restriction=st.sampled_from(Wd4Restriction),
-    unnamed_wild_keeps_colour=st.booleans(),
-    challenge_success_skips_challenger=st.booleans(),
-    uno_penalty=st.integers(0, 4),
-    uno_call_strict=st.booleans(),
-    false_uno_penalty=st.integers(0, 2),
-    point_values=st.sampled_from(PointValues),
-    scoring=st.sampled_from(Scoring),
-    target_score=st.integers(0, 120),
-    stacking=st.sampled_from(Stacking),
-    reverse_deflects_draw=st.booleans(),
-    jump_in=st.booleans(),
-    multi_play=st.sampled_from(MultiPlay),
-    swap_on_five=st.booleans(),
-    seven_zero=st.booleans(),
-    number_first_and_last=st.booleans(),
-    wrong_play_penalty=st.integers(0, 2),
-)
 
 
 def candidate_actions(game: GameState, rng: random.Random) -> list[A.Action]:

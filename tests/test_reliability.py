@@ -64,10 +64,10 @@ async def open_play(conn, table_id, token, last_seq=0):
 async def playing_against_a_bot(conn, name: str, seed: int, rules: RuleSet = SINGLE, **create):
     """A two-seat table: ``name`` against a greedy bot, the game started with
     ``seed``, and ``name``'s game stream opened. Returns (table_id, joined, call)."""
-    table_id = (await conn.create_table(seats=2, rules=rules, **create)).table_id
+    table_id = (await conn.create_table(seats=2, rules=rules, **create, seed=seed)).table_id
     me = await conn.join_table(table_id, name)
     await conn.add_bot(table_id, "greedy")
-    await conn.start_game(table_id, me.seat_token, seed=seed)
+    await conn.start_game(table_id, me.seat_token)
     return table_id, me, await open_play(conn, table_id, me.seat_token)
 
 
@@ -112,7 +112,7 @@ def test_token_bucket():
 
 
 async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(server, conn):
-    table_info = await conn.create_table(seats=2, rules=RuleSet(target_score=150), away_grace=0)
+    table_info = await conn.create_table(seats=2, rules=RuleSet(target_score=150), away_grace=0, seed=3)
     table = server.lobby.get(table_info.table_id)
     joins = [await conn.join_table(table.table_id, name) for name in ("stays", "drops")]
     stays = asyncio.create_task(run_bot(make_bot("greedy", seed=1),
@@ -133,7 +133,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
             if stop_after(message):
                 return
 
-    await conn.start_game(table.table_id, joins[0].seat_token, seed=3)
+    await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(play_until(lambda m: len(table.history) >= 6), WAIT)
     actions_before = len(table.history)
     await other.close()  # the laptop's Wi-Fi is gone
@@ -168,7 +168,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
 
 
 async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(server, conn):
-    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    table_id = (await conn.create_table(seats=2, rules=SINGLE, seed=12)).table_id
     table = server.lobby.get(table_id)
     me = await conn.join_table(table_id, "me")
     await conn.add_bot(table_id, "greedy")
@@ -176,7 +176,7 @@ async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(se
     first = await read_response(call)
     assert first.HasField("snapshot") and first.snapshot.seq >= 1
     assert first.snapshot.welcome.seat == 0 and not first.snapshot.HasField("update")
-    await conn.start_game(table_id, me.seat_token, seed=12)
+    await conn.start_game(table_id, me.seat_token)
     messages = list(first.messages)
     while not any(m.WhichOneof("body") == "update" for m in messages):
         messages.extend((await read_response(call)).messages)
@@ -231,7 +231,7 @@ async def test_table_and_seat_and_stream_limits():
             await expect_status(extra.read(), grpc.StatusCode.RESOURCE_EXHAUSTED)
             # A finished table stops counting against the table limit.
             await conn.add_bot(a.table_id, "greedy")
-            await conn.start_game(a.table_id, ja.seat_token, seed=1)
+            await conn.start_game(a.table_id, ja.seat_token)
             await conn.leave_table(a.table_id, ja.seat_token)  # a bot finishes it
             await read_until_eof(watcher)
             assert srv.lobby.get(a.table_id).state is TableState.FINISHED
@@ -245,7 +245,7 @@ async def test_oversized_messages_are_refused_and_the_server_goes_on(server, con
     huge = "x" * (70 * 1024)
     await expect_status(conn.join_table("t1", huge), grpc.StatusCode.RESOURCE_EXHAUSTED)
     await expect_status(conn.create_table(title=huge), grpc.StatusCode.RESOURCE_EXHAUSTED)
-    table_id = (await conn.create_table(seats=2, rules=SINGLE)).table_id
+    table_id = (await conn.create_table(seats=2, rules=SINGLE, seed=2)).table_id
     me = await conn.join_table(table_id, "me")
     call = await open_play(conn, table_id, me.seat_token)
     await read_response(call)
@@ -253,7 +253,7 @@ async def test_oversized_messages_are_refused_and_the_server_goes_on(server, con
     await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
     # Nothing harmed: the seat plays a whole game afterwards.
     await conn.add_bot(table_id, "greedy")
-    await conn.start_game(table_id, me.seat_token, seed=2)
+    await conn.start_game(table_id, me.seat_token)
     state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)), WAIT)
     assert state.game_over
 
@@ -403,7 +403,7 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
     rules = RuleSet(target_score=0)
     tables, tokens = [], {}
     for t in range(2):
-        table_id = (await conn.create_table(seats=3, rules=rules, window_ms=0)).table_id
+        table_id = (await conn.create_table(seats=3, rules=rules, window_ms=0, seed=9)).table_id
         joins = [await conn.join_table(table_id, f"p{t}{s}") for s in range(3)]
         tables.append((table_id, joins))
         for j in joins:
@@ -427,7 +427,7 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
         tasks = [asyncio.create_task(run_bot(make_bot("random", seed=i), s))
                  for i, s in enumerate(sessions)]
         watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
-        await conn.start_game(table_id, joins[0].seat_token, seed=9)
+        await conn.start_game(table_id, joins[0].seat_token)
         await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
         async for response in watcher:
             received.append(response.SerializeToString())
@@ -489,10 +489,10 @@ async def test_tls_with_a_self_signed_certificate(tmp_path):
     srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
     try:
         async with Connection(srv.address, root_certificates=cert.read_bytes()) as conn:
-            table = await conn.create_table(seats=2, rules=SINGLE)
+            table = await conn.create_table(seats=2, rules=SINGLE, seed=1)
             me = await conn.join_table(table.table_id, "secure")
             await conn.add_bot(table.table_id, "greedy")
-            await conn.start_game(table.table_id, me.seat_token, seed=1)
+            await conn.start_game(table.table_id, me.seat_token)
             state = await asyncio.wait_for(run_bot(make_bot("greedy"),
                                                    conn.session(table.table_id, me.seat_token)), WAIT)
             assert state.game_over
@@ -644,13 +644,13 @@ class Fuzzer:
                    {"uno_call_strict": True, "uno_penalty": 4}]
         rules = RuleSet(target_score=0, **options[self.games % 3])
         # A short out-of-turn window: garbage meets held intents, and the run stays quick.
-        table_id = (await self.conn.create_table(seats=n, rules=rules, window_ms=50)).table_id
+        table_id = (await self.conn.create_table(seats=n, rules=rules, window_ms=50, seed=self.games)).table_id
         self.table = self.server.lobby.get(table_id)
         joins = [await self.conn.join_table(table_id, f"fuzz{self.games}-{i}") for i in range(n)]
         self.seats = [FuzzSeat(self.table, j.seat, j.seat_token) for j in joins]
         for seat in self.seats:
             await seat.open(self.conn)
-        await self.conn.start_game(table_id, joins[0].seat_token, seed=self.games)
+        await self.conn.start_game(table_id, joins[0].seat_token)
 
     def note(self, code) -> None:
         self.statuses[code.name] = self.statuses.get(code.name, 0) + 1
@@ -960,7 +960,7 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
     for t, (seats, grace, target) in enumerate([(2, 0, 0), (3, None, 0), (4, 0, 100),
                                                  (3, 0, 0), (2, None, 60)]):
         info = await conn.create_table(seats=seats, rules=RuleSet(target_score=target),
-                                       away_grace=grace)
+                                       away_grace=grace, seed=seed)
         table = server.lobby.get(info.table_id)
         joins = [await conn.join_table(table.table_id, f"f{t}-{s}") for s in range(seats)]
         players += [FaultyPlayer(server, table, j.seat_token, j.seat, random.Random(rng.random()),
@@ -968,7 +968,7 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
         tables.append((table, joins[0].seat_token))
     tasks = [asyncio.create_task(p.play()) for p in players]
     for table, token in tables:
-        await conn.start_game(table.table_id, token, seed=seed)
+        await conn.start_game(table.table_id, token)
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     stand_in_moves = 0
     for p in players:

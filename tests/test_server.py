@@ -29,7 +29,7 @@ async def seat_players(conn, n=4, rules=None, **kw):
 
 async def play_game(conn, kinds, seed, rules=None, record=False):
     rules = rules or RuleSet(target_score=0)
-    table_id, joins = await seat_players(conn, len(kinds), rules)
+    table_id, joins = await seat_players(conn, len(kinds), rules, seed=seed)
     sessions = [conn.session(table_id, j.seat_token) for j in joins]
     received: list[list[gs.TableMessage]] = [[] for _ in kinds]
 
@@ -45,7 +45,7 @@ async def play_game(conn, kinds, seed, rules=None, record=False):
         return sessions[i].state
 
     tasks = [asyncio.create_task(run(i)) for i in range(len(kinds))]
-    await conn.start_game(table_id, joins[0].seat_token, seed=seed)
+    await conn.start_game(table_id, joins[0].seat_token)
     states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     return table_id, states, received
 
@@ -108,8 +108,8 @@ async def test_no_hidden_card_ever_reaches_another_player(server, conn):
 
 
 async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, conn):
-    table_id, joins = await seat_players(conn, 2)
-    await conn.start_game(table_id, joins[0].seat_token, seed=3)
+    table_id, joins = await seat_players(conn, 2, seed=3)
+    await conn.start_game(table_id, joins[0].seat_token)
     table = server.lobby.get(table_id)
     mover = table.game.current
     other = 1 - mover
@@ -181,7 +181,7 @@ async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
             (4, pb.RuleSet(format=pb.GAME_FORMAT_TOURNAMENT), "scoring=penalty"),
             (4, pb.RuleSet(format=pb.GAME_FORMAT_ELIMINATION), "target_score=0")):
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await conn.create_table(seats=seats, rules=rules)
+            await conn.create_table(seats=seats, rules=rules, seed=8)
         assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert conflict in err.value.details()
     with pytest.raises(grpc.aio.AioRpcError) as err:
@@ -207,7 +207,7 @@ async def test_stream_must_start_with_join(server, conn):
 
 async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
     table_id, joins = await seat_players(conn, 3)
-    await conn.start_game(table_id, joins[0].seat_token, seed=8)
+    await conn.start_game(table_id, joins[0].seat_token)
     table = server.lobby.get(table_id)
     # Seat 0 is watched through a session that drops twice; the others play directly.
     session = conn.session(table_id, joins[0].seat_token)
@@ -235,8 +235,8 @@ async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
 
 
 async def test_turn_timer_plays_draw_then_keep(server, conn):
-    table_id, joins = await seat_players(conn, 2, turn_seconds=1)
-    await conn.start_game(table_id, joins[0].seat_token, seed=4)
+    table_id, joins = await seat_players(conn, 2, turn_seconds=1, seed=4)
+    await conn.start_game(table_id, joins[0].seat_token)
     table = server.lobby.get(table_id)
     game = table.game
     mover = game.current
@@ -280,7 +280,7 @@ async def test_spectator_sees_public_events_only(server, conn):
 async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn):
     """The SDK's SpectatorSession: every message of the spectator log once, in
     order, across a cut stream; nothing private, no hand; it ends with the game."""
-    table_id = (await conn.create_table(seats=3, rules=RuleSet(target_score=0))).table_id
+    table_id = (await conn.create_table(seats=3, rules=RuleSet(target_score=0), seed=3)).table_id
     me = await conn.join_table(table_id, "me")
     for _ in range(2):
         await conn.add_bot(table_id, "greedy")
@@ -294,7 +294,7 @@ async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn)
                 watch.drop()  # as a network failure would
 
     reader = asyncio.create_task(read())
-    await conn.start_game(table_id, me.seat_token, seed=3)
+    await conn.start_game(table_id, me.seat_token)
     await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)),
                            WAIT)
     await asyncio.wait_for(reader, WAIT)
@@ -312,14 +312,14 @@ async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn)
 
 
 async def test_server_side_bots_and_health(server, conn):
-    table = await conn.create_table(seats=3, rules=RuleSet(target_score=0))
+    table = await conn.create_table(seats=3, rules=RuleSet(target_score=0), seed=1)
     me = await conn.join_table(table.table_id, "me")
     await conn.add_bot(table.table_id, "greedy")
     await conn.add_bot(table.table_id, "random")
     with pytest.raises(grpc.aio.AioRpcError) as err:
         await conn.add_bot(table.table_id, "nonsense")
     assert err.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
-    await conn.start_game(table.table_id, me.seat_token, seed=1)
+    await conn.start_game(table.table_id, me.seat_token)
     state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT)
     assert state.game_over
     from grpc_health.v1 import health_pb2, health_pb2_grpc

@@ -18,6 +18,7 @@ import pytest
 from unoplay.client.bots import make_bot
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.server.actions import DRAW, Action, ActionKind
+from unoplay.server.deals import DealReveal
 from unoplay.server.events import EVERYONE
 from unoplay.server.rules import RuleSet
 from unoplay.server.service import start_server
@@ -29,7 +30,7 @@ WAIT = 60
 
 
 def record(**kw) -> GameRecord:
-    base = dict(table_id="t1-abc", title="Table 1", seed=2**64 - 1, rules=RuleSet().to_dict(),
+    base = dict(table_id="t1-abc", title="Table 1", seed="f" * 64, rules=RuleSet().to_dict(),
                 players=[{"seat": 0, "name": "a", "bot": ""}, {"seat": 1, "name": "b", "bot": "greedy"}],
                 actions=[(0, DRAW), (1, Action(ActionKind.PLAY, 5, -1, False, -1))],
                 sources=["player", "bot"], times_ms=[10, 20], scores=(0, 0), winners=(),
@@ -43,7 +44,7 @@ def test_store_round_trip_and_lookups(tmp_path):
     first = store.save(record())
     second = store.save(record(table_id="t2-def", status="interrupted"))
     loaded = store.load(first)
-    assert loaded.seed == 2**64 - 1 and loaded.actions == record().actions
+    assert loaded.seed == "f" * 64 and loaded.actions == record().actions
     assert loaded.actions[0][1] is not None and loaded.actions[0][1].kind is ActionKind.DRAW
     assert (loaded.sources, loaded.times_ms, loaded.rules) == (["player", "bot"], [10, 20],
                                                                RuleSet().to_dict())
@@ -87,18 +88,19 @@ def test_default_path_is_in_the_users_data_directory(monkeypatch, tmp_path):
 
 
 async def play(conn, kinds, rules, seed, turn_seconds=0):
-    table = await conn.create_table(seats=len(kinds), rules=rules, turn_seconds=turn_seconds)
+    table = await conn.create_table(seats=len(kinds), rules=rules, turn_seconds=turn_seconds, seed=seed)
     joins = [await conn.join_table(table.table_id, f"p{i}") for i in range(len(kinds))]
     tasks = [asyncio.create_task(run_bot(make_bot(kind, seed=seed + i),
                                          conn.session(table.table_id, j.seat_token)))
              for i, (kind, j) in enumerate(zip(kinds, joins))]
-    await conn.start_game(table.table_id, joins[0].seat_token, seed=seed)
+    await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     return table.table_id
 
 
 def events_of(log_):
-    return [m for m in log_ if not isinstance(m, (Welcome, Update, Refusal, SeatsChanged))]
+    return [m for m in log_ if not isinstance(m, (Welcome, Update, Refusal, SeatsChanged,
+                                                  DealReveal))]
 
 
 @pytest.mark.parametrize("rules,seed", [
@@ -119,7 +121,7 @@ async def test_a_stored_game_replays_every_event_and_the_scores_exactly(tmp_path
     store = GameStore(path)
     stored = store.load(table_id)
     store.close()
-    assert stored.status == "finished" and stored.seed == seed
+    assert stored.status == "finished" and stored.seed == str(seed)
     assert stored.rule_set() == rules
     assert [p["name"] for p in stored.players] == ["p0", "p1", "p2", "p3"]
     assert len(stored.actions) == len(table.history) > 20
@@ -139,10 +141,10 @@ async def test_stopping_stores_games_in_progress_as_interrupted(tmp_path):
     path = tmp_path / "games.sqlite3"
     srv = await start_server("127.0.0.1", 0, store=str(path))
     async with Connection(srv.address) as conn:
-        table = await conn.create_table(seats=2, rules=RuleSet(target_score=500))
+        table = await conn.create_table(seats=2, rules=RuleSet(target_score=500), seed=3)
         me = await conn.join_table(table.table_id, "me")
         await conn.add_bot(table.table_id, "greedy")
-        await conn.start_game(table.table_id, me.seat_token, seed=3)
+        await conn.start_game(table.table_id, me.seat_token)
         session = conn.session(table.table_id, me.seat_token)
         bot = make_bot("greedy")
         live = srv.lobby.get(table.table_id)
@@ -211,20 +213,20 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
                 address = f"localhost:{found[2].decode()}"
         async with Connection(address, root_certificates=cert.read_bytes()) as conn:
             # One game the bots finish: join, add bots, start, leave (a bot takes over).
-            done = await conn.create_table(seats=3, rules=RuleSet(target_score=0))
+            done = await conn.create_table(seats=3, rules=RuleSet(target_score=0), seed=1)
             me = await conn.join_table(done.table_id, "me")
             await conn.add_bot(done.table_id, "greedy")
             await conn.add_bot(done.table_id, "random")
             watcher = conn.games.Spectate(gs.SpectateRequest(table_id=done.table_id))
-            await conn.start_game(done.table_id, me.seat_token, seed=1)
+            await conn.start_game(done.table_id, me.seat_token)
             await conn.leave_table(done.table_id, me.seat_token)
             async for _ in watcher:  # ends when the game is over
                 pass
             # One game in progress, with a player connected.
-            busy = await conn.create_table(seats=2, rules=RuleSet(target_score=500))
+            busy = await conn.create_table(seats=2, rules=RuleSet(target_score=500), seed=2)
             you = await conn.join_table(busy.table_id, "you")
             await conn.add_bot(busy.table_id, "greedy")
-            await conn.start_game(busy.table_id, you.seat_token, seed=2)
+            await conn.start_game(busy.table_id, you.seat_token)
             call = conn.games.Play()
             await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=busy.table_id,
                                                              seat_token=you.seat_token)))
@@ -274,10 +276,10 @@ async def test_a_refused_play_that_costs_cards_is_stored_and_replayed():
     lobby = Lobby()
     rules = RuleSet(target_score=0, wrong_play_penalty=2)
     for seed in range(1, 50):
-        table = lobby.create("wrong plays", 2, rules)
+        table = lobby.create("wrong plays", 2, rules, seed=str(seed))
         table.join("a")
         table.join("b")
-        table.start(seed)
+        table.start()
         game = table.game
         top = game.top_card
         wrong = [c for c in game.hand(game.current)

@@ -675,7 +675,7 @@ class CraftedApp(App):
         view = wire.view_from_pb(wire.view_pb(self.game.view(self.seat), seats))
         legal = [wire.action_from_pb(a.action)
                  for a in wire.legal_pb(self.game.legal_actions(self.seat))]
-        return SessionState(seat=self.seat, table=table, seed=1, view=view, seats=seats,
+        return SessionState(seat=self.seat, table=table, commitment="c" * 64, view=view, seats=seats,
                             legal=legal, window_closes_ms=self.window_closes_ms,
                             events=list(self.events))
 
@@ -961,11 +961,15 @@ async def test_the_embedded_game_plays_the_rule_options_given():
                           rule_options={"seven_zero": True}, target=0)
     app = UnoApp(options)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
-                         and app.screen.table is not None, "the table")
+        def table_screen():  # under a prompt, if the deal asks one at once (a Wild starter)
+            return next((s for s in app.screen_stack if isinstance(s, TableScreen)), None)
+
+        await wait_until(pilot, lambda: table_screen() is not None
+                         and table_screen().table is not None, "the table")
         table = app.server.lobby.get(app.embedded_table)
         assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
-        line = app.screen.query_one("#rules", RulesLine)
+        assert table.seed == "5"  # uno play --seed: a seeded table of its own server
+        line = table_screen().query_one("#rules", RulesLine)
         assert line.preset == "custom" and {"7-0", "jump-in"} <= set(line.changes)
         await pilot.press("ctrl+q")
 
@@ -1052,7 +1056,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
     try:
         async with Connection(server.address) as conn:
             table_id, token = await _bots_table(conn, bot_delay=0.3, target=500)
-            await conn.start_game(table_id, token, seed=7)
+            await conn.start_game(table_id, token)
             bob = asyncio.create_task(run_bot(make_bot("greedy"), conn.session(table_id, token)))
             app = UnoApp(PlayOptions(server=server.address, name="Eve"))
             async with app.run_test(size=(100, 30)) as pilot:
@@ -1126,7 +1130,7 @@ async def test_watching_a_waiting_table_to_the_end_of_its_game_shows_nothing_pri
                 assert screen.state.view is None
                 table = server.lobby.get(table_id)
                 await wait_until(pilot, lambda: table.spectators == 1, "the spectator stream")
-                await conn.start_game(table_id, token, seed=11)
+                await conn.start_game(table_id, token)
                 await asyncio.wait_for(run_bot(make_bot("greedy"),
                                                conn.session(table_id, token)), WAIT)
                 scores = dict(zip((s.name for s in table.seats), table.game.scores))

@@ -349,11 +349,11 @@ async def test_bots_play_a_whole_house_rules_game_through_windows(server, conn):
     # Short windows after nearly every play (jump_in), server-side bots racing to
     # catch and jump in, a turn timer: the game finishes and replays exactly.
     rules = dataclasses.replace(preset("house"), target_score=0)
-    info = await conn.create_table(seats=4, rules=rules, window_ms=40, turn_seconds=5)
+    info = await conn.create_table(seats=4, rules=rules, window_ms=40, turn_seconds=5, seed=21)
     me = await conn.join_table(info.table_id, "me")
     for kind in ("greedy", "random", "greedy"):
         await conn.add_bot(info.table_id, kind)
-    await conn.start_game(info.table_id, me.seat_token, seed=21)
+    await conn.start_game(info.table_id, me.seat_token)
     session = conn.session(info.table_id, me.seat_token)
     state = await asyncio.wait_for(run_bot(make_bot("greedy", seed=1), session), WAIT)
     assert state.game_over

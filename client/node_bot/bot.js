@@ -10,8 +10,10 @@
 //   - counts the ActionErrors it receives (and logs them to stderr);
 //   - reconnects with backoff when the stream drops, resuming from the last
 //     seq it saw and dropping any message it has already seen;
+//   - checks the deals when the game is over and the server reveals the seed
+//     (deals.js, from the guide's section 11);
 //   - exits 0 when the stream ends after game over, printing one line of
-//     JSON to stdout: seat, final scores, winners, errors.
+//     JSON to stdout: seat, final scores, winners, errors, the deal check.
 //
 // Usage:
 //   node bot.js [--server HOST:PORT] [--table ID] [--token TOKEN] [--name NAME]
@@ -29,6 +31,7 @@ const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
+const { checkDeals } = require('./deals');
 
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const UNARY_TIMEOUT_MS = 10000; // deadline of each lobby call
@@ -217,6 +220,10 @@ class Bot {
     this.reconnects = 0;
     this.retries = 0;
     this.call = null;
+    this.table = null; // the table of the game's welcome: id, seats, rules
+    this.commitment = ''; // welcome.deal_commitment of this game
+    this.gameEvents = []; // every event of this game, for the deal check
+    this.deals = null; // the deal check, once the seed is revealed
   }
 
   log(text) {
@@ -328,9 +335,23 @@ class Bot {
     switch (message.body) {
       case 'welcome':
         this.seat = message.welcome.seat;
+        this.table = message.welcome.table;
+        if (message.welcome.deal_commitment) { // the game starts: its events follow
+          this.commitment = message.welcome.deal_commitment;
+          this.gameEvents = [];
+        }
         break;
+      case 'deal_revealed': {
+        const t = this.table;
+        this.deals = checkDeals({ seat: this.seat, table_id: t.table_id, seats: t.seats.length,
+          rules: t.rules, commitment: this.commitment, reveal: message.deal_revealed,
+          events: this.gameEvents });
+        if (!this.deals.fair) this.log(`the deals do not match the seed: ${this.deals.problems.join('; ')}`);
+        break;
+      }
       case 'event': {
         const e = message.event;
+        this.gameEvents.push(e);
         this.midChange = true; // every change ends with an update: wait for it
         if (e.kind === 'EVENT_KIND_PLAYED' && e.cards.length
             && e.cards[0].rank === 'RANK_WILD_DRAW_FOUR') this.wd4By = e.player;
@@ -421,6 +442,7 @@ class Bot {
       last_seq: this.lastSeq,
       gaps: this.gaps,
       reconnects: this.reconnects,
+      deals: this.deals, // {fair, checked, problems} once the seed was revealed, else null
     };
   }
 

@@ -199,11 +199,12 @@ class UnoApp(App):
             bots = options.bots
             table = await conn.create_table(
                 seats=bots + 1, rules=options.rules_pb(), title=f"{options.name} vs {bots} bots",
-                turn_seconds=options.turn_seconds, bot_delay=options.bot_delay)
+                turn_seconds=options.turn_seconds, bot_delay=options.bot_delay,
+                seed=options.seed)
             joined = await conn.join_table(table.table_id, options.name)
             for _ in range(bots):
                 await conn.add_bot(table.table_id, "greedy")
-            await conn.start_game(table.table_id, joined.seat_token, seed=options.seed)
+            await conn.start_game(table.table_id, joined.seat_token)
         except (grpc.aio.AioRpcError, RuntimeError, OSError) as err:
             log.exception("embedded game failed")
             detail = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)

@@ -75,7 +75,7 @@ def crafted_state() -> SessionState:
         Event(E.PLAYED, 1, cards=(c("R4"),), colour=0),
         Event(E.TURN, 0),
     ]
-    return SessionState(seat=0, table=table, seed=7, view=wire.view_from_pb(view_pb),
+    return SessionState(seat=0, table=table, view=wire.view_from_pb(view_pb),
                         seats=seats, legal=legal, deadline_ms=int((NOW + 23) * 1000),
                         events=events)
 

@@ -114,6 +114,10 @@ def card_lines(card: int, *, label: str = "", selected: bool = False,
     return [top, middle, lower, bottom]
 
 
+#: Said of a seeded table (``Table.seeded``) on the rules line and in the lobby.
+SEEDED_NOTE = "seeded: deals known to its creator"
+
+
 def rules_label(rules_pb) -> str:
     """A short name for a table's rules, e.g. "official, to 500" or "house, one round".
 

@@ -20,7 +20,7 @@ from unoplay.v1 import lobby_service_pb2 as ls
 
 from ..discovery import Browser, FoundServer
 from .create import CreateTableScreen, NewTable
-from .render import rules_label
+from .render import SEEDED_NOTE, rules_label
 from .table import Seating
 
 log = logging.getLogger("unoplay.tui")
@@ -280,7 +280,8 @@ class LobbyScreen(Screen):
         if self.app.store.get(self.target, table.table_id, self.app.options.name):
             state += " (yours)"
         return (table.title, f"{taken}/{len(table.seats)}", _players(table),
-                rules_label(table.rules), f"{table.turn_seconds}s" if table.turn_seconds else "-",
+                rules_label(table.rules) + (f" · {SEEDED_NOTE}" if table.seeded else ""),
+                f"{table.turn_seconds}s" if table.turn_seconds else "-",
                 state)
 
     def on_resize(self) -> None:

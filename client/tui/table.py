@@ -34,7 +34,7 @@ from ..bots import seat_after
 from ..sdk import GameSession, SessionState
 from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
-from .render import card_text, event_line, rules_label, seat_name
+from .render import SEEDED_NOTE, card_text, event_line, rules_label, seat_name
 from .ruleinfo import differences, preset_name, rules_from_table, short_text
 from .widgets import GameLog, HandView, PileView, PlayersPanel, RulesLine
 
@@ -275,9 +275,12 @@ class TableScreen(Screen):
             self._multi_shown = self.multi_play
             self.refresh_bindings()  # the Mark key
         changed = differences(rules) if rules is not None else []
-        widget.display = bool(changed)
-        if changed:
-            widget.show(preset_name(rules), [short_text(n, v) for n, v in changed])
+        seeded = self.table is not None and self.table.seeded
+        widget.display = bool(changed) or seeded
+        if widget.display:
+            notes = [SEEDED_NOTE] if seeded else []
+            widget.show(preset_name(rules) if rules is not None else "custom",
+                        notes + [short_text(n, v) for n, v in changed])
 
     def _draw_topbar(self) -> None:
         view = self.state.view
@@ -450,7 +453,7 @@ class TableScreen(Screen):
             return
         if body == "welcome":
             self.table = self.state.table
-            if self.state.view is None and self._logged == 0 and self.state.seed == 0:
+            if self.state.view is None and self._logged == 0 and not self.state.commitment:
                 self.query_one(GameLog).add(Text(
                     f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
                     "when every seat is taken and someone presses s.", style="italic"))
@@ -465,11 +468,28 @@ class TableScreen(Screen):
             self.notify(f"{error.message}", title="Refused by the server", severity="error")
         elif body == "seats_changed":
             self.redraw()  # someone came, went, dropped or came back
+        elif body == "deal_revealed":
+            self._log_deal_check()
         elif body == "update":
             if self.sending and (self.state.legal != self._sent_legal):
                 self.sending = False
             self.redraw()
             self._after_update()
+
+    def _log_deal_check(self) -> None:
+        """The seed is revealed: say whether every card seen was the seed's."""
+        check = self.state.deal_check()
+        log_ = self.query_one(GameLog)
+        if check is None:
+            log_.add(Text("The deal's seed is revealed (uno verify checks a stored game).",
+                          style="dim"))
+        elif check.fair:
+            log_.add(Text(f"✓ Deals verified: the {check.checked} cards you saw are exactly "
+                          "those of the seed committed to at the start.", style="#66bb6a"))
+        else:
+            log_.add(Text(f"✗ The deals do not match the seed: {check.problems[0]}",
+                          style="bold #ef5350"))
+            self.notify(check.problems[0], title="Unfair deal", severity="error", timeout=30)
 
     def _after_update(self) -> None:
         view = self.state.view

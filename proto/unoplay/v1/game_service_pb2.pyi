@@ -77,30 +77,42 @@ class SeatsChanged(_message.Message):
     def __init__(self, seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ...) -> None: ...
 
 class TableMessage(_message.Message):
-    __slots__ = ("seq", "welcome", "event", "update", "error", "seats_changed")
+    __slots__ = ("seq", "welcome", "event", "update", "error", "seats_changed", "deal_revealed")
     SEQ_FIELD_NUMBER: _ClassVar[int]
     WELCOME_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
     UPDATE_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     SEATS_CHANGED_FIELD_NUMBER: _ClassVar[int]
+    DEAL_REVEALED_FIELD_NUMBER: _ClassVar[int]
     seq: int
     welcome: Welcome
     event: _game_pb2.Event
     update: PlayerUpdate
     error: ActionError
     seats_changed: SeatsChanged
-    def __init__(self, seq: _Optional[int] = ..., welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., update: _Optional[_Union[PlayerUpdate, _Mapping]] = ..., error: _Optional[_Union[ActionError, _Mapping]] = ..., seats_changed: _Optional[_Union[SeatsChanged, _Mapping]] = ...) -> None: ...
+    deal_revealed: DealRevealed
+    def __init__(self, seq: _Optional[int] = ..., welcome: _Optional[_Union[Welcome, _Mapping]] = ..., event: _Optional[_Union[_game_pb2.Event, _Mapping]] = ..., update: _Optional[_Union[PlayerUpdate, _Mapping]] = ..., error: _Optional[_Union[ActionError, _Mapping]] = ..., seats_changed: _Optional[_Union[SeatsChanged, _Mapping]] = ..., deal_revealed: _Optional[_Union[DealRevealed, _Mapping]] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("seat", "table", "seed")
+    __slots__ = ("seat", "table", "deal_commitment")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
-    SEED_FIELD_NUMBER: _ClassVar[int]
+    DEAL_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     table: _lobby_service_pb2.Table
-    seed: int
-    def __init__(self, seat: _Optional[int] = ..., table: _Optional[_Union[_lobby_service_pb2.Table, _Mapping]] = ..., seed: _Optional[int] = ...) -> None: ...
+    deal_commitment: str
+    def __init__(self, seat: _Optional[int] = ..., table: _Optional[_Union[_lobby_service_pb2.Table, _Mapping]] = ..., deal_commitment: _Optional[str] = ...) -> None: ...
+
+class DealRevealed(_message.Message):
+    __slots__ = ("seed", "salt", "commitment")
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    seed: str
+    salt: str
+    commitment: str
+    def __init__(self, seed: _Optional[str] = ..., salt: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
 
 class PlayerUpdate(_message.Message):
     __slots__ = ("view", "legal_actions", "deadline_unix_ms", "window_closes_unix_ms")

@@ -20,7 +20,7 @@ TABLE_STATE_PLAYING: TableState
 TABLE_STATE_FINISHED: TableState
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms")
+    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -30,6 +30,7 @@ class Table(_message.Message):
     SCORES_FIELD_NUMBER: _ClassVar[int]
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
+    SEEDED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     title: str
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
@@ -39,10 +40,11 @@ class Table(_message.Message):
     scores: _containers.RepeatedScalarFieldContainer[int]
     away_grace_seconds: int
     window_ms: int
-    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ...) -> None: ...
+    seeded: bool
+    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms")
+    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms", "seed")
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -50,6 +52,7 @@ class CreateTableRequest(_message.Message):
     BOT_DELAY_SECONDS_FIELD_NUMBER: _ClassVar[int]
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     title: str
     seats: int
     rules: _game_pb2.RuleSet
@@ -57,7 +60,8 @@ class CreateTableRequest(_message.Message):
     bot_delay_seconds: float
     away_grace_seconds: int
     window_ms: int
-    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ...) -> None: ...
+    seed: str
+    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seed: _Optional[str] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table",)

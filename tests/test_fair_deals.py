@@ -1,0 +1,524 @@
+"""Fair deals (server/RULES.md, "Fair deals"; proto/README.md section 11):
+the chance stream is a keyed PRF, not Mersenne Twister; the seed is sent to
+nobody during play, only a commitment; at the end the seed is revealed and
+every card each receiver saw replays from it; nobody chooses a deal at an
+ordinary table; stored and exported games verify, and altered ones do not;
+old stores are upgraded and still replay."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import random
+import sqlite3
+import subprocess
+import sys
+from array import array
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+from helpers import rule_sets
+
+from unoplay.client.bots import make_bot
+from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.replay import jsonl_lines, record_from_jsonl
+from unoplay.client.sdk import Connection, run_bot
+from unoplay.server import wire
+from unoplay.server.actions import ActionKind, play
+from unoplay.server.deals import (DealCheck, DealRandom, DealReveal, check_deals, commitment,
+                                  commitment_text, seed_key)
+from unoplay.server.engine import GameState
+from unoplay.server.errors import IllegalAction
+from unoplay.server.events import Event, EventKind
+from unoplay.server.rules import OFFICIAL, PRESETS, GameFormat, RuleSet
+from unoplay.server.service import start_server
+from unoplay.server.storage import GameStore, LegacyRandom, final_state, verify
+from unoplay.v1 import game_service_pb2 as gs
+from unoplay.v1 import lobby_service_pb2 as ls
+
+WAIT = 60
+
+
+# ------------------------------------------------------------------ the PRF
+
+
+def spec_words(seed: str, count: int) -> list[int]:
+    """The stream as proto/README.md section 11 states it, computed here from its text."""
+    key = hashlib.sha256(b"unoplay deal v1\n" + seed.encode()).digest()
+    words: list[int] = []
+    block = 0
+    while len(words) < count:
+        data = hashlib.shake_256(key + block.to_bytes(8, "little")).digest(1024)
+        words += [int.from_bytes(data[i:i + 4], "little") for i in range(0, 1024, 4)]
+        block += 1
+    return words[:count]
+
+
+def test_the_stream_is_the_documented_shake256_counter_mode():
+    words = spec_words("example", 600)  # across a block boundary (256 words a block)
+    r = DealRandom("example")
+    assert [r.getrandbits(32) for _ in range(600)] == words
+    # The guide's test vectors.
+    assert seed_key("example").hex() == \
+        "7f00c79a6d14954c0cd6219e899de955fdd592d90869a8a9e98c9559e695dcd9"
+    assert words[:4] == [3952049818, 1743753990, 2310317196, 2908085203]
+    r = DealRandom("example")
+    assert [r.below(108) for _ in range(8)] == [99, 43, 58, 73, 55, 47, 24, 45]
+    assert [(w * 108) >> 32 for w in words[:8]] == [99, 43, 58, 73, 55, 47, 24, 45]
+
+
+def test_same_key_same_stream_other_key_unrelated_and_every_draw_from_it():
+    a, b, other = DealRandom("seed-1"), DealRandom("seed-1"), DealRandom("seed-2")
+    xs = [a.getrandbits(32) for _ in range(2000)]
+    assert xs == [b.getrandbits(32) for _ in range(2000)]
+    ys = [other.getrandbits(32) for _ in range(2000)]
+    assert sum(x == y for x, y in zip(xs, ys)) < 3  # unrelated: equal words by chance only
+    # random() and getrandbits() take the same stream: random() is 53 bits of two words.
+    words = spec_words("seed-1", 4)
+    r = DealRandom("seed-1")
+    assert r.random() == (((words[0] << 32) | words[1]) >> 11) / 2**53
+    assert r.getrandbits(64) == (words[2] << 32) | words[3]
+    # Random's own helpers (shuffle, choice, randrange) draw from it too.
+    x, y = DealRandom("s"), DealRandom("s")
+    deck = list(range(108))
+    x.shuffle(deck)
+    assert deck != list(range(108)) and deck == (y.shuffle(d := list(range(108))) or d)
+    # An int seed stands for its decimal text; a copy goes on from the same point.
+    assert DealRandom(7).getrandbits(32) == DealRandom("7").getrandbits(32)
+    c = DealRandom("c")
+    c.getrandbits(32 * 300)
+    d = c.copy()
+    assert [c.below(50) for _ in range(300)] == [d.below(50) for _ in range(300)]
+
+
+def test_it_is_not_mersenne_twister():
+    r = DealRandom(12345)
+    assert type(r).random is not random.Random.random
+    mt = random.Random(12345)
+    assert [r.getrandbits(32) for _ in range(100)] != [mt.getrandbits(32) for _ in range(100)]
+    # Mersenne Twister's next output is a fixed function of its 624 previous
+    # ones (the tempering inverts); this stream's is not.
+    outputs = [r.getrandbits(32) for _ in range(625)]
+    assert outputs[-1] != _mt_predict(outputs[:624])
+
+
+def _untemper(y: int) -> int:
+    y ^= y >> 18
+    y ^= (y << 15) & 0xEFC60000
+    t = y
+    for _ in range(5):
+        t = y ^ ((t << 7) & 0x9D2C5680)
+    y = t
+    t = y
+    for _ in range(3):
+        t = y ^ (t >> 11)
+    return t & 0xFFFFFFFF
+
+
+def _mt_predict(outputs: list[int]) -> int:
+    state = [_untemper(o) for o in outputs]
+    mt = random.Random()
+    mt.setstate((3, tuple(state + [624]), None))
+    return mt.getrandbits(32)
+
+
+def test_the_mersenne_predictor_works_on_mersenne_twister():
+    mt = random.Random(99)
+    outputs = [mt.getrandbits(32) for _ in range(625)]
+    assert _mt_predict(outputs[:624]) == outputs[624]  # so the test above can fail
+
+
+# ------------------------------------------------------------------ commitment
+
+
+def test_the_commitment_is_the_documented_text_and_binds_rules_seats_and_table():
+    salt = "00112233445566778899aabbccddeeff"
+    text = commitment_text("example", salt, "t1-abc123", 4, OFFICIAL.to_dict())
+    assert text.startswith("unoplay deal commitment v1\ntable: t1-abc123\nseats: 4\nrules: "
+                           "challenge_success_skips_challenger=true,false_uno_penalty=0,")
+    assert text.endswith(f",wrong_play_penalty=0\nsalt: {salt}\nseed: example\n")
+    value = commitment("example", salt, "t1-abc123", 4, OFFICIAL.to_dict())
+    assert value == "468bc9c4c6c39c96f17da6690e08851991ca8103e8fc588c8bead20c3f1c4e51"
+    assert value == hashlib.sha256(text.encode()).hexdigest()
+    assert value != commitment("example", salt, "t1-abc123", 5, OFFICIAL.to_dict())
+    assert value != commitment("example", salt, "t2-abc123", 4, OFFICIAL.to_dict())
+    assert value != commitment("example", salt, "t1-abc123", 4, PRESETS["house"].to_dict())
+    assert value != commitment("example", "0" * 32, "t1-abc123", 4, OFFICIAL.to_dict())
+
+
+# ------------------------------------------------------------------ the published check
+
+
+def play_out(players: int, rules: RuleSet, seed: str, rng: random.Random,
+             max_rounds: int = 30) -> list[Event]:
+    """A whole game of random legal play (out-of-turn actions and refused
+    wrong plays included); every event, private ones too."""
+    game, events = GameState.new(players, rules, seed)
+    for _ in range(max_rounds):
+        steps = 0
+        while not game.is_round_over and steps < 3000:
+            seat = game.current
+            if rng.random() < 0.1:  # someone out of turn: a catch, a call, a jump-in
+                other = rng.randrange(players)
+                legal = [a for a in game.legal_actions(other)
+                         if a.kind is not ActionKind.CALL_UNO or game.catchable == other]
+                if legal:
+                    seat = other
+            legal = game.legal_actions(seat)
+            if rules.wrong_play_penalty and rng.random() < 0.02:
+                try:  # a card that may not fit: refused, at a cost (or played, if it fits)
+                    events += game.apply(game.current, play(rng.choice(game.hand(game.current))))
+                except IllegalAction as err:
+                    events += err.events
+                continue
+            if not legal:
+                continue
+            events += game.apply(seat, rng.choice(legal))
+            steps += 1
+        if game.is_game_over or not game.is_round_over:
+            break
+        events += game.next_round()
+    return events
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.text(min_size=1, max_size=20), players=st.sampled_from([2, 3, 4, 6, 8, 10]),
+       rules=rule_sets, fmt=st.sampled_from(GameFormat))
+def test_every_seat_checks_every_card_it_saw_under_any_rules(seed, players, rules, fmt):
+    """The algorithm of the guide (deals.DealCheck) replays exactly the engine's
+    piles, for every seat and a spectator, under every option and format."""
+    if fmt is GameFormat.TEAMS and players not in (4, 6, 8):
+        fmt = GameFormat.STANDARD
+    change: dict = {"format": fmt}
+    if fmt is GameFormat.ELIMINATION:
+        change["target_score"] = 0
+    elif fmt is GameFormat.TOURNAMENT:
+        change.update(scoring="penalty", target_score=max(rules.target_score, 30))
+    rules = rules.replace(**change)
+    events = play_out(players, rules, seed, random.Random(seed))
+    reveal = DealReveal(seed, "ab" * 16, commitment(seed, "ab" * 16, "t1", players,
+                                                    rules.to_dict()))
+    for seat in range(-1, players):
+        check = check_deals(events, seat, reveal, table_id="t1", players=players,
+                            rules=rules.to_dict(), commitment_seen=reveal.commitment)
+        assert check.problems == [] and check.checked > 0
+
+
+def test_an_altered_card_or_a_wrong_seed_is_found():
+    rules = RuleSet(target_score=0)
+    events = play_out(4, rules, "honest", random.Random(1))
+    reveal = DealReveal("honest", "s", commitment("honest", "s", "t", 4, rules.to_dict()))
+    kw = dict(table_id="t", players=4, rules=rules.to_dict())
+    assert check_deals(events, 0, reveal, **kw).fair
+    # Seat 0's dealt hand with one card changed.
+    i = next(i for i, e in enumerate(events) if e.kind is EventKind.HAND_DEALT and e.player == 0)
+    forged = list(events)
+    cards = list(forged[i].cards)
+    cards[0] = next(c for c in range(108) if c not in cards)
+    forged[i] = forged[i]._replace(cards=tuple(cards))
+    check = check_deals(forged, 0, reveal, **kw)
+    assert not check.fair and "the hand dealt to seat 0" in check.problems[0]
+    # Another seed than the one committed to.
+    other = DealReveal("other", "s", reveal.commitment)
+    problems = check_deals(events, 0, other, **kw).problems
+    assert "do not give the revealed commitment" in problems[0] and len(problems) > 1
+    # A commitment other than the one sent at the start.
+    assert not check_deals(events, 0, reveal, commitment_seen="0" * 64, **kw).fair
+
+
+# ------------------------------------------------------------------ over the wire
+
+
+async def _raw_seat(conn: Connection, table_id: str, token: str, kind: str,
+                    received: list[bytes]) -> None:
+    """A seat played over a raw Play stream, keeping every byte it receives."""
+    call = conn.games.Play()
+    await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token)))
+    bot = make_bot(kind, seed=1)
+    while True:
+        response = await asyncio.wait_for(call.read(), WAIT)
+        if response is grpc.aio.EOF:
+            return
+        received.append(response.SerializeToString())
+        updates = [m for m in response.messages if m.WhichOneof("body") == "update"]
+        if updates and updates[-1].update.legal_actions:
+            update = updates[-1].update
+            legal = [wire.action_from_pb(a.action) for a in update.legal_actions]
+            action = bot.decide(wire.view_from_pb(update.view), legal)
+            if action is not None:
+                await call.write(gs.PlayRequest(intent=gs.Intent(action_id=wire.action_id(action))))
+
+
+def _parse(raw: list[bytes], response_type) -> list[gs.TableMessage]:
+    return [m for b in raw for m in response_type.FromString(b).messages]
+
+
+@pytest.mark.parametrize("preset,seats,people", [("official", 2, 2), ("house", 10, 3)])
+async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
+        preset, seats, people, caplog):
+    caplog.set_level(logging.INFO)
+    rules = PRESETS[preset].replace(target_score=0)
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            lobby_bytes: list[bytes] = []
+            table = await conn.create_table(seats=seats, rules=rules, window_ms=0)
+            lobby_bytes.append(table.SerializeToString())
+            joins = [await conn.join_table(table.table_id, f"p{i}") for i in range(people)]
+            for _ in range(seats - people):
+                await conn.add_bot(table.table_id, "greedy")
+            received: list[list[bytes]] = [[] for _ in range(people)]
+            watched: list[bytes] = []
+            watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table.table_id))
+            await asyncio.wait_for(watcher.read(), WAIT)  # the spectator is in before the start
+            tasks = [asyncio.create_task(_raw_seat(conn, table.table_id, j.seat_token,
+                                                   "greedy" if i else "random", received[i]))
+                     for i, j in enumerate(joins)]
+            started = await conn.start_game(table.table_id, joins[0].seat_token)
+            lobby_bytes.append(started.SerializeToString())
+
+            async def watch() -> None:
+                while (response := await asyncio.wait_for(watcher.read(), WAIT)) is not grpc.aio.EOF:
+                    watched.append(response.SerializeToString())
+                    lobby_bytes.append((await conn.lobby.ListTables(
+                        ls.ListTablesRequest(), timeout=WAIT)).SerializeToString())
+
+            await asyncio.wait_for(asyncio.gather(*tasks, watch()), WAIT)
+        live = server.lobby.get(table.table_id)
+        seed, salt = live.deal.seed, live.deal.salt
+    finally:
+        await server.stop(None)
+    assert len(seed) == 64 and int(seed, 16) >= 0  # 256 bits from the CSPRNG
+    secrets_ = [seed.encode(), bytes.fromhex(seed), salt.encode(), bytes.fromhex(salt)]
+    streams = [(seat, raw, gs.PlayResponse) for seat, raw in enumerate(received)]
+    streams.append((-1, watched, gs.SpectateResponse))
+    for seat, raw, kind in streams:
+        messages = _parse(raw, kind)
+        assert messages[-1].WhichOneof("body") == "deal_revealed"  # the last message of all
+        # Every byte received before the reveal's response holds neither seed nor salt.
+        before = b"".join(raw[:-1]) + kind(messages=messages[:-1]).SerializeToString()
+        assert not any(s in before for s in secrets_)
+        revealed = messages[-1].deal_revealed
+        assert (revealed.seed, revealed.salt) == (seed, salt)
+        welcome = next(m.welcome for m in messages
+                       if m.WhichOneof("body") == "welcome" and m.welcome.deal_commitment)
+        assert welcome.table.seeded is False
+        events = [wire.event_from_pb(m.event, seat) for m in messages
+                  if m.WhichOneof("body") == "event"]
+        check = check_deals(events, seat, DealReveal(revealed.seed, revealed.salt,
+                                                     revealed.commitment),
+                            table_id=table.table_id, players=seats, rules=rules.to_dict(),
+                            commitment_seen=welcome.deal_commitment)
+        assert check.fair, check.problems
+        dealt = sum(len(e.cards) for e in events if e.kind in (EventKind.HAND_DEALT,
+                                                               EventKind.DREW_CARDS))
+        assert dealt >= 7 if seat >= 0 else dealt == 0  # its own cards, checked; none for a spectator
+    assert not any(s in b for b in lobby_bytes for s in secrets_)
+    assert not any(seed in r.getMessage() or salt in r.getMessage() for r in caplog.records)
+
+
+async def test_the_sdk_checks_the_deals_of_the_game_it_played(server, conn):
+    table = await conn.create_table(seats=3, rules=RuleSet(target_score=0))
+    me = await conn.join_table(table.table_id, "me")
+    for _ in range(2):
+        await conn.add_bot(table.table_id, "greedy")
+    await conn.start_game(table.table_id, me.seat_token)
+    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id,
+                                                                           me.seat_token)), WAIT)
+    check = state.deal_check()
+    assert isinstance(check, DealCheck) and check.fair and check.checked >= 7
+    assert state.reveal.seed == server.lobby.get(table.table_id).deal.seed
+
+
+async def test_a_chosen_seed_is_refused_at_an_ordinary_table_and_taken_at_a_seeded_one(server,
+                                                                                      conn):
+    plain = await conn.create_table(seats=2, rules=RuleSet(target_score=0))
+    me = await conn.join_table(plain.table_id, "me")
+    await conn.add_bot(plain.table_id, "greedy")
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.start_game(plain.table_id, me.seat_token, seed=42)
+    assert err.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "secret seed" in err.value.details()
+    assert server.lobby.get(plain.table_id).game is None  # nothing was dealt
+    assert not plain.seeded
+
+    seeded = await conn.create_table(seats=2, rules=RuleSet(target_score=0), seed="match-7")
+    assert seeded.seeded
+    you = await conn.join_table(seeded.table_id, "you")
+    other = await conn.join_table(seeded.table_id, "other")
+    listed = {t.table_id: t for t in await conn.list_tables()}
+    assert listed[seeded.table_id].seeded and not listed[plain.table_id].seeded
+    await conn.start_game(seeded.table_id, you.seat_token, seed=42)
+    table = server.lobby.get(seeded.table_id)
+    assert table.game.seed == "42"  # StartGame's seed wins at a seeded table
+    expected, _ = GameState.new(2, RuleSet(target_score=0), "42")
+    assert table.game.hand(0) == expected.hand(0)
+    # Every seat sees that the table is seeded, in its stream's welcome.
+    for token in (you.seat_token, other.seat_token):
+        session = conn.session(seeded.table_id, token)
+        async for message in session:
+            if message.WhichOneof("body") == "welcome" and message.welcome.deal_commitment:
+                assert message.welcome.table.seeded
+                break
+        await session.close()
+    with pytest.raises(grpc.aio.AioRpcError) as err:
+        await conn.create_table(seats=2, seed="x" * 65)
+    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_seeded_tables_seed_deals_its_game():
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(seats=2, rules=RuleSet(target_score=0), seed="abc")
+            me = await conn.join_table(table.table_id, "me")
+            await conn.add_bot(table.table_id, "greedy")
+            await conn.start_game(table.table_id, me.seat_token)
+            live = server.lobby.get(table.table_id)
+            assert live.game.seed == "abc"
+            assert live.game.hand(0) == GameState.new(2, RuleSet(target_score=0), "abc")[0].hand(0)
+    finally:
+        await server.stop(None)
+
+
+async def test_uno_match_with_a_seed_repeats_its_deals():
+    rules = RuleSet(target_score=0)
+    deals = []
+    for _ in range(2):
+        server = await start_server("127.0.0.1", 0)
+        try:
+            await asyncio.wait_for(run_match(parse_entrants("greedy,random,random", []), games=3,
+                                             seed=5, rules=rules, server=server.address), WAIT)
+            tables = sorted(server.lobby.finished, key=lambda t: t.title)
+            deals.append([(t.title, t.game.seed, t.received[:4]) for t in tables])
+        finally:
+            await server.stop(None)
+    assert len(deals[0]) == 3 and deals[0] == deals[1]
+    assert all(t[1] in ("5", "6", "7") for t in deals[0])
+
+
+# ------------------------------------------------------------------ stored games
+
+
+async def _stored_game(tmp_path, rules: RuleSet) -> tuple[str, int]:
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(seats=3, rules=rules, window_ms=0)
+            me = await conn.join_table(table.table_id, "me")
+            for _ in range(2):
+                await conn.add_bot(table.table_id, "greedy")
+            await conn.start_game(table.table_id, me.seat_token)
+            await asyncio.wait_for(run_bot(make_bot("random", seed=3),
+                                           conn.session(table.table_id, me.seat_token)), WAIT)
+        await asyncio.wait_for(server.recorder.drain(), WAIT)
+    finally:
+        await server.stop(None)
+    store = GameStore(path)
+    game_id = store.load(table.table_id).game_id
+    store.close()
+    return str(path), game_id
+
+
+def _uno(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "unoplay.client.cli", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+async def test_uno_verify_says_fair_and_finds_an_altered_deal(tmp_path):
+    path, game_id = await _stored_game(tmp_path, PRESETS["house"].replace(target_score=0))
+    store = GameStore(path)
+    record = store.load(game_id)
+    store.close()
+    assert record.commitment and record.salt and record.received
+    assert verify(record).fair
+    out = _uno("verify", str(game_id), "--db", path)
+    assert out.returncode == 0 and "FAIR" in out.stdout and "NOT" not in out.stdout, out
+    # A copy whose stored cards were altered: the second player's deal gets another card.
+    db = sqlite3.connect(path)
+    received = json.loads(db.execute("SELECT received FROM games WHERE id = ?",
+                                     (game_id,)).fetchone()[0])
+    entry = next(e for e in received if e[1] == EventKind.HAND_DEALT and e[2] == 1)
+    entry[3][0] = next(c for c in range(108) if c not in entry[3])
+    db.execute("UPDATE games SET received = ? WHERE id = ?", (json.dumps(received), game_id))
+    db.commit()
+    db.close()
+    out = _uno("verify", str(game_id), "--db", path)
+    assert out.returncode == 1 and "NOT FAIR" in out.stdout
+    assert "round 1's deal to seat 2" in out.stdout, out.stdout
+
+
+async def test_an_exported_game_verifies_and_an_edited_export_does_not(tmp_path):
+    path, game_id = await _stored_game(tmp_path, RuleSet(target_score=0))
+    store = GameStore(path)
+    record = store.load(game_id)
+    store.close()
+    lines = list(jsonl_lines(record))
+    header = json.loads(lines[0])
+    assert header["commitment"] == record.commitment and header["received"]
+    again = record_from_jsonl(lines)
+    assert again.actions == record.actions and verify(again).fair
+    export = tmp_path / "game.jsonl"
+    export.write_text("\n".join(lines) + "\n")
+    out = _uno("verify", str(export), "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["status"] == "fair"
+    header["salt"] = "0" * 32  # another salt: the commitment no longer opens
+    export.write_text("\n".join([json.dumps(header)] + lines[1:]) + "\n")
+    out = _uno("verify", str(export), "--json")
+    assert out.returncode == 1 and "commitment" in json.loads(out.stdout)["problems"][0]
+
+
+_FORMAT_1 = """
+CREATE TABLE games (id INTEGER PRIMARY KEY, table_id TEXT NOT NULL, title TEXT NOT NULL,
+    seed TEXT NOT NULL, rules TEXT NOT NULL, players TEXT NOT NULL, scores TEXT NOT NULL,
+    winners TEXT NOT NULL, status TEXT NOT NULL, started_at REAL NOT NULL,
+    finished_at REAL NOT NULL, n_actions INTEGER NOT NULL);
+CREATE INDEX games_by_table ON games(table_id);
+CREATE TABLE actions (game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL, seat INTEGER NOT NULL, action TEXT NOT NULL, source TEXT NOT NULL,
+    t_ms INTEGER NOT NULL, PRIMARY KEY (game_id, n)) WITHOUT ROWID;
+PRAGMA user_version = 1;
+"""
+
+
+def test_a_format_1_store_is_upgraded_and_its_mersenne_games_still_replay(tmp_path):
+    # A game dealt as before fair deals: random.Random(seed), int(random() * n).
+    rules = RuleSet(target_score=0)
+    game, _ = GameState.new(3, rules, "77", rng=LegacyRandom(77))
+    bots = [make_bot("greedy", seed=s) for s in range(3)]
+    actions = []
+    while not game.is_game_over:
+        seat = game.current
+        action = bots[seat].decide(game.view(seat), game.legal_actions(seat))
+        game.apply(seat, action)
+        actions.append((seat, action))
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(_FORMAT_1)
+    players = [{"seat": i, "name": f"p{i}", "bot": "greedy"} for i in range(3)]
+    db.execute("INSERT INTO games VALUES (1, 't1-old', 'Old', '77', ?, ?, ?, ?, 'finished',"
+               " 1.0, 2.0, ?)", (json.dumps(rules.to_dict()), json.dumps(players),
+                                 json.dumps(list(game.scores)),
+                                 json.dumps(list(game.game_winners)), len(actions)))
+    db.executemany("INSERT INTO actions VALUES (1, ?, ?, ?, 'bot', 0)",
+                   [(i, seat, json.dumps([int(a.kind), a.card, a.colour, a.uno, a.target]))
+                    for i, (seat, a) in enumerate(actions)])
+    db.commit()
+    db.close()
+    store = GameStore(path)
+    record = store.load(1)
+    store.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert record.prng == "mt19937" and record.actions == actions
+    assert final_state(record).scores == game.scores  # replays exactly, with the old generator
+    assert verify(record).status == "unverifiable"
+    out = _uno("verify", "1", "--db", str(path))
+    assert out.returncode == 2 and "before fair deals" in out.stdout
+    # The upgraded store takes new games beside the old one.
+    store = GameStore(path)
+    assert [g["id"] for g in store.games()] == [1]
+    store.close()
