@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install the project with its test and bench extras
 
-test: $(STAMP) node-bot  ## run the whole test suite
+test: $(STAMP) node-bot go-bot  ## run the whole test suite
 	$(PY) -m pytest
 
 bench: $(STAMP)  ## engine benchmark (rounds/s, actions/s, ratio to RLCard)
@@ -43,4 +43,41 @@ node-bot:  ## install the Node.js bot's packages (npm ci) when node and npm are 
 		echo "$(NODE_BOT): node packages up to date"; \
 	else \
 		npm ci --prefix $(NODE_BOT) --ignore-scripts --no-audit --no-fund && touch $(NODE_STAMP); \
+	fi
+
+# The Go bot (client/go_bot), built offline from Debian's Go packages: protoc
+# writes the Go code of proto/ into a GOPATH under its build/ (git-ignored),
+# and go builds in GOPATH mode against /usr/share/gocode (no module
+# downloads). Without the tools it prints a NOTICE and its tests are skipped.
+GO_BOT      := client/go_bot
+GO_BUILD    := $(GO_BOT)/build
+GO_BIN      := $(GO_BUILD)/uno-go-bot
+GO_PB       := unoplay/unoplaypb
+GO_GOCODE   ?= /usr/share/gocode
+GO_PROTOS   := game lobby_service game_service
+GO_MAPPINGS := $(foreach p,$(GO_PROTOS),M$(p:%=unoplay/v1/%.proto)=$(GO_PB))
+GO_ENV      := GO111MODULE=off GOFLAGS= GOPROXY=off GOPATH=$(CURDIR)/$(GO_BUILD)/gopath:$(GO_GOCODE) \
+               $(if $(HOME),,GOCACHE=$(CURDIR)/$(GO_BUILD)/gocache)
+.PHONY: go-bot
+go-bot:  ## build the Go bot (client/go_bot/build/uno-go-bot) when go, protoc and Debian's Go gRPC packages are there
+	@missing=""; \
+	for tool in go protoc protoc-gen-go protoc-gen-go-grpc; do \
+		command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; \
+	done; \
+	[ -d $(GO_GOCODE)/src/google.golang.org/grpc ] || missing="$$missing golang-google-grpc-dev"; \
+	[ -f $(GO_GOCODE)/src/github.com/golang/protobuf/proto/registry.go ] \
+		|| missing="$$missing golang-github-golang-protobuf-1-5-dev"; \
+	if [ -n "$$missing" ]; then \
+		echo "NOTICE: missing:$$missing: the Go bot ($(GO_BOT)) is not built and its tests will be skipped" \
+			"(apt-get install golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc" \
+			"golang-google-grpc-dev golang-github-golang-protobuf-1-5-dev)"; \
+	else \
+		set -e; \
+		rm -rf $(GO_BUILD)/gopath/src/$(GO_PB); \
+		mkdir -p $(GO_BUILD)/gopath/src; \
+		protoc -I proto --go_out=$(GO_BUILD)/gopath/src --go-grpc_out=$(GO_BUILD)/gopath/src \
+			$(foreach m,$(GO_MAPPINGS),--go_opt=$(m) --go-grpc_opt=$(m)) \
+			$(GO_PROTOS:%=proto/unoplay/v1/%.proto); \
+		cd $(GO_BOT) && $(GO_ENV) go build -o build/uno-go-bot . ; \
+		echo "$(GO_BIN): built"; \
 	fi
