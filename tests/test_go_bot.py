@@ -175,7 +175,7 @@ async def test_uno_match_runs_the_go_bot_under_the_house_preset(server, tmp_path
 
 
 async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, conn):
-    table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150))
+    table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150), seed=5)
     table = server.lobby.get(table_info.table_id)
     go = asyncio.create_task(run_go(
         "--server", server.address, "--table", table.table_id, "--name", "gopher",
@@ -191,7 +191,7 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
         joined = await conn.join_table(table.table_id, kind)
         tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat),
                                                  conn.session(table.table_id, joined.seat_token))))
-    await conn.start_game(table.table_id, joined.seat_token, seed=5)
+    await conn.start_game(table.table_id, joined.seat_token)
     run = await go
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     assert_finished_cleanly(table, run, seat)
