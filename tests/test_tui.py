@@ -161,6 +161,10 @@ async def test_a_complete_round_by_key_presses_against_bots():
                     for name, score in zip(names, game.scores)}
         assert final.standings() == expected
         assert presses["play"] > 0
+        # The seed came at the end, and every card Ada saw was checked against it.
+        await wait_until(pilot, lambda: table.state.reveal is not None, "the seed's reveal")
+        logged = [t.plain for t in table.query_one(GameLog)._texts]
+        assert any(t.startswith("✓ Deals verified: the ") for t in logged), logged[-5:]
         await pilot.press("q")
     assert app.server is None  # the embedded server was stopped on the way out
 
@@ -971,6 +975,7 @@ async def test_the_embedded_game_plays_the_rule_options_given():
         assert table.seed == "5"  # uno play --seed: a seeded table of its own server
         line = table_screen().query_one("#rules", RulesLine)
         assert line.preset == "custom" and {"7-0", "jump-in"} <= set(line.changes)
+        assert line.changes[0] == "seeded: deals known to its creator"  # every seat is told
         await pilot.press("ctrl+q")
 
 
