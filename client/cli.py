@@ -14,7 +14,7 @@ log = logging.getLogger("unoplay")
 
 
 def _rules(args: argparse.Namespace):
-    from unoplay.server.rules import RuleError, parse_rule, preset
+    from unoplay.game.rules import RuleError, parse_rule, preset
 
     try:
         rules = preset(args.rules)
@@ -178,7 +178,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
-    from .bots import make_bot
+    from unoplay.game.bots import make_bot
     from .sdk import Connection, run_bot
 
     async def main() -> int:

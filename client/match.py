@@ -16,9 +16,9 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
-from unoplay.server.rules import RuleSet
+from unoplay.game.rules import RuleSet
 
-from .bots import BOT_KINDS, make_bot
+from unoplay.game.bots import BOT_KINDS, make_bot
 from .sdk import Connection, run_bot
 
 GAME_TIMEOUT = 600.0  # seconds one game may take before the match gives up on it
@@ -190,7 +190,7 @@ def print_report(report: dict, file=sys.stdout) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from unoplay.server.rules import RuleSet, differences, preset_name
+    from unoplay.game.rules import RuleSet, differences, preset_name
 
     rules = RuleSet.from_dict(report["rules"])
     name = preset_name(rules)

@@ -24,11 +24,11 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
-from unoplay.server.actions import Action, ActionKind
-from unoplay.server.events import Event, EventKind
-from unoplay.server.rules import RuleSet
+from unoplay.game.actions import Action, ActionKind
+from unoplay.game.events import Event, EventKind
+from unoplay.game.rules import RuleSet
 
-from .bots import make_bot
+from unoplay.game.bots import make_bot
 from .sdk import Connection
 
 # The event that shows an intent of each kind was applied.

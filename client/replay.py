@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import Iterable, Iterator, TextIO
 
-from unoplay.server.actions import Action, ActionKind
-from unoplay.server.cards import card_name
-from unoplay.server.events import EVERYONE, Event, EventKind
+from unoplay.game.actions import Action, ActionKind
+from unoplay.game.cards import card_name
+from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.server.storage import GameRecord, ReplayStep, Verdict, replay
 
 _COLOURS = ("red", "yellow", "green", "blue")

@@ -21,12 +21,12 @@ from typing import AsyncIterator, Callable
 import grpc
 
 from unoplay.server import wire
-from unoplay.server.actions import Action
-from unoplay.server.deals import DealCheck, DealReveal, check_deals
-from unoplay.server.engine import Phase, PlayerView
-from unoplay.server.events import Event, EventKind
+from unoplay.game.actions import Action
+from unoplay.game.deals import DealCheck, DealReveal, check_deals
+from unoplay.game.engine import Phase, PlayerView
+from unoplay.game.events import Event, EventKind
 from unoplay.server.limits import CLIENT_OPTIONS
-from unoplay.server.rules import RuleSet
+from unoplay.game.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -308,7 +308,7 @@ class GameSession:
                         self._set_status("closed")
                         raise  # our task is being cancelled
                     self._dropped = False
-                elif self.state.game_over:
+                elif self.state.game_over and self.state.reveal is not None:
                     # The server ended the stream after game over while an intent was
                     # still being written; grpc reports that locally as INTERNAL.
                     self._call = None

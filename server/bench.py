@@ -22,9 +22,9 @@ import time
 from dataclasses import asdict, dataclass
 from random import Random
 
-from .actions import ActionKind
-from .engine import GameState
-from .rules import RuleSet
+from unoplay.game.actions import ActionKind
+from unoplay.game.engine import GameState
+from unoplay.game.rules import RuleSet
 
 _PLAY = ActionKind.PLAY
 

@@ -31,9 +31,10 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from . import wire
-from .deals import DealReveal
+from unoplay.game.bots import make_bot
+from unoplay.game.deals import DealReveal
 from .limits import SERVER_OPTIONS, Limits, TokenBucket
-from .rules import RuleError
+from unoplay.game.rules import RuleError
 from .storage import GameStore, Recorder
 from .table import (Lobby, LobbyError, Message, Refusal, Seat, SeatInfo, SeatsChanged, Table,
                     TableInfo, TableState, Update, Welcome, default_window_ms)
@@ -225,8 +226,6 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                                     table=table_pb(table.info()))
 
     async def AddBot(self, request, context):
-        from unoplay.client.bots import make_bot  # pure strategy code shared with clients
-
         kind = request.kind or "greedy"
         try:
             table = self.lobby.get(request.table_id)

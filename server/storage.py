@@ -34,13 +34,13 @@ from typing import Iterator
 
 import random
 
-from .actions import Action, ActionKind
-from .cards import card_code
-from .deals import RECEIVED_KINDS, DealReveal, check_deals, commitment
-from .engine import GameState
-from .errors import IllegalAction
-from .events import Event, EventKind
-from .rules import RuleSet
+from unoplay.game.actions import Action, ActionKind
+from unoplay.game.cards import card_code
+from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_deals, commitment
+from unoplay.game.engine import GameState
+from unoplay.game.errors import IllegalAction
+from unoplay.game.events import Event, EventKind
+from unoplay.game.rules import RuleSet
 
 log = logging.getLogger("unoplay.storage")
 

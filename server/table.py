@@ -32,14 +32,15 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable
 
-from .actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
-from .cards import COLOUR, RANK, Rank
-from .deals import RECEIVED_KINDS, DealReveal, check_seed_text, commitment, new_salt, new_seed
-from .engine import GameState, Phase, PlayerView
-from .errors import IllegalAction, Reason
-from .events import EVERYONE, Event, EventKind
+from unoplay.game.bots import make_bot
+from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
+from unoplay.game.cards import COLOUR, RANK, Rank
+from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_seed_text, commitment, new_salt, new_seed
+from unoplay.game.engine import GameState, Phase, PlayerView
+from unoplay.game.errors import IllegalAction, Reason
+from unoplay.game.events import EVERYONE, Event, EventKind
 from .limits import Limits
-from .rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from .storage import GameRecord
 
 log = logging.getLogger("unoplay.table")
@@ -196,7 +197,7 @@ class Seat:
     index: int
     name: str = ""
     token: str = ""
-    bot: Any = None  # a client.bots.Bot seated for good, or None for a person
+    bot: Any = None  # a game.bots.Bot seated for good, or None for a person
     stand_in: Any = None  # a greedy bot playing while the person is away
     connections: int = 0
     log: list[Message] = field(default_factory=list)
@@ -401,8 +402,6 @@ class Table:
         if self.state is TableState.WAITING:
             self.seats[seat.index] = Seat(seat.index)
         elif self.state is TableState.PLAYING:
-            from unoplay.client.bots import make_bot  # bots are pure strategy code
-
             seat.bot = make_bot("greedy")
             seat.stand_in = None
             self._schedule_bots()
@@ -564,8 +563,6 @@ class Table:
         if (epoch != s.away_epoch or s.connections or s.player is not None
                 or self.state is not TableState.PLAYING or self.closing):
             return
-        from unoplay.client.bots import make_bot  # bots are pure strategy code
-
         s.stand_in = make_bot("greedy")
         log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
         self._seats_changed()

@@ -14,11 +14,11 @@ from typing import Iterable, Sequence
 
 from unoplay.v1 import game_pb2 as pb
 
-from .actions import NONE, Action, ActionKind, catch, choose_colour, play
-from .cards import COLOUR, DECK_SIZE, RANK, WILD
-from .engine import Phase, PlayerView
-from .events import EVERYONE, Event, EventKind
-from .rules import OPTION_NAMES, RuleError, RuleSet, preset
+from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
+from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
+from unoplay.game.engine import Phase, PlayerView
+from unoplay.game.events import EVERYONE, Event, EventKind
+from unoplay.game.rules import OPTION_NAMES, RuleError, RuleSet, preset
 
 # ----------------------------------------------------------------- cards
 

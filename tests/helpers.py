@@ -10,10 +10,10 @@ from typing import Callable, Iterable, Sequence
 import pytest
 from hypothesis import strategies as st
 
-from unoplay.server.cards import DECK_SIZE, parse_card
-from unoplay.server.engine import GameState
-from unoplay.server.events import Event, EventKind
-from unoplay.server.rules import (Direction, FirstPlayer, MultiPlay, PointValues, ReverseStarter,
+from unoplay.game.cards import DECK_SIZE, parse_card
+from unoplay.game.engine import GameState
+from unoplay.game.events import Event, EventKind
+from unoplay.game.rules import (Direction, FirstPlayer, MultiPlay, PointValues, ReverseStarter,
                                   RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from helpers import c, cs
 
-from unoplay.client.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
-from unoplay.server import actions as A
-from unoplay.server.actions import ActionKind
-from unoplay.server.cards import Colour
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.rules import RuleSet, Wd4Restriction
+from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
+from unoplay.game import actions as A
+from unoplay.game.actions import ActionKind
+from unoplay.game.cards import Colour
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.rules import RuleSet, Wd4Restriction
 
 OUT_OF_TURN = (ActionKind.CATCH, ActionKind.CALL_UNO)
 

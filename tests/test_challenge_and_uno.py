@@ -4,12 +4,12 @@ from helpers import assert_conserved, c, cs, drew, of_kind
 from test_piles_and_scoring import everything_else
 from test_turns import pos, refused
 
-from unoplay.server import actions as A
-from unoplay.server.cards import Colour
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.errors import Reason
-from unoplay.server.events import EVERYONE, EventKind as E, visible
-from unoplay.server.rules import RuleSet
+from unoplay.game import actions as A
+from unoplay.game.cards import Colour
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.errors import Reason
+from unoplay.game.events import EVERYONE, EventKind as E, visible
+from unoplay.game.rules import RuleSet
 
 
 def wd4_position(hand0: str, top: str = "R7", rules=None):

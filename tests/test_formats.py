@@ -6,11 +6,11 @@ import pytest
 from helpers import assert_conserved, c, of_kind
 from test_turns import pos, refused
 
-from unoplay.server import actions as A
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.errors import Reason
-from unoplay.server.events import EventKind as E
-from unoplay.server.rules import RuleError, RuleSet
+from unoplay.game import actions as A
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.errors import Reason
+from unoplay.game.events import EventKind as E
+from unoplay.game.rules import RuleError, RuleSet
 
 ELIMINATION = RuleSet(format="elimination", target_score=0)
 TOURNAMENT = RuleSet(format="tournament", scoring="penalty", target_score=100)

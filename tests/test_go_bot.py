@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.sdk import run_bot
-from unoplay.server.events import Event, EventKind
-from unoplay.server.rules import RuleSet, preset
+from unoplay.game.events import Event, EventKind
+from unoplay.game.rules import RuleSet, preset
 from unoplay.server.service import start_server
 from unoplay.server.table import TableState
 

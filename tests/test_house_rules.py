@@ -4,12 +4,12 @@ import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, snapshot
 from test_turns import pos, refused
 
-from unoplay.server import actions as A
-from unoplay.server.cards import Colour
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.errors import IllegalAction, Reason
-from unoplay.server.events import EventKind as E, visible
-from unoplay.server.rules import PRESETS, RuleError, RuleSet
+from unoplay.game import actions as A
+from unoplay.game.cards import Colour
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.errors import IllegalAction, Reason
+from unoplay.game.events import EventKind as E, visible
+from unoplay.game.rules import PRESETS, RuleError, RuleSet
 
 STACK_24 = RuleSet(stacking="plus_four_over_two")
 
@@ -291,7 +291,7 @@ def test_bad_house_options_are_refused():
 # ------------------------------------------------------------------ bots under house rules
 
 def test_greedy_stacks_and_jumps_in_when_it_can():
-    from unoplay.client.bots import GreedyBot
+    from unoplay.game.bots import GreedyBot
     game = pos(["R+2 Y3 Y4", "B+2 G3 G4", "Y5 Y6 Y7", "R+2#1 B1 B2"], "R7", rules=PRESETS["house"])
     game.apply(0, A.play(c("R+2")))
     bot = GreedyBot(seed=1)
@@ -302,6 +302,6 @@ def test_greedy_stacks_and_jumps_in_when_it_can():
 
 
 def test_greedy_swaps_into_the_smallest_hand():
-    from unoplay.client.bots import GreedyBot
+    from unoplay.game.bots import GreedyBot
     game = pos(["R7 Y3 Y4 Y8", "G2 G3", "Y5 Y6 Y7 B1 B2"], "R1", rules=RuleSet(seven_zero=True))
     assert GreedyBot(seed=1).decide(game.view(0), game.legal_actions(0)) == A.play(c("R7"), target=1)

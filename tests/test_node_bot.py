@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
-from unoplay.server.rules import RuleSet
+from unoplay.game.rules import RuleSet
 from unoplay.server.table import TableState
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
@@ -264,7 +264,7 @@ def _transcript(seat: int, rules: RuleSet, seed: str, players: int, events) -> d
     from google.protobuf.json_format import MessageToDict
 
     from unoplay.server import wire
-    from unoplay.server.deals import commitment
+    from unoplay.game.deals import commitment
 
     def plain(message) -> dict:
         return MessageToDict(message, preserving_proto_field_name=True,
@@ -292,8 +292,8 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
 
     from test_fair_deals import play_out
 
-    from unoplay.server.events import EventKind
-    from unoplay.server.rules import PRESETS
+    from unoplay.game.events import EventKind
+    from unoplay.game.rules import PRESETS
 
     cases = [(PRESETS["house"].replace(target_score=0), 4), (RuleSet(target_score=200), 3),
              (RuleSet(target_score=0, seven_zero=True, swap_on_five=True, point_values="classic",

@@ -4,12 +4,12 @@ import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind
 from test_turns import pos
 
-from unoplay.server import actions as A
-from unoplay.server.cards import Colour
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.errors import IllegalAction, Reason
-from unoplay.server.events import EventKind as E
-from unoplay.server.rules import RuleSet
+from unoplay.game import actions as A
+from unoplay.game.cards import Colour
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.errors import IllegalAction, Reason
+from unoplay.game.events import EventKind as E
+from unoplay.game.rules import RuleSet
 
 
 def everything_else(*hands_and_top: str) -> list[int]:

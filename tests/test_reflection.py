@@ -16,7 +16,7 @@ import asyncio
 import json
 import sys
 
-from unoplay.server.rules import RuleSet
+from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 
 WAIT = 60  # seconds: upper bound for the client process and each of its calls

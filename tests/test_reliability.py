@@ -21,16 +21,16 @@ from helpers import assert_conserved, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, run_bot
 from unoplay.server import service, wire
-from unoplay.server import actions as A
-from unoplay.server.actions import ActionKind
-from unoplay.server.events import EventKind
-from unoplay.server.errors import Reason
+from unoplay.game import actions as A
+from unoplay.game.actions import ActionKind
+from unoplay.game.events import EventKind
+from unoplay.game.errors import Reason
 from unoplay.server.limits import (CLIENT_OPTIONS, SERVER_OPTIONS, Limits, TokenBucket,
                                    keepalive_problems)
-from unoplay.server.rules import RuleSet
+from unoplay.game.rules import RuleSet
 from unoplay.server.service import message_pb, start_server
 from unoplay.server.table import Refusal, SeatsChanged, TableState
 from unoplay.v1 import game_pb2 as pb

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from unoplay.server.rules import (OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring,
+from unoplay.game.rules import (OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring,
                                   parse_option, preset)
 
 

@@ -7,13 +7,13 @@ import asyncio
 import grpc
 import pytest
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.sdk import run_bot
 from unoplay.server import wire
-from unoplay.server.actions import ActionKind
-from unoplay.server.events import EventKind
-from unoplay.server.engine import GameState
-from unoplay.server.rules import RuleSet
+from unoplay.game.actions import ActionKind
+from unoplay.game.events import EventKind
+from unoplay.game.engine import GameState
+from unoplay.game.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls

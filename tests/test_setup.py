@@ -3,12 +3,12 @@
 import pytest
 from helpers import assert_conserved, c, number_hands, of_kind, stacked_deck
 
-from unoplay.server.cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, RANK,
+from unoplay.game.cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, RANK,
                                   STANDARD_POINTS, WILD, Colour, Rank, card_code, card_name)
-from unoplay.server.actions import DRAW
-from unoplay.server.engine import GameState, Phase
-from unoplay.server.events import EVERYONE, EventKind as E
-from unoplay.server.rules import RuleSet
+from unoplay.game.actions import DRAW
+from unoplay.game.engine import GameState, Phase
+from unoplay.game.events import EVERYONE, EventKind as E
+from unoplay.game.rules import RuleSet
 
 
 def test_deck_has_108_cards_as_section_1_lists():

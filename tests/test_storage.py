@@ -15,12 +15,12 @@ import sys
 import grpc
 import pytest
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.sdk import Connection, run_bot
-from unoplay.server.actions import DRAW, Action, ActionKind
-from unoplay.server.deals import DealReveal
-from unoplay.server.events import EVERYONE
-from unoplay.server.rules import RuleSet
+from unoplay.game.actions import DRAW, Action, ActionKind
+from unoplay.game.deals import DealReveal
+from unoplay.game.events import EVERYONE
+from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 from unoplay.server.storage import GameRecord, GameStore, default_db_path, final_state, replay
 from unoplay.server.table import Refusal, SeatsChanged, Update, Welcome
@@ -270,7 +270,7 @@ def test_a_new_store_file_is_made_only_with_the_first_game(tmp_path):
 async def test_a_refused_play_that_costs_cards_is_stored_and_replayed():
     """wrong_play_penalty: the engine refuses the play but deals the penalty, so
     the refused action is part of the game and must replay the same way."""
-    from unoplay.server.cards import COLOUR, RANK
+    from unoplay.game.cards import COLOUR, RANK
     from unoplay.server.table import Lobby
 
     lobby = Lobby()

@@ -30,7 +30,7 @@ from helpers import c, cs
 from unoplay.client.discovery import Browser
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.sdk import Connection, SessionState, run_bot
 from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
 from unoplay.client.tui import table as tui_table
@@ -43,10 +43,10 @@ from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
 from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
 from unoplay.server import wire
-from unoplay.server.actions import play
-from unoplay.server.engine import GameState
-from unoplay.server.events import Event, EventKind
-from unoplay.server.rules import OPTION_NAMES, PRESETS, RuleSet
+from unoplay.game.actions import play
+from unoplay.game.engine import GameState
+from unoplay.game.events import Event, EventKind
+from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.server.table import TableState
 from unoplay.v1 import game_pb2 as pb
@@ -358,7 +358,7 @@ def test_event_lines_name_you_and_the_others():
 
 
 def test_event_lines_show_every_card_of_a_multi_play_and_a_player_out():
-    from unoplay.server.events import Event, EventKind
+    from unoplay.game.events import Event, EventKind
     from helpers import cs
 
     seats = crafted_state().seats

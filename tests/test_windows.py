@@ -19,14 +19,14 @@ import grpc
 import pytest
 from helpers import c, cs, until
 
-from unoplay.client.bots import make_bot
+from unoplay.game.bots import make_bot
 from unoplay.client.sdk import run_bot
-from unoplay.server import actions as A
-from unoplay.server.actions import ActionKind
-from unoplay.server.cards import Colour
-from unoplay.server.engine import GameState
-from unoplay.server.events import EventKind
-from unoplay.server.rules import RuleSet, preset
+from unoplay.game import actions as A
+from unoplay.game.actions import ActionKind
+from unoplay.game.cards import Colour
+from unoplay.game.engine import GameState
+from unoplay.game.events import EventKind
+from unoplay.game.rules import RuleSet, preset
 from unoplay.server.table import DEFAULT_WINDOW_MS, Refusal
 
 WAIT = 30  # seconds: upper bound for any network wait in these tests

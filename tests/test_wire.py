@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from test_properties import rule_sets
 
-from unoplay.server import actions as A
+from unoplay.game import actions as A
 from unoplay.server import wire
-from unoplay.server.engine import GameState
-from unoplay.server.rules import OPTION_NAMES, PRESETS
+from unoplay.game.engine import GameState
+from unoplay.game.rules import OPTION_NAMES, PRESETS
 from unoplay.v1 import game_pb2 as pb
 
 
@@ -67,7 +67,7 @@ def test_events_and_views_round_trip_for_their_receiver():
 def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
     from helpers import c
 
-    from unoplay.server.errors import IllegalAction, Reason
+    from unoplay.game.errors import IllegalAction, Reason
 
     game = GameState.from_position([[c("W"), c("R1")], [c("G2")]], c("R7"))
     for number in (99, 5, -5):

@@ -135,6 +135,7 @@ function checkDeals(t) {
   let round = 0;
   const myDraws = [];
   const shown = {}; // seat -> its hand just after its last Wild Draw Four
+  let wd4By = -1; // a Wild Draw Four was just played by this seat
 
   const take = (k) => {
     const m = draw.length;
@@ -223,9 +224,16 @@ function checkDeals(t) {
           checked += 1;
         }
         discard.push(...ids(e));
-        if (ids(e).some((c) => rankOf(c) === 'RANK_WILD_DRAW_FOUR')) shown[p] = hands[p].slice();
+        // A challenge shows their hand as it is at the next TURN.
+        if (ids(e).some((c) => rankOf(c) === 'RANK_WILD_DRAW_FOUR')) wd4By = p;
         break;
       }
+      case 'EVENT_KIND_TURN':
+        if (wd4By >= 0) {
+          shown[wd4By] = hands[wd4By].slice();
+          wd4By = -1;
+        }
+        break;
       case 'EVENT_KIND_HANDS_SWAPPED':
         [hands[p], hands[e.target]] = [hands[e.target], hands[p]];
         break;

@@ -28,7 +28,7 @@ from textual.binding import Binding  # noqa: E402
 
 from textual.screen import ModalScreen  # noqa: E402
 
-from unoplay.server.rules import RuleError, RuleSet, parse_rule, preset  # noqa: E402
+from unoplay.game.rules import RuleError, RuleSet, parse_rule, preset  # noqa: E402
 from unoplay.v1 import game_pb2 as pb  # noqa: E402
 
 from ..sdk import Connection  # noqa: E402

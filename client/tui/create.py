@@ -22,7 +22,7 @@ from textual.validation import Number
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from unoplay.server.rules import OPTION_NAMES, PRESETS, preset
+from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 from unoplay.v1 import lobby_service_pb2 as ls
 
 from .prompts import Modal

@@ -14,9 +14,9 @@ import asyncio
 from textual.app import App
 
 from unoplay.server import wire
-from unoplay.server.actions import DRAW, play
-from unoplay.server.cards import parse_card
-from unoplay.server.events import Event, EventKind as E
+from unoplay.game.actions import DRAW, play
+from unoplay.game.cards import parse_card
+from unoplay.game.events import Event, EventKind as E
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import lobby_service_pb2 as ls
 

@@ -15,8 +15,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from unoplay.server.cards import IS_WILD
-from unoplay.server.rules import MultiPlay, RuleSet
+from unoplay.game.cards import IS_WILD
+from unoplay.game.rules import MultiPlay, RuleSet
 
 from .render import card_lines, card_text, colour_text, colour_word
 from .ruleinfo import differences, meaning, preset_name, short_text

@@ -11,8 +11,8 @@ from typing import Sequence
 
 from rich.text import Text
 
-from unoplay.server.cards import COLOUR, RANK, WILD, Rank, card_name
-from unoplay.server.events import Event, EventKind as E
+from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
+from unoplay.game.events import Event, EventKind as E
 
 #: Width and height of a card drawn by :func:`card_lines` (borders included).
 CARD_W = 8

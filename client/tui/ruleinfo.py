@@ -1,6 +1,6 @@
 """What the TUI says about rule options: labels, one-line meanings, summaries.
 
-Every option comes from ``server.rules`` (``OPTION_NAMES`` and the types of
+Every option comes from ``unoplay.game.rules`` (``OPTION_NAMES`` and the types of
 the ``RuleSet`` fields), so an option added there shows up in the create-table
 form, the rules line and the help without a change here; the texts below only
 make the known ones read better (an unknown option falls back to its name).
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from unoplay.server import rules as R
-from unoplay.server.rules import (OPTION_NAMES, RuleError, RuleSet, differences,
-                                  preset_name)
+from unoplay.game.rules import (OPTION_NAMES, RuleError, RuleSet, differences, option_range,
+                                option_type, preset_name)
 from unoplay.v1 import game_pb2 as pb
 
 #: Form labels; an int option gets its range appended, e.g. "UNO penalty (0-10)".
@@ -134,12 +133,12 @@ class OptionInfo:
 def _options() -> tuple[OptionInfo, ...]:
     found = []
     for name in OPTION_NAMES:
-        kind = R.option_type(name)
+        kind = option_type(name)
         label = _LABELS.get(name, name.replace("_", " ").capitalize())
         if isinstance(kind, type) and issubclass(kind, StrEnum):
             found.append(OptionInfo(name, kind, label, tuple(m.value for m in kind)))
         elif kind is int:
-            low, high = R.option_range(name)
+            low, high = option_range(name)
             found.append(OptionInfo(name, int, f"{label} ({low}-{high})", low=low, high=high))
         else:
             found.append(OptionInfo(name, bool, label))

@@ -24,13 +24,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from unoplay.server.actions import Action, ActionKind
-from unoplay.server.engine import Phase
-from unoplay.server.events import EventKind
-from unoplay.server.rules import GameFormat, MultiPlay, RuleSet
+from unoplay.game.actions import Action, ActionKind
+from unoplay.game.engine import Phase
+from unoplay.game.events import EventKind
+from unoplay.game.rules import GameFormat, MultiPlay, RuleSet
 from unoplay.v1 import lobby_service_pb2 as ls
 
-from ..bots import seat_after
+from unoplay.game.bots import seat_after
 from ..sdk import GameSession, SessionState
 from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)

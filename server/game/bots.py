@@ -1,7 +1,7 @@
 """Bot strategies: pure decision functions over a seat's view and legal actions.
 
 No I/O, no clock, no asyncio: a bot sees only what its seat may know (a
-:class:`~unoplay.server.engine.PlayerView`) and the list the engine gives from
+:class:`~unoplay.game.engine.PlayerView`) and the list the engine gives from
 ``GameState.legal_actions(seat)``, and answers with one element of that list,
 or None to do nothing for now (allowed only when it is not the bot's turn).
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 from typing import Sequence
 
-from unoplay.server.actions import Action, ActionKind
-from unoplay.server.cards import COLOUR, RANK, STANDARD_POINTS, Rank
-from unoplay.server.engine import Phase, PlayerView
+from .actions import Action, ActionKind
+from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from .engine import Phase, PlayerView
 
 _PLAY = ActionKind.PLAY
 _CATCH = ActionKind.CATCH
