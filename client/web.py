@@ -23,6 +23,7 @@ a session in the background.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shlex
 import socket
@@ -45,17 +46,23 @@ def session_command(target: str, play_args: Sequence[str] = (), *,
     if tls_ca:
         argv += ["--tls-ca", tls_ca]
     argv += ["play", "--server", target, "--memory-seats", *play_args]
-    return shlex.join(argv)
+    # exec: the session is this server's own child, so it sees this server go
+    # (client/tui/app.py quits when its parent changes: its stdin's end does not).
+    return "exec " + shlex.join(argv)
 
 
-# textual-serve's page leaves the terminal unfocused, so keys do nothing until
-# a click (which the game also takes, as a click on a card or the pile). Focus
-# it once textual.js has made it (its window.onload runs before this listener).
+# textual-serve's page leaves the terminal unfocused: keys do nothing until a
+# click (which the game takes too, as a click on a card or the pile), and the
+# app, which starts blurred, hides its footer of keys. Focus the terminal once
+# the app has drawn its first screen, so that the "focus" textual.js sends on
+# it reaches a running app (sent earlier, it is lost or undone by the app's start).
 _FOCUS = """    <script>
-      window.addEventListener("load", () => setTimeout(() => {
+      new MutationObserver((changes, observer) => {
+        if (!document.body.classList.contains("-first-byte")) return;
+        observer.disconnect();
         const input = document.querySelector(".xterm-helper-textarea");
-        if (input) input.focus();
-      }, 0));
+        if (input) { input.blur(); input.focus(); }
+      }).observe(document.body, {attributes: true, attributeFilter: ["class"]});
     </script>
 """
 
@@ -66,9 +73,18 @@ class UnoWebServer(Server):
 
     def __init__(self, command: str) -> None:
         super().__init__(command, title=TITLE)
+        self.sessions: set[asyncio.Task] = set()  #: the websocket handlers, one a tab
 
     async def on_startup(self, app: web.Application) -> None:
         """No banner: ``uno web`` prints where to point a browser itself."""
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """End every tab's session now: cancelled, a handler closes its websocket
+        and tells its ``uno play`` to quit (aiohttp would first wait for them)."""
+        for task in self.sessions:
+            task.cancel()
+        if self.sessions:
+            await asyncio.wait(self.sessions, timeout=5.0)
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         # The page's URLs (its websocket above all) are the ones this browser
@@ -79,7 +95,7 @@ class UnoWebServer(Server):
         response = await super().handle_index(request)
         if isinstance(response, web.Response) and response.text:
             page = response.text.replace("<head>", f"<head>\n    <title>{TITLE}</title>", 1)
-            page = page.replace("</head>", _FOCUS + "</head>", 1)
+            page = page.replace("</body>", _FOCUS + "  </body>", 1)
             # The template asks Google Fonts for Roboto Mono: a request to the
             # internet from every LAN browser, which without one can hold the
             # page's start. The terminal falls back to the system's monospace.
@@ -90,7 +106,13 @@ class UnoWebServer(Server):
         origin = request.headers.get("Origin")
         if origin and urlsplit(origin).netloc.lower() != request.host.lower():
             raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")
-        return await super().handle_websocket(request)
+        task = asyncio.current_task()
+        assert task is not None
+        self.sessions.add(task)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self.sessions.discard(task)
 
 
 class WebSite:

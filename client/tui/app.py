@@ -271,6 +271,27 @@ def setup_logging(verbose: bool = False) -> str:
     return path
 
 
+def _quit_with_parent(app: UnoApp) -> None:
+    """Served to a browser (textual-serve's driver, ``uno web``): quit once the
+    web server is gone. The driver only stops reading at the end of its stdin,
+    and the app would play on, unseen, for ever."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        log.info("the web server is gone: quitting")
+        try:
+            app.call_from_thread(app.action_quit_now)
+        except RuntimeError:  # the app is not running (any more)
+            pass
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``uno play``; returns the process exit code."""
     options = PlayOptions.from_args(args)
@@ -279,5 +300,7 @@ def run(args: argparse.Namespace) -> int:
     # machine, and a shared seats.json would let one browser take another's seat.
     store = MemorySeatStore() if getattr(args, "memory_seats", False) else None
     app = UnoApp(options, store)
+    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+        _quit_with_parent(app)
     app.run()
     return app.return_code or 0
