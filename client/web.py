@@ -18,12 +18,13 @@ otherwise share (and take each other's seats through) ``seats.json``.
 
 The web server binds to loopback unless told otherwise; the page's websocket
 is refused to pages of other origins, so a site the user visits cannot open
-a session in the background.
+a session in the background, and past :data:`MAX_SESSIONS` tabs at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import shlex
 import socket
@@ -36,7 +37,11 @@ from aiohttp import web
 from textual_serve.server import Server
 
 TITLE = "UNO"  #: the page's title (and the name on its loading screen)
+#: tabs served at once: each is a process of about 70 MB on this machine
+MAX_SESSIONS = 32
 ALL_INTERFACES = ("0.0.0.0", "", "::", "[::]")
+
+log = logging.getLogger("unoplay.web")
 
 
 def session_command(target: str, play_args: Sequence[str] = (), *,
@@ -106,6 +111,9 @@ class UnoWebServer(Server):
         origin = request.headers.get("Origin")
         if origin and urlsplit(origin).netloc.lower() != request.host.lower():
             raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")
+        if len(self.sessions) >= MAX_SESSIONS:
+            log.warning("refused a tab: %d tabs are open already", len(self.sessions))
+            raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
         task = asyncio.current_task()
         assert task is not None
         self.sessions.add(task)
@@ -127,7 +135,7 @@ class WebSite:
         """Listen on ``host:port`` (0: any free port); returns the port.
         Raises RuntimeError when it cannot listen there."""
         app = await self.server._make_app()
-        # Open tabs keep their websocket open: on stop, wait for them 2 s, not aiohttp's 60.
+        # Tabs' websockets are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.
         self.runner = web.AppRunner(app, shutdown_timeout=2.0, access_log=None)
         await self.runner.setup()
         site = web.TCPSite(self.runner, host or None, port)

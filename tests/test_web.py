@@ -453,3 +453,22 @@ def test_web_sessions_keep_seat_tokens_in_memory(tmp_path, monkeypatch):
     one.forget("127.0.0.1:5", "t1", "player")
     assert one.get("127.0.0.1:5", "t1", "player") is None
     assert not (tmp_path / "seats.json").exists()
+
+
+async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
+    """Every tab is a process of its own: past MAX_SESSIONS a new one is refused (503)."""
+    import aiohttp
+
+    from unoplay.client import web
+
+    monkeypatch.setattr(web, "MAX_SESSIONS", 0)
+    site = web.WebSite(session_command("127.0.0.1:1"))
+    port = await site.start("127.0.0.1", 0)
+    try:
+        async with aiohttp.ClientSession() as http:
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(f"ws://127.0.0.1:{port}/ws",
+                                      timeout=aiohttp.ClientWSTimeout(ws_close=WAIT))
+        assert refused.value.status == 503
+    finally:
+        await site.stop()
