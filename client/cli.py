@@ -102,14 +102,81 @@ def _serve(args: argparse.Namespace) -> int:
                  args.host, server.port, " with TLS" if tls else "",
                  f" --tls-ca {args.tls_cert}" if tls else "", server.port)
         advertiser = await advertise(server.port)
+        site = await _start_web(args, server.port) if args.web is not None else None
         await stop.wait()
         log.info("shutting down: ending streams, storing games")
+        if site is not None:
+            await site.stop()
         if advertiser is not None:
             await advertiser.close()
         await server.stop(2.0)
         if server.recorder is not None:
             log.info("stored %d games (%d failed)", server.recorder.saved,
                      server.recorder.failed)
+        log.info("stopped")
+
+    asyncio.run(main())
+    return 0
+
+
+async def _start_web(args: argparse.Namespace, port: int):
+    """``uno serve --web PORT``: this server's lobby for browsers, one ``uno play`` a tab."""
+    from .web import ALL_INTERFACES, WebSite, announce, session_command
+
+    host = "127.0.0.1" if args.host in ALL_INTERFACES else args.host
+    target = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+    # The name a tab starts with: the web server's user name says nothing of its players.
+    site = WebSite(session_command(target, ["--name", "player"], tls_ca=args.tls_cert))
+    try:
+        await site.start(args.web_host, args.web)
+    except RuntimeError as err:
+        raise SystemExit(f"uno serve --web: {err}") from None
+    announce(args.web_host, site.port, "this server's lobby, each tab a player of its own")
+    return site
+
+
+def _web(args: argparse.Namespace) -> int:
+    from .tui.app import PlayOptions
+    from .web import WebSite, announce, play_arguments, session_command
+
+    try:  # the options every tab's `uno play` gets, checked once here
+        PlayOptions.from_args(args)
+    except SystemExit as err:
+        raise SystemExit(str(err.code).replace("uno play:", "uno web:", 1)) from None
+    if args.new_table and not args.server:
+        raise SystemExit("uno web: --new-table goes with --server (without it every tab "
+                         "gets a new table anyway)")
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        game_server = None
+        play_args = play_arguments(args)
+        if args.server:
+            target, what = args.server, ("a table with bots in each tab" if args.new_table
+                                         else f"the lobby of {args.server} in each tab")
+        else:
+            from unoplay.server.service import start_server
+
+            game_server = await start_server("127.0.0.1", 0)
+            target, what = game_server.address, "each tab a table of its own with bots"
+            play_args = ["--new-table", *play_args]
+            log.info("game server for the tabs on %s", target)
+        site = WebSite(session_command(target, play_args))
+        try:
+            await site.start(args.host, args.port)
+        except RuntimeError as err:
+            if game_server is not None:
+                await game_server.stop(None)
+            raise SystemExit(f"uno web: {err}") from None
+        announce(args.host, site.port, what)
+        await stop.wait()
+        log.info("shutting down: ending every tab's session")
+        await site.stop()
+        if game_server is not None:
+            await game_server.stop(2.0)
         log.info("stopped")
 
     asyncio.run(main())
@@ -255,7 +322,35 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bot-delay", type=float, default=0.6,
                       help="seconds a bot waits before it plays, so you can follow (0..10)")
     play.add_argument("--seed", type=int, default=None, help="seed of the embedded game")
+    play.add_argument("--new-table", action="store_true",
+                      help="with --server: create a table with --bots bots there and sit "
+                           "straight down, as without --server (what uno web's tabs run)")
+    play.add_argument("--memory-seats", action="store_true",
+                      help="keep seat tokens in memory only, not in seats.json (uno web's "
+                           "tabs: one browser must not take another's seat)")
     play.set_defaults(func=_play)
+
+    web = sub.add_parser("web", help="serve the terminal client to browsers: each tab its "
+                                     "own uno play (textual-serve)")
+    web.add_argument("--server", help="HOST:PORT of a game server: each tab opens its lobby "
+                                      "(default: one embedded server, each tab a table with bots)")
+    web.add_argument("--host", default="127.0.0.1",
+                     help="interface to listen on (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    web.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
+    web.add_argument("--new-table", action="store_true",
+                     help="with --server: each tab creates a table with bots there")
+    web.add_argument("--name", default="player", help="the name each tab plays under")
+    web.add_argument("--bots", type=int, default=3, help="bots at each tab's table (1..9)")
+    web.add_argument("--rules", default="official", help="rules preset: official or house")
+    web.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                     help="set one rule option over the preset (repeatable)")
+    web.add_argument("--turn-seconds", type=int, default=0, help="turn time limit (0: none)")
+    web.add_argument("--target", type=int, default=None,
+                     help="target score (default: the preset's; 0: one round)")
+    web.add_argument("--bot-delay", type=float, default=0.6,
+                     help="seconds a bot waits before it plays (0..10)")
+    web.add_argument("--seed", type=int, default=None, help="seed of every tab's game")
+    web.set_defaults(func=_web)
 
     serve = sub.add_parser("serve", help="run a game server for the LAN")
     serve.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
@@ -267,6 +362,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
     serve.add_argument("--max-tables", type=int, default=1000,
                        help="tables waiting or playing at once")
+    serve.add_argument("--web", type=int, metavar="PORT", default=None,
+                       help="also serve this server's lobby to browsers on PORT (as uno web)")
+    serve.add_argument("--web-host", default="127.0.0.1",
+                       help="interface of --web (default 127.0.0.1; 0.0.0.0 for the LAN)")
     serve.set_defaults(func=_serve)
 
     replay = sub.add_parser("replay", help="show a stored game move by move, or export it")

@@ -2,7 +2,9 @@
 
 * ``uno play``: starts an embedded server on loopback (same process, same
   event loop), seats you with greedy bots and opens the table.
-* ``uno play --server HOST:PORT``: the lobby of a LAN server.
+* ``uno play --server HOST:PORT``: the lobby of a LAN server; with
+  ``--new-table``, a table of its own there with bots, straight away (what
+  each browser tab of ``uno web`` runs against its shared server).
 * ``uno play --lan``: the connect screen (servers found over mDNS, or an address).
 
 Logging goes to a file in the data directory, never to the terminal.
@@ -34,7 +36,7 @@ from unoplay.v1 import game_pb2 as pb  # noqa: E402
 from ..sdk import Connection  # noqa: E402
 from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # noqa: E402
 from .ruleinfo import rules_message  # noqa: E402
-from .seats import SeatStore, data_dir  # noqa: E402
+from .seats import MemorySeatStore, SeatStore, data_dir  # noqa: E402
 from .table import Seating, TableScreen  # noqa: E402
 from .watch import WatchScreen  # noqa: E402
 
@@ -55,6 +57,7 @@ class PlayOptions:
     turn_seconds: int = 0
     bot_delay: float = 0.6
     seed: int | None = None
+    new_table: bool = False  #: with ``server``: create a table with bots there and sit
 
     def rules_pb(self) -> pb.RuleSet:
         """The rules to ask the server for: the preset, the ``--rule`` options
@@ -79,8 +82,9 @@ class PlayOptions:
         bots = getattr(args, "bots", 3)
         if not 1 <= bots <= 9:
             raise SystemExit("uno play: --bots must be 1..9")
-        if not getattr(args, "server", "") and not getattr(args, "lan", False):
-            try:  # the embedded table: you and the bots
+        new_table = bool(getattr(args, "new_table", False))
+        if new_table or (not getattr(args, "server", "") and not getattr(args, "lan", False)):
+            try:  # the embedded table (or --new-table's): you and the bots
                 rules.check_players(bots + 1)
             except RuleError as err:
                 raise SystemExit(f"uno play: {err} (--bots {bots} makes {bots + 1})") from None
@@ -91,7 +95,7 @@ class PlayOptions:
                    name=name or "player", bots=bots, rules_name=rules_name, target=target,
                    rule_options=options,
                    turn_seconds=turn, bot_delay=getattr(args, "bot_delay", 0.6),
-                   seed=getattr(args, "seed", None))
+                   seed=getattr(args, "seed", None), new_table=new_table)
 
 
 def _default_name() -> str:
@@ -134,7 +138,7 @@ class UnoApp(App):
     # ------------------------------------------------------------- screens
 
     def on_mount(self) -> None:
-        if self.options.server:
+        if self.options.server and not self.options.new_table:
             self.show_lobby(self.options.server)
         elif self.options.lan:
             self.show_connect("")
@@ -186,15 +190,19 @@ class UnoApp(App):
 
     @work(exclusive=True, group="embedded")
     async def start_embedded(self) -> None:
-        """Start (once) a loopback server, create a table with bots, start it, sit."""
+        """Start (once) a loopback server, create a table with bots, start it, sit.
+        With ``--server`` (``--new-table``) the table is made on that server."""
         from unoplay.server.service import start_server
 
         options = self.options
         self._show(StartingScreen())
         try:
-            if self.server is None:
-                self.server = await start_server("127.0.0.1", 0)
-            target = self.server.address
+            if options.server:
+                target = options.server
+            else:
+                if self.server is None:
+                    self.server = await start_server("127.0.0.1", 0)
+                target = self.server.address
             conn = self.connection(target)
             bots = options.bots
             table = await conn.create_table(
@@ -208,7 +216,8 @@ class UnoApp(App):
         except (grpc.aio.AioRpcError, RuntimeError, OSError) as err:
             log.exception("embedded game failed")
             detail = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
-            self.call_later(self._fail, f"uno play: could not start a local game: {detail}")
+            where = f"a table on {options.server}" if options.server else "a local game"
+            self.call_later(self._fail, f"uno play: could not start {where}: {detail}")
             return
         self.embedded_table = table.table_id
         self.show_table(Seating(target, table.table_id, joined.seat_token, options.name,
@@ -263,10 +272,36 @@ def setup_logging(verbose: bool = False) -> str:
     return path
 
 
+def _quit_with_parent(app: UnoApp) -> None:
+    """Served to a browser (textual-serve's driver, ``uno web``): quit once the
+    web server is gone. The driver only stops reading at the end of its stdin,
+    and the app would play on, unseen, for ever."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        log.info("the web server is gone: quitting")
+        try:
+            app.call_from_thread(app.action_quit_now)
+        except RuntimeError:  # the app is not running (any more)
+            pass
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``uno play``; returns the process exit code."""
     options = PlayOptions.from_args(args)
     setup_logging(getattr(args, "verbose", False))
-    app = UnoApp(options)
+    # uno web's sessions: every browser tab is a process on the web server's
+    # machine, and a shared seats.json would let one browser take another's seat.
+    store = MemorySeatStore() if getattr(args, "memory_seats", False) else None
+    app = UnoApp(options, store)
+    if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
+        _quit_with_parent(app)
     app.run()
     return app.return_code or 0

@@ -84,3 +84,24 @@ class SeatStore:
         data = self._load()
         if data.pop(self.key(server, table_id, name), None) is not None:
             self._save(data)
+
+
+class MemorySeatStore(SeatStore):
+    """Seat tokens kept in this process only, never written anywhere.
+
+    For ``uno play --memory-seats``, which every browser tab of ``uno web``
+    runs: those processes share the web server's user and data directory, and
+    a shared ``seats.json`` would hand one browser's seat to another that sat
+    down with the same name. The price: a tab closed or reloaded cannot take
+    its seat back (the turn timer, then a stand-in bot, plays it on).
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._data: dict[str, dict] = {}
+
+    def _load(self) -> dict[str, dict]:
+        return dict(self._data)
+
+    def _save(self, data: dict[str, dict]) -> None:
+        self._data = dict(data)

@@ -1,0 +1,190 @@
+"""``uno web``: the terminal client in a browser.
+
+textual-serve serves one page (a terminal drawn by xterm.js) and, for every
+browser tab that opens it, starts one ``uno play`` process of its own and
+relays its screen and the tab's keys and mouse over a websocket. So every tab
+is a separate player with a separate connection to the game server:
+
+* ``uno web``: one game server on loopback, in this process, shared by every
+  tab; each tab runs ``uno play --server <it> --new-table``, which creates a
+  table with bots there and sits straight down (``make play`` in a tab).
+* ``uno web --server HOST:PORT``: each tab opens the lobby of that server
+  (with ``--new-table``: a table with bots there, as above).
+* ``uno serve --web PORT``: a LAN server and, beside it, its lobby for browsers.
+
+Every session runs with ``--memory-seats``: its seat tokens stay in its own
+process, since all of them run as the same user on this machine and would
+otherwise share (and take each other's seats through) ``seats.json``.
+
+The web server binds to loopback unless told otherwise; the page's websocket
+is refused to pages of other origins, so a site the user visits cannot open
+a session in the background, and past :data:`MAX_SESSIONS` tabs at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import shlex
+import socket
+import sys
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from textual_serve.server import Server
+
+TITLE = "UNO"  #: the page's title (and the name on its loading screen)
+#: tabs served at once: each is a process of about 70 MB on this machine
+MAX_SESSIONS = 32
+ALL_INTERFACES = ("0.0.0.0", "", "::", "[::]")
+
+log = logging.getLogger("unoplay.web")
+
+
+def session_command(target: str, play_args: Sequence[str] = (), *,
+                    tls_ca: str | None = None) -> str:
+    """The shell command one browser tab runs: ``uno play`` against ``target``."""
+    argv = [sys.executable, "-m", "unoplay.client.cli"]
+    if tls_ca:
+        argv += ["--tls-ca", tls_ca]
+    argv += ["play", "--server", target, "--memory-seats", *play_args]
+    # exec: the session is this server's own child, so it sees this server go
+    # (client/tui/app.py quits when its parent changes: its stdin's end does not).
+    return "exec " + shlex.join(argv)
+
+
+# textual-serve's page leaves the terminal unfocused: keys do nothing until a
+# click (which the game takes too, as a click on a card or the pile), and the
+# app, which starts blurred, hides its footer of keys. Focus the terminal once
+# the app has drawn its first screen, so that the "focus" textual.js sends on
+# it reaches a running app (sent earlier, it is lost or undone by the app's start).
+_FOCUS = """    <script>
+      new MutationObserver((changes, observer) => {
+        if (!document.body.classList.contains("-first-byte")) return;
+        observer.disconnect();
+        const input = document.querySelector(".xterm-helper-textarea");
+        if (input) { input.blur(); input.focus(); }
+      }).observe(document.body, {attributes: true, attributeFilter: ["class"]});
+    </script>
+"""
+
+
+class UnoWebServer(Server):
+    """textual-serve's server, with the game's title, URLs taken from the
+    request, no font fetched from the internet, and same-origin websockets only."""
+
+    def __init__(self, command: str) -> None:
+        super().__init__(command, title=TITLE)
+        self.sessions: set[asyncio.Task] = set()  #: the websocket handlers, one a tab
+
+    async def on_startup(self, app: web.Application) -> None:
+        """No banner: ``uno web`` prints where to point a browser itself."""
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        """End every tab's session now: cancelled, a handler closes its websocket
+        and tells its ``uno play`` to quit (aiohttp would first wait for them)."""
+        for task in self.sessions:
+            task.cancel()
+        if self.sessions:
+            await asyncio.wait(self.sessions, timeout=5.0)
+
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        # The page's URLs (its websocket above all) are the ones this browser
+        # came by, so a browser on another machine reaches back to this one
+        # whatever --host is (textual-serve would write ws://0.0.0.0:PORT).
+        # Nothing in between awaits, so a concurrent request cannot change it.
+        self.public_url = f"{request.scheme}://{request.host}"
+        response = await super().handle_index(request)
+        if isinstance(response, web.Response) and response.text:
+            page = response.text.replace("<head>", f"<head>\n    <title>{TITLE}</title>", 1)
+            page = page.replace("</body>", _FOCUS + "  </body>", 1)
+            # The template asks Google Fonts for Roboto Mono: a request to the
+            # internet from every LAN browser, which without one can hold the
+            # page's start. The terminal falls back to the system's monospace.
+            response.text = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>\s*", "", page)
+        return response
+
+    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+        origin = request.headers.get("Origin")
+        if origin and urlsplit(origin).netloc.lower() != request.host.lower():
+            raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")
+        if len(self.sessions) >= MAX_SESSIONS:
+            log.warning("refused a tab: %d tabs are open already", len(self.sessions))
+            raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
+        task = asyncio.current_task()
+        assert task is not None
+        self.sessions.add(task)
+        try:
+            return await super().handle_websocket(request)
+        finally:
+            self.sessions.discard(task)
+
+
+class WebSite:
+    """The web server, started inside the running event loop."""
+
+    def __init__(self, command: str) -> None:
+        self.server = UnoWebServer(command)
+        self.runner: web.AppRunner | None = None
+        self.port = 0
+
+    async def start(self, host: str, port: int) -> int:
+        """Listen on ``host:port`` (0: any free port); returns the port.
+        Raises RuntimeError when it cannot listen there."""
+        app = await self.server._make_app()
+        # Tabs' websockets are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.
+        self.runner = web.AppRunner(app, shutdown_timeout=2.0, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, host or None, port)
+        try:
+            await site.start()
+        except OSError as err:
+            await self.stop()
+            raise RuntimeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+        self.port = self.runner.addresses[0][1]
+        return self.port
+
+    async def stop(self) -> None:
+        """Stop listening and end every tab's session (each ``uno play`` is told to quit)."""
+        runner, self.runner = self.runner, None
+        if runner is not None:
+            await runner.cleanup()
+
+
+def urls(host: str, port: int) -> list[str]:
+    """Where a browser finds the page: this machine, then (when listening on
+    every interface) the LAN name of this machine."""
+    if host in ALL_INTERFACES:
+        return [f"http://127.0.0.1:{port}/", f"http://{socket.gethostname()}:{port}/"]
+    shown = f"[{host}]" if ":" in host and not host.startswith("[") else host
+    return [f"http://{shown}:{port}/"]
+
+
+def announce(host: str, port: int, what: str) -> None:
+    """Print (stdout, flushed) where to open the page."""
+    first, *others = urls(host, port)
+    line = f"uno web: open {first} in a browser ({what})"
+    if others:
+        line += "; from another machine: " + " or ".join(others)
+    print(line, flush=True)
+
+
+def play_arguments(args: Any) -> list[str]:
+    """The ``uno play`` options of ``uno web`` (or ``uno serve --web``), for each tab."""
+    out: list[str] = []
+    if getattr(args, "new_table", False):
+        out.append("--new-table")
+    if getattr(args, "name", ""):
+        out += ["--name", args.name]
+    for flag, name in (("--bots", "bots"), ("--rules", "rules"),
+                       ("--turn-seconds", "turn_seconds"), ("--target", "target"),
+                       ("--bot-delay", "bot_delay"), ("--seed", "seed")):
+        value = getattr(args, name, None)
+        if value is not None:
+            out += [flag, str(value)]
+    for rule in getattr(args, "rule", None) or ():
+        out += ["--rule", rule]
+    return out
