@@ -43,7 +43,7 @@ from unoplay.client.sdk import Connection
 from unoplay.client.tui.render import COLOUR, colour_word, rank_short
 from unoplay.client.tui.seats import MemorySeatStore
 from unoplay.client.web import session_command
-from unoplay.server.cards import DECK_SIZE, card_name
+from unoplay.game.cards import DECK_SIZE, card_name
 
 WAIT = 30.0  # seconds: upper bound of any single wait
 ROOT = Path(__file__).resolve().parent.parent
