@@ -23,7 +23,7 @@ import grpc
 from unoplay.server import wire
 from unoplay.game.actions import Action
 from unoplay.game.deals import DealCheck, DealReveal, check_deals
-from unoplay.game.engine import Phase, PlayerView
+from unoplay.game.view import Phase, PlayerView
 from unoplay.game.events import Event, EventKind
 from unoplay.server.limits import CLIENT_OPTIONS
 from unoplay.game.rules import RuleSet

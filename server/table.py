@@ -36,7 +36,8 @@ from unoplay.game.bots import make_bot
 from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
 from unoplay.game.cards import COLOUR, RANK, Rank
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_seed_text, commitment, new_salt, new_seed
-from unoplay.game.engine import GameState, Phase, PlayerView
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase, PlayerView
 from unoplay.game.errors import IllegalAction, Reason
 from unoplay.game.events import EVERYONE, Event, EventKind
 from .limits import Limits

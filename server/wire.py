@@ -16,7 +16,7 @@ from unoplay.v1 import game_pb2 as pb
 
 from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
 from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
-from unoplay.game.engine import Phase, PlayerView
+from unoplay.game.view import Phase, PlayerView
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.rules import OPTION_NAMES, RuleError, RuleSet, preset
 
@@ -33,7 +33,7 @@ CARDS_PB: tuple[pb.Card, ...] = tuple(_card_pb(c) for c in range(DECK_SIZE))
 
 
 def colour_pb(colour: int) -> int:
-    """Engine colour (0..3, -1 or 4 for none) to ``pb.Colour``."""
+    """Game colour (0..3, or -1 for none) to ``pb.Colour`` (0: unspecified)."""
     return colour + 1 if 0 <= colour <= 3 else 0
 
 
@@ -214,7 +214,7 @@ def view_from_pb(msg: pb.PlayerView) -> PlayerView:
         hand=tuple(c.id for c in msg.hand),
         hand_sizes=tuple(msg.hand_sizes),
         top_card=msg.top_card.id,
-        colour=colour_from_pb(msg.colour) if msg.colour else WILD,
+        colour=colour_from_pb(msg.colour),
         direction=-1 if msg.direction == pb.DIRECTION_COUNTER_CLOCKWISE else 1,
         current=msg.current,
         phase=Phase(msg.phase),

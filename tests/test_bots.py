@@ -7,9 +7,10 @@ from helpers import c, cs
 
 from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
 from unoplay.game import actions as A
-from unoplay.game.actions import ActionKind
+from unoplay.game.actions import NONE, ActionKind
 from unoplay.game.cards import Colour
-from unoplay.game.engine import GameState, Phase
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase
 from unoplay.game.rules import RuleSet, Wd4Restriction
 
 OUT_OF_TURN = (ActionKind.CATCH, ActionKind.CALL_UNO)
@@ -88,7 +89,7 @@ def test_greedy_names_the_colour_it_holds_most():
     game = pos(["W G1 G2 B3", "R2 G3", "Y4 Y5"], "R7")
     assert greedy(game, 0) == A.play(c("W"), Colour.GREEN)
     # A Wild starter waits for the first player to name the colour.
-    game = pos(["Y1 Y2 B3 R4", "R2 G3", "Y4 Y5"], "W", colour=4, phase=Phase.CHOOSE_COLOUR)
+    game = pos(["Y1 Y2 B3 R4", "R2 G3", "Y4 Y5"], "W", colour=NONE, phase=Phase.CHOOSE_COLOUR)
     assert greedy(game, 0) == A.choose_colour(Colour.YELLOW)
 
 

@@ -6,7 +6,8 @@ from test_turns import pos, refused
 
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
-from unoplay.game.engine import GameState, Phase
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase
 from unoplay.game.errors import Reason
 from unoplay.game.events import EVERYONE, EventKind as E, visible
 from unoplay.game.rules import RuleSet

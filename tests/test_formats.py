@@ -7,7 +7,8 @@ from helpers import assert_conserved, c, of_kind
 from test_turns import pos, refused
 
 from unoplay.game import actions as A
-from unoplay.game.engine import GameState, Phase
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase
 from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleError, RuleSet

@@ -7,7 +7,7 @@ from test_turns import pos, refused
 from unoplay.game import actions as A
 from unoplay.server import wire
 from unoplay.game.cards import Colour
-from unoplay.game.engine import Phase
+from unoplay.game.view import Phase
 from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet

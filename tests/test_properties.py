@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
 from unoplay.game.cards import COLOUR, RANK, WILD
-from unoplay.game.engine import GameState, Phase
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import GameFormat, RuleSet, Scoring, preset

@@ -6,7 +6,8 @@ from helpers import assert_conserved, c, number_hands, of_kind, stacked_deck
 from unoplay.game.cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, RANK,
                                   STANDARD_POINTS, WILD, Colour, Rank, card_code, card_name)
 from unoplay.game.actions import DRAW
-from unoplay.game.engine import GameState, Phase
+from unoplay.game.engine import GameState
+from unoplay.game.view import Phase
 from unoplay.game.events import EVERYONE, EventKind as E
 from unoplay.game.rules import RuleSet
 

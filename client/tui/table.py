@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.engine import Phase
+from unoplay.game.view import Phase
 from unoplay.game.events import EventKind
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet
 from unoplay.v1 import lobby_service_pb2 as ls

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
-from unoplay.game.engine import Phase
+from unoplay.game.view import Phase
 
 from ..sdk import SpectatorSession
 from .prompts import HelpScreen, rules_help

@@ -13,7 +13,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import RichLog
 
-from unoplay.game.engine import Phase, PlayerView
+from unoplay.game.view import Phase, PlayerView
 
 from .render import CARD_H, CARD_W, card_lines, colour_text, rules_line, seat_name
 

@@ -19,7 +19,7 @@ from typing import Sequence
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
-from .engine import Phase, PlayerView
+from .view import Phase, PlayerView
 
 _PLAY = ActionKind.PLAY
 _CATCH = ActionKind.CATCH

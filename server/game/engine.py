@@ -12,126 +12,70 @@ seat clockwise. Section numbers in docstrings refer to RULES.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from itertools import combinations
-from enum import IntEnum
 from typing import Any, Iterable, Sequence
 
 from . import actions as A
+from . import house, scoring
 from .actions import NONE, Action, ActionKind
-from .cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK,
-                    STANDARD_POINTS, WILD, Rank, card_name)
+from .cards import (
+    CLASSIC_POINTS,
+    COLOUR,
+    DECK_SIZE,
+    IS_NUMBER,
+    IS_WILD,
+    RANK,
+    STANDARD_POINTS,
+    WILD,
+    card_name,
+)
 from .deals import DealRandom, new_seed
 from .errors import IllegalAction, Reason
-from .events import EVERYONE, Event, EventKind as E, new_event
-from .rules import (MAX_PLAYERS, MIN_PLAYERS, OFFICIAL, Direction, FirstPlayer, PointValues,
-                    GameFormat, MultiPlay, ReverseStarter, RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
-
-HAND_SIZE = 7
-
-_SKIP = int(Rank.SKIP)
-_REVERSE = int(Rank.REVERSE)
-_DRAW_TWO = int(Rank.DRAW_TWO)
-_WILD = int(Rank.WILD)
-_WD4 = int(Rank.WILD_DRAW_FOUR)
-
-_PLAY = ActionKind.PLAY
-_DRAW = ActionKind.DRAW
-_DRAW_ACTION = A.DRAW
-
-
-class Phase(IntEnum):
-    """What the round is waiting for."""
-
-    CHOOSE_COLOUR = 1  #: the current player names the colour of a Wild starter
-    PLAY = 2  #: the current player plays a card or draws
-    DRAWN = 3  #: the current player drew a playable card: play it or keep it
-    PENALTY = 4  #: the current player faces a Wild Draw Four: challenge or accept
-    ROUND_OVER = 5  #: a player went out; ``next_round()`` deals the next one
-    GAME_OVER = 6  #: a score reached the target
-
-
-_CHOOSE_COLOUR = Phase.CHOOSE_COLOUR
-_PLAYING = Phase.PLAY
-_DRAWN = Phase.DRAWN
-_PENALTY = Phase.PENALTY
-_ROUND_OVER = Phase.ROUND_OVER
-
-_EV_PLAYED = E.PLAYED
-_EV_TURN = E.TURN
-_EV_SKIPPED = E.SKIPPED
-_EV_DREW = E.DREW
-_EV_DREW_CARDS = E.DREW_CARDS
-_EV_UNO_CALLED = E.UNO_CALLED
-_EV_HANDS_SWAPPED = E.HANDS_SWAPPED
-_EV_HANDS_ROTATED = E.HANDS_ROTATED
-_EV_HAND_RECEIVED = E.HAND_RECEIVED
-_EV_HAND_DEALT = E.HAND_DEALT
-_EV_HAND_SCORED = E.HAND_SCORED
-_EV_LAST_NOT_NUMBER = E.LAST_CARD_NOT_NUMBER
-_EV_WRONG_PLAY = E.WRONG_PLAY
-# Refusals that count as "an illegal play" for wrong_play_penalty (section 8).
-_WRONG_PLAYS = frozenset({Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD,
-                          Reason.PENALTY_PENDING, Reason.NUMBER_FIRST})
-
-
-# Events of the hot path, made once: events are immutable tuples, so one shared
-# instance per value is safe. _TURN[seat], _SKIPPED[seat], _UNO_CALLED[seat],
-# _KEPT[seat], _DIRECTION_CHANGED[direction], _PLAYED[seat][card][colour] (not
-# for jump-ins), _DREW[seat][count] (count < 9), _DREW_ONE[seat][card] (private).
-_SEATS = range(MAX_PLAYERS)
-_TURN = tuple(new_event((_EV_TURN, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
-_SKIPPED = tuple(new_event((_EV_SKIPPED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
-_UNO_CALLED = tuple(new_event((_EV_UNO_CALLED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
-_DIRECTION_CHANGED = {d: new_event((E.DIRECTION_CHANGED, NONE, EVERYONE, (), 0, NONE, NONE, d))
-                      for d in (1, -1)}
-_KEPT = tuple(new_event((E.KEPT, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in _SEATS)
-_PLAYED = tuple(tuple(tuple(new_event((_EV_PLAYED, p, EVERYONE, (c,), 0, colour, NONE, 0))
-                            for colour in range(4)) for c in range(DECK_SIZE)) for p in _SEATS)
-_DREW = tuple(tuple(new_event((_EV_DREW, p, EVERYONE, (), k, NONE, NONE, 0)) for k in range(9))
-              for p in _SEATS)
-_STARTER_FLIPPED = tuple(new_event((E.STARTER_FLIPPED, NONE, EVERYONE, (c,), 0, NONE, NONE, 0))
-                         for c in range(DECK_SIZE))
-_DREW_ONE = tuple(tuple(new_event((_EV_DREW_CARDS, p, p, (c,), 0, NONE, NONE, 0))
-                        for c in range(DECK_SIZE)) for p in _SEATS)
-
-# _FITS[colour][top rank][card]: does ``card`` match the colour in force or the
-# top card's number/symbol, or is it a wild (section 3)? colour 4: none named yet.
-_FITS = tuple(
-    tuple(tuple(COLOUR[c] == colour or RANK[c] == rank or COLOUR[c] == WILD
-                for c in range(DECK_SIZE)) for rank in range(15))
-    for colour in range(5)
+from .events import EVERYONE, Event, new_event
+from .events import EventKind as E
+from .hotpath import (
+    CHOOSE_COLOUR,
+    DIRECTION_CHANGED,
+    DRAW_ACTION,
+    DRAW_TWO,
+    DRAWN,
+    DREW,
+    DREW_ONE,
+    EV_DREW,
+    EV_DREW_CARDS,
+    EV_HAND_DEALT,
+    EV_PLAYED,
+    FITS,
+    HAND_SIZE,
+    KEPT,
+    KIND_DRAW,
+    KIND_PLAY,
+    PENALTY,
+    PLAYED,
+    PLAYING,
+    REVERSE,
+    ROUND_OVER,
+    SKIP,
+    SKIPPED,
+    STARTER_FLIPPED,
+    TURN,
+    UNO_CALLED,
+    WD4,
+    WILD_RANK,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerView:
-    """What one seat may know (``seat == -1``: a spectator, who sees no hand).
-
-    Card fields are ids 0..107 (-1 when absent); ``colour`` is 0..3, or 4 while
-    a Wild starter has no colour yet; ``direction`` is 1 clockwise, -1 counter.
-    """
-
-    seat: int
-    hand: tuple[int, ...]
-    hand_sizes: tuple[int, ...]
-    top_card: int
-    colour: int
-    direction: int
-    current: int
-    phase: Phase
-    pending_penalty: int  #: cards the current player draws if they accept
-    drawn_card: int  #: the card this seat just drew and may play, else -1
-    uno_called: tuple[bool, ...]  #: per seat: holds one card and called UNO
-    catchable: int  #: seat that may be caught for not calling UNO, else -1
-    draw_pile_size: int
-    discard_pile_size: int
-    scores: tuple[int, ...]
-    dealer: int
-    round_number: int
-    round_winner: int  #: -1 while the round is on
-    game_winners: tuple[int, ...]  #: empty until the game is over
-    out_seats: tuple[int, ...] = ()  #: seats out of play, in the order they went out (section 9)
+from .rules import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    OFFICIAL,
+    Direction,
+    FirstPlayer,
+    MultiPlay,
+    PointValues,
+    ReverseStarter,
+    RuleSet,
+    Wd4Restriction,
+    WildStarter,
+)
+from .view import Phase, PlayerView
 
 
 class GameState:
@@ -170,11 +114,11 @@ class GameState:
         self._unshuffled = 0  # cards at the bottom of the draw pile not yet shuffled
         self._discard: list[int] = []
         self._colour = WILD
-        self._fits = _FITS[WILD][0]  # _FITS row of the colour in force and the top card's rank
+        self._fits = FITS[WILD][0]  # FITS row of the colour in force and the top card's rank
         self._start_direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
         self._direction = self._start_direction
         self._current = 0
-        self._phase = _PLAYING
+        self._phase = PLAYING
         self._pending = 0
         self._drawn = NONE
         self._uno = [False] * players
@@ -270,7 +214,7 @@ class GameState:
         last. If ``draw_pile`` is None, every card not placed elsewhere goes to
         the draw pile in id order (so the highest unplaced id is drawn first);
         otherwise the cards given must be all 108. ``colour`` defaults to the top
-        card's colour. For ``phase=PENALTY`` give ``pending``, ``wd4_by`` (the
+        card's colour (``NONE``: a Wild starter's colour not named yet). For ``phase=PENALTY`` give ``pending``, ``wd4_by`` (the
         seat that played the Wild Draw Four) and ``wd4_guilty`` (whether that
         play was illegal). ``out_seats`` are out of play (section 9), in the
         order they went out; their hands must be empty. Raises ValueError for
@@ -290,8 +234,8 @@ class GameState:
             raise ValueError("a position must hold each of the 108 cards exactly once")
         if direction not in (1, -1):
             raise ValueError("direction must be 1 or -1")
-        game._colour = COLOUR[top] if colour is None else colour
-        game._fits = _FITS[game._colour][RANK[top]]
+        game._colour = COLOUR[top] if colour is None else WILD if colour == NONE else colour
+        game._fits = FITS[game._colour][RANK[top]]
         game._current = current
         game._direction = direction
         game._phase = phase
@@ -307,16 +251,16 @@ class GameState:
         for p in out_seats:
             if game._hands[p]:
                 raise ValueError("a seat out of play holds no cards")
-            game._take_out(p)
-        if phase is _PENALTY:
+            scoring.take_out(game, p)
+        if phase is PENALTY:
             if wd4_by == NONE or pending <= 0:
                 raise ValueError("a PENALTY position needs wd4_by and pending")
             game._wd4_by = wd4_by
             game._wd4_hand = tuple(game._hands[wd4_by])
             game._wd4_guilty = wd4_guilty
-        if phase is _DRAWN and drawn_card not in game._hands[current]:
+        if phase is DRAWN and drawn_card not in game._hands[current]:
             raise ValueError("drawn_card must be in the current player's hand")
-        if phase is _CHOOSE_COLOUR:
+        if phase is CHOOSE_COLOUR:
             game._after_choice = current
         return game
 
@@ -409,12 +353,12 @@ class GameState:
         events.append(new_event((E.ROUND_STARTED, self._dealer, EVERYONE, (), HAND_SIZE, NONE,
                                  NONE, self._round)))
         for p in ring:
-            events.append(new_event((_EV_HAND_DEALT, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
+            events.append(new_event((EV_HAND_DEALT, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
         redraw = self.rules.starter_wild_redraw
         while True:
             starter = self._pop_cards(1)[0]
-            events.append(_STARTER_FLIPPED[starter])
-            if RANK[starter] == _WD4 or (redraw and IS_WILD[starter]):
+            events.append(STARTER_FLIPPED[starter])
+            if RANK[starter] == WD4 or (redraw and IS_WILD[starter]):
                 self._draw.append(starter)
                 self._unshuffled = len(self._draw)
                 events.append(Event(E.STARTER_RETURNED, cards=(starter,)))
@@ -423,7 +367,7 @@ class GameState:
             break
         self._discard = [starter]
         self._colour = COLOUR[starter]
-        self._fits = _FITS[COLOUR[starter]][RANK[starter]]
+        self._fits = FITS[COLOUR[starter]][RANK[starter]]
         self._starter_effect(starter, events)
 
     def _starter_effect(self, starter: int, events: list[Event]) -> None:
@@ -432,12 +376,12 @@ class GameState:
         dealer = self._dealer
         first = dealer if rules.first_player is FirstPlayer.DEALER else self._step(dealer, 1)
         rank = RANK[starter]
-        self._phase = _PLAYING
+        self._phase = PLAYING
         current = first
-        if rank == _SKIP:
-            events.append(_SKIPPED[first])
+        if rank == SKIP:
+            events.append(SKIPPED[first])
             current = self._step(first, 1)
-        elif rank == _REVERSE:
+        elif rank == REVERSE:
             self._reverse(events)
             how = rules.reverse_starter
             if how is ReverseStarter.DEALER_FIRST:
@@ -445,15 +389,15 @@ class GameState:
             elif how is ReverseStarter.RIGHT_OF_DEALER_FIRST:
                 current = self._step(dealer, 1)
             # FIRST_PLAYER_THEN_REVERSE: the first player plays; play then runs reversed.
-        elif rank == _DRAW_TWO:
+        elif rank == DRAW_TWO:
             if self._defer_draws:  # section 8: a Draw Two starter can be answered
-                self._open_penalty(first, 2, _DRAW_TWO, events)
+                self._open_penalty(first, 2, DRAW_TWO, events)
                 return
             self._draw_cards(first, 2, events)
-            events.append(_SKIPPED[first])
+            events.append(SKIPPED[first])
             current = self._step(first, 1)
-        elif rank == _WILD:
-            self._phase = _CHOOSE_COLOUR
+        elif rank == WILD_RANK:
+            self._phase = CHOOSE_COLOUR
             how = rules.wild_starter
             if how is WildStarter.DEALER_NAMES:
                 current, self._after_choice = dealer, first
@@ -462,7 +406,7 @@ class GameState:
             else:
                 self._after_choice = first
         self._current = current
-        events.append(_TURN[current])
+        events.append(TURN[current])
 
     def next_round(self) -> list[Event]:
         """Deal the next round; the previous round's winner deals (section 2).
@@ -472,7 +416,7 @@ class GameState:
         """
         if self._phase is Phase.GAME_OVER:
             raise IllegalAction(Reason.GAME_OVER, "the game is over")
-        if self._phase is not _ROUND_OVER:
+        if self._phase is not ROUND_OVER:
             raise IllegalAction(Reason.ROUND_IN_PROGRESS, "the round is still being played")
         self._dealer = self._round_winner
         events: list[Event] = []
@@ -494,7 +438,7 @@ class GameState:
     @property
     def is_round_over(self) -> bool:
         """True once a player has gone out (also when the game is over)."""
-        return self._phase >= _ROUND_OVER
+        return self._phase >= ROUND_OVER
 
     @property
     def is_game_over(self) -> bool:
@@ -513,8 +457,8 @@ class GameState:
 
     @property
     def colour(self) -> int:
-        """The colour in force, 0..3 (4 while a Wild starter waits for a colour)."""
-        return self._colour
+        """The colour in force, 0..3, or -1 (``NONE``) while a Wild starter waits for one."""
+        return self._colour if self._colour != WILD else NONE
 
     @property
     def direction(self) -> int:
@@ -583,7 +527,7 @@ class GameState:
             hand=tuple(self._hands[seat]) if own else (),
             hand_sizes=tuple(len(h) for h in self._hands),
             top_card=self._discard[-1],
-            colour=self._colour,
+            colour=self._colour if self._colour != WILD else NONE,
             direction=self._direction,
             current=self._current,
             phase=self._phase,
@@ -609,7 +553,7 @@ class GameState:
         """
         phase = self._phase
         caught = self._catchable
-        if phase is _PLAYING and seat == self._current and self._plain:  # the common case
+        if phase is PLAYING and seat == self._current and self._plain:  # the common case
             hand = self._hands[seat]
             fits = self._fits
             table = self._plays_uno if len(hand) == 2 else self._plays
@@ -617,16 +561,16 @@ class GameState:
             for c in hand:
                 if fits[c]:
                     acts += table[c]
-            acts.append(_DRAW_ACTION)
-        elif phase >= _ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
+            acts.append(DRAW_ACTION)
+        elif phase >= ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
             return []
         elif not self._plain:
             acts = []
-            if seat == self._current and phase is not _CHOOSE_COLOUR:
-                acts += self._play_variants(seat)
-                if phase is _PLAYING:
+            if seat == self._current and phase is not CHOOSE_COLOUR:
+                acts += house.play_variants(self, seat)
+                if phase is PLAYING:
                     acts.append(A.DRAW)
-                elif phase is _DRAWN:
+                elif phase is DRAWN:
                     acts.append(A.KEEP)
                 else:
                     if self._wd4_by != NONE:
@@ -634,14 +578,14 @@ class GameState:
                     acts.append(A.ACCEPT)
             elif seat == self._current:
                 acts += [A.choose_colour(c) for c in range(4)]
-            elif self.rules.jump_in and phase is not _CHOOSE_COLOUR:
-                acts += self._play_variants(seat)
+            elif self.rules.jump_in and phase is not CHOOSE_COLOUR:
+                acts += house.play_variants(self, seat)
         elif seat != self._current:  # official rules out of turn: catches and calls only
             acts = []
-        elif phase is _DRAWN:
+        elif phase is DRAWN:
             table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
             acts = [*table[self._drawn], A.KEEP]
-        elif phase is _PENALTY:
+        elif phase is PENALTY:
             acts = [A.CHALLENGE, A.ACCEPT]
         else:
             acts = [A.choose_colour(c) for c in range(4)]
@@ -654,65 +598,6 @@ class GameState:
             acts.append(A.CALL_UNO)  # a false call, which costs cards while there are any
         return acts
 
-    def _play_variants(self, seat: int) -> list[Action]:
-        """Every play ``seat`` may make now, found by asking the validator (the
-        general path, used when house rules are on)."""
-        hand = self._hands[seat]
-        table = self._plays_uno if len(hand) == 2 else self._plays
-        targets = [NONE] + [p for p in self._ring if p != seat]
-        plays = []
-        for card in hand:
-            for action in table[card]:
-                for target in (targets if RANK[card] in (5, 7) and len(hand) > 1 else (NONE,)):
-                    if target != NONE:
-                        action = A.play(card, None if action.colour == NONE else action.colour,
-                                        action.uno, target)
-                    try:
-                        self._validate_play(seat, action)
-                    except IllegalAction:
-                        continue
-                    plays.append(action)
-        if self.rules.multi_play is not MultiPlay.OFF and plays and len(hand) > 1 \
-                and seat == self._current and self._phase is not _DRAWN:
-            plays += self._multi_plays(seat, targets, {a.card for a in plays})
-        return plays
-
-    def _multi_plays(self, seat: int, targets: list[int], firsts: set[int]) -> list[Action]:
-        """Section 8 (``multi_play``): every play of several cards. A set of cards
-        is listed once, led by its lowest-id card that may be played alone; then
-        one action per colour it may leave in force, per UNO call, per swap target."""
-        hand = self._hands[seat]
-        identical = self.rules.multi_play is MultiPlay.IDENTICAL
-        unnamed = self.rules.unnamed_wild_keeps_colour
-        plays = []
-        for card in sorted(firsts):
-            rank = RANK[card]
-            mates = [c for c in hand if c != card and RANK[c] == rank
-                     and (not identical or COLOUR[c] == COLOUR[card])]
-            for size in range(1, len(mates) + 1):
-                for extra in combinations(sorted(mates), size):
-                    if any(c < card and c in firsts for c in extra):
-                        continue  # listed under that lower card
-                    left = len(hand) - 1 - size
-                    if IS_WILD[card]:
-                        colours = [0, 1, 2, 3] + ([NONE] if unnamed else [])
-                    else:
-                        colours = sorted({COLOUR[c] for c in extra} | {COLOUR[card]})
-                        if len(colours) == 1:
-                            colours = [NONE]
-                    swaps = rank in (5, 7) and left > 0
-                    for colour in colours:
-                        for uno in ((False, True) if left == 1 else (False,)):
-                            for target in (targets if swaps else (NONE,)):
-                                action = A.play(card, None if colour == NONE else colour, uno,
-                                                target, extra)
-                                try:
-                                    self._validate_play(seat, action)
-                                except IllegalAction:
-                                    continue
-                                plays.append(action)
-        return plays
-
     # ------------------------------------------------------------------ actions
 
     def apply(self, seat: int, action: Action) -> list[Event]:
@@ -722,22 +607,22 @@ class GameState:
         exactly as it was when the rules refuse the action.
         """
         kind = action[0]
-        if seat == self._current and self._phase < _ROUND_OVER:  # the common cases first
-            if kind is _PLAY and self._plain:
+        if seat == self._current and self._phase < ROUND_OVER:  # the common cases first
+            if kind is KIND_PLAY and self._plain:
                 return self._play(seat, action)
-            if kind is _DRAW:
+            if kind is KIND_DRAW:
                 return self._draw_turn(seat)
-        if self._phase >= _ROUND_OVER:
+        if self._phase >= ROUND_OVER:
             raise IllegalAction(Reason.ROUND_OVER, "the round is over")
         if not 0 <= seat < self.players:
             raise IllegalAction(Reason.NO_SUCH_PLAYER, f"there is no seat {seat}")
         if self._pos[seat] < 0:
             raise IllegalAction(Reason.PLAYER_OUT, "you are out of play")
-        if kind is _PLAY:
+        if kind is KIND_PLAY:
             if self.rules.wrong_play_penalty:
-                return self._play_or_penalise(seat, action)
+                return house.play_or_penalise(self, seat, action)
             return self._play(seat, action)
-        if kind is _DRAW:
+        if kind is KIND_DRAW:
             return self._draw_turn(seat)
         try:
             kind = ActionKind(kind)
@@ -760,10 +645,10 @@ class GameState:
         if seat != self._current:
             raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {self._current}'s turn")
         if self._phase is not phase:
-            if self._phase is _PENALTY:
+            if self._phase is PENALTY:
                 raise IllegalAction(Reason.PENALTY_PENDING,
                                     "answer the pending penalty first (accept it, or challenge or stack)")
-            if self._phase is _CHOOSE_COLOUR:
+            if self._phase is CHOOSE_COLOUR:
                 raise IllegalAction(Reason.COLOUR_CHOICE_PENDING,
                                     "name the colour of the Wild starter first")
             raise IllegalAction(reason, message)
@@ -779,8 +664,8 @@ class GameState:
         # here; anything else goes to the full validator, which refuses it.
         if self._plain and seat == self._current and target == NONE and not extra \
                 and 0 <= card < DECK_SIZE and card in hand \
-                and (self._fits[card] if phase is _PLAYING
-                     else phase is _DRAWN and card == self._drawn) \
+                and (self._fits[card] if phase is PLAYING
+                     else phase is DRAWN and card == self._drawn) \
                 and (0 <= colour <= 3 if IS_WILD[card] else colour == NONE) \
                 and (not uno or len(hand) == 2):
             jump = False
@@ -791,7 +676,7 @@ class GameState:
         rank = RANK[card]
 
         # Committed: from here on the action happens.
-        if rank == _WD4:
+        if rank == WD4:
             self._wd4_guilty = self._guilty(hand, top)
         if extra:  # section 8: several cards; the one of the colour in force goes on top
             laid = (card, *extra)
@@ -807,44 +692,44 @@ class GameState:
             self._discard.append(card)
             k = 1
         self._colour = colour
-        self._fits = _FITS[colour][rank]  # every card laid has this rank
+        self._fits = FITS[colour][rank]  # every card laid has this rank
         self._drawn = NONE
         self._catchable = NONE
         self._first_play = False
         left = len(hand)
-        events = [new_event((_EV_PLAYED, seat, EVERYONE, laid if extra else (card,), 0, colour,
-                             NONE, int(jump))) if jump or extra else _PLAYED[seat][card][colour]]
+        events = [new_event((EV_PLAYED, seat, EVERYONE, laid if extra else (card,), 0, colour,
+                             NONE, int(jump))) if jump or extra else PLAYED[seat][card][colour]]
         if left == 1:
             self._uno[seat] = uno
             if uno:
-                events.append(_UNO_CALLED[seat])
+                events.append(UNO_CALLED[seat])
             else:
                 self._catchable = seat
         out = left == 0  # goes out, unless a house rule makes them draw instead
         if out and self._house and self.rules.number_first_and_last and not IS_NUMBER[card]:
-            out = not self._last_card_not_number(seat, events)
-        if phase is _PENALTY:
-            return self._pass_penalty(seat, rank, k, jump, out, events)
+            out = not house.last_card_not_number(self, seat, events)
+        if phase is PENALTY:
+            return house.pass_penalty(self, seat, rank, k, jump, out, events)
         ring = self._ring  # the seats in play, clockwise (all of them, but for section 9)
         m = len(ring)
         at = self._pos[seat]
         d = self._direction
-        if rank <= 9 or rank == _WILD:
+        if rank <= 9 or rank == WILD_RANK:
             if (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)) and not out:
-                self._swap(seat, rank, target, events)
+                house.swap(self, seat, rank, target, events)
             nxt = ring[(at + d) % m]
-        elif rank == _SKIP:  # k Skips skip the next k players, round the table if need be
+        elif rank == SKIP:  # k Skips skip the next k players, round the table if need be
             skips = 2 if jump else k
             for i in range(1, skips + 1):
-                events.append(_SKIPPED[ring[(at + i * d) % m]])
+                events.append(SKIPPED[ring[(at + i * d) % m]])
             nxt = ring[(at + (skips + 1) * d) % m]
-        elif rank == _REVERSE:
+        elif rank == REVERSE:
             if m == 2:  # each acts as a Skip (section 3), jumped in or not
                 if not jump:
                     for _ in range(k):
                         self._reverse(events)
                 for i in range(1, k + 1):
-                    events.append(_SKIPPED[ring[(at + i) % 2]])
+                    events.append(SKIPPED[ring[(at + i) % 2]])
                 nxt = ring[(at + k + 1) % 2]
             elif jump:  # section 8: jumping on a Reverse keeps the direction
                 nxt = ring[(at + d) % m]
@@ -852,54 +737,27 @@ class GameState:
                 for _ in range(k):
                     self._reverse(events)
                 nxt = ring[(at + self._direction) % m]
-        elif rank == _DRAW_TWO:
+        elif rank == DRAW_TWO:
             victim = ring[(at + d) % m]
             if self._defer_draws and not out:
-                return self._open_penalty(victim, 2 * k, _DRAW_TWO, events)
+                return self._open_penalty(victim, 2 * k, DRAW_TWO, events)
             self._draw_cards(victim, 2 * k, events)
-            events.append(_SKIPPED[victim])
+            events.append(SKIPPED[victim])
             nxt = ring[(at + 2 * d) % m]
         else:  # Wild Draw Four
             victim = ring[(at + d) % m]
             if not out:
                 self._wd4_by = seat
                 self._wd4_hand = tuple(hand)
-                return self._open_penalty(victim, 4 * k, _WD4, events)
+                return self._open_penalty(victim, 4 * k, WD4, events)
             self._draw_cards(victim, 4 * k, events)  # section 7: still drawn, no challenge
             nxt = ring[(at + 2 * d) % m]
         if out:
-            return self._went_out(seat, nxt, events)
-        self._phase = _PLAYING
+            return scoring.went_out(self, seat, nxt, events)
+        self._phase = PLAYING
         self._current = nxt
-        events.append(_TURN[nxt])
+        events.append(TURN[nxt])
         return events
-
-    def _went_out(self, seat: int, nxt: int, events: list[Event]) -> list[Event]:
-        """``seat`` has played its last card: the round ends (section 7), or under
-        ``format=elimination`` play goes on without them, from ``nxt`` (section 9)."""
-        if self.rules.format is GameFormat.ELIMINATION:
-            ring = self._ring
-            after = self._step(seat, 1)
-            self._take_out(seat)
-            events.append(Event(E.PLAYER_OUT, seat, value=len(self._out)))
-            if len(ring) > 1:
-                self._catchable = NONE
-                self._phase = _PLAYING
-                self._current = after if nxt == seat else nxt
-                events.append(_TURN[self._current])
-                return events
-        self._end_round(seat, events)
-        return events
-
-    def _take_out(self, seat: int) -> None:
-        """Section 9: ``seat`` leaves play (turn order closes up around it)."""
-        ring = self._ring
-        ring.remove(seat)
-        self._out.append(seat)
-        pos = self._pos
-        pos[seat] = NONE
-        for i, p in enumerate(ring):
-            pos[p] = i
 
     def _validate_play(self, seat: int, action: Action) -> tuple[bool, int]:
         """Refuse an illegal play (IllegalAction) without changing anything.
@@ -911,13 +769,13 @@ class GameState:
             raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {card}")
         phase = self._phase
         jump = False
-        if seat != self._current or phase is not _PLAYING:
-            jump = self._check_out_of_phase_play(seat, card)
+        if seat != self._current or phase is not PLAYING:
+            jump = house.check_out_of_phase_play(self, seat, card)
         hand = self._hands[seat]
         if card not in hand:
             raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(card)}")
         if extra:
-            self._check_extra(hand, card, extra, jump)
+            house.check_extra(self, hand, card, extra, jump)
         top = self._discard[-1]
         if COLOUR[card] == WILD:
             if colour == NONE:
@@ -930,198 +788,30 @@ class GameState:
             if colour != NONE and not extra:
                 raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
                                     "only a wild card takes a named colour")
-            if phase is _PLAYING and not jump and COLOUR[card] != self._colour \
+            if phase is PLAYING and not jump and COLOUR[card] != self._colour \
                     and RANK[card] != RANK[top]:
                 raise IllegalAction(Reason.DOES_NOT_MATCH,
                                     f"the {card_name(card)} does not match the {card_name(top)}")
-            colour = self._multi_colour(card, extra, colour) if extra else COLOUR[card]
+            colour = house.multi_colour(card, extra, colour) if extra else COLOUR[card]
         left = len(hand) - 1 - len(extra)
         if uno and left != 1:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card")
         if self._house:
-            self._check_house_play(seat, card, RANK[card], target, left + 1)
+            house.check_house_play(self, seat, card, RANK[card], target, left + 1)
         elif target != NONE:
             raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
         return jump, colour
 
-    def _check_extra(self, hand: list[int], card: int, extra: tuple[int, ...], jump: bool) -> None:
-        """Section 8 (``multi_play``): refuse ``extra`` cards that may not be laid
-        with ``card``. Only a play in turn may lay several cards: a jump-in, the
-        card just drawn and a deflecting Reverse are played alone."""
-        mode = self.rules.multi_play
-        if mode is MultiPlay.OFF:
-            raise IllegalAction(Reason.MULTI_PLAY_OFF, "one card per play at this table")
-        if jump or self._phase is _DRAWN or (self._phase is _PENALTY and RANK[card] == _REVERSE):
-            raise IllegalAction(Reason.ONE_CARD_ONLY,
-                                "a jump-in, a drawn card or a deflecting Reverse is played alone")
-        seen = {card}
-        for c in extra:
-            if not 0 <= c < DECK_SIZE:
-                raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {c}")
-            if c in seen:
-                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                    f"the {card_name(c)} is listed twice")
-            seen.add(c)
-            if c not in hand:
-                raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(c)}")
-            if RANK[c] != RANK[card]:
-                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                    "cards played together must have the same number or symbol")
-            if mode is MultiPlay.IDENTICAL and COLOUR[c] != COLOUR[card]:
-                raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                    "only identical cards may be played together at this table")
-
-    @staticmethod
-    def _multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
-        """Section 8: the colour in force after laying coloured ``card`` + ``extra``:
-        the one colour they share (name none), else the named one of theirs."""
-        colours = {COLOUR[c] for c in extra}
-        colours.add(COLOUR[card])
-        if len(colours) == 1:
-            if colour != NONE:
-                raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
-                                    "the cards share one colour: name none")
-            return COLOUR[card]
-        if colour == NONE:
-            raise IllegalAction(Reason.COLOUR_MISSING,
-                                "name the colour in force: one of the colours played")
-        if colour not in colours:
-            raise IllegalAction(Reason.COLOUR_NOT_PLAYED, "name one of the colours played")
-        return colour
-
-    def _play_or_penalise(self, seat: int, action: Action) -> list[Event]:
-        """Section 8 (``wrong_play_penalty``): a refused play of a card by the
-        player to move is still refused, but costs them cards; the penalty's
-        events travel on the exception (``IllegalAction.events``)."""
-        try:
-            return self._play(seat, action)
-        except IllegalAction as err:
-            if seat != self._current or err.reason not in _WRONG_PLAYS:
-                raise
-            count = self.rules.wrong_play_penalty
-            err.events = [new_event((_EV_WRONG_PLAY, seat, EVERYONE, (), count, NONE, NONE, 0))]
-            self._draw_cards(seat, count, err.events)
-            raise
-
-    def _check_out_of_phase_play(self, seat: int, card: int) -> bool:
-        """Refuse a play outside the plain PLAY phase unless the rules allow it.
-
-        Returns True for a jump-in (section 8). Allowed otherwise: the drawn card
-        (DRAWN), an answer to a pending penalty (PENALTY).
-        """
-        phase = self._phase
-        top = self._discard[-1]
-        identical = COLOUR[card] == COLOUR[top] and RANK[card] == RANK[top]
-        if seat == self._current:
-            if phase is _DRAWN:
-                if card != self._drawn:
-                    raise IllegalAction(Reason.ONLY_DRAWN_CARD,
-                                        f"only the drawn {card_name(self._drawn)} may be played")
-                return False
-            if phase is _PENALTY:
-                if self._answers_penalty(card):
-                    return False
-                if self.rules.jump_in and identical:
-                    return True
-            self._require_turn(seat, _PLAYING, Reason.NOT_YOUR_TURN, "")
-        if self.rules.jump_in and identical and phase in (_PLAYING, _DRAWN, _PENALTY):
-            return True
-        raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {self._current}'s turn")
-
-    def _answers_penalty(self, card: int) -> bool:
-        """Section 8: may ``card`` answer the pending penalty (stack or deflect)?"""
-        rules = self.rules
-        rank = RANK[card]
-        if rank == _REVERSE:
-            return rules.reverse_deflects_draw and COLOUR[card] == self._colour
-        stacking = rules.stacking
-        if rank == _WD4:
-            return stacking is Stacking.PLUS_FOUR_OVER_TWO or stacking is Stacking.ANY
-        if rank == _DRAW_TWO and stacking is not Stacking.OFF:
-            if RANK[self._discard[-1]] == _DRAW_TWO:
-                return True  # matches by symbol
-            return (self._stack_rank == _DRAW_TWO or stacking is Stacking.ANY) \
-                and COLOUR[card] == self._colour
-        return False
-
-    def _check_house_play(self, seat: int, card: int, rank: int, target: int, held: int) -> None:
-        """Refusals that only house rules add: first/last card numbers, swap targets."""
-        rules = self.rules
-        if rules.number_first_and_last and self._first_play and not IS_NUMBER[card]:
-            raise IllegalAction(Reason.NUMBER_FIRST, "the first card of a round must be a number")
-        swaps = (rank == 7 and rules.seven_zero) or (rank == 5 and rules.swap_on_five)
-        if swaps and held > 1:
-            if target == NONE:
-                raise IllegalAction(Reason.TARGET_MISSING,
-                                    f"name the player to swap hands with for the {card_name(card)}")
-            if not 0 <= target < self.players or target == seat or self._pos[target] < 0:
-                raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
-        elif target != NONE:
-            raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
-
     def _open_penalty(self, victim: int, cards: int, rank: int, events: list[Event]) -> list[Event]:
         """Start a pending penalty of ``cards`` for ``victim`` (challenge/stack/accept)."""
-        if rank != _WD4:
+        if rank != WD4:
             self._wd4_by = NONE
         self._pending += cards
         self._stack_rank = rank
-        self._phase = _PENALTY
+        self._phase = PENALTY
         self._current = victim
-        events.append(_TURN[victim])
+        events.append(TURN[victim])
         return events
-
-    def _pass_penalty(self, seat: int, rank: int, k: int, jump: bool, out: bool,
-                      events: list[Event]) -> list[Event]:
-        """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
-        if rank == _REVERSE and not jump:
-            self._reverse(events)  # deflect: back to the player who played the draw card
-        victim = self._step(seat, 1)
-        added = k * (2 if rank == _DRAW_TWO else 4 if rank == _WD4 else 0)
-        if rank == _WD4:
-            self._wd4_by = seat
-            self._wd4_hand = tuple(self._hands[seat])
-        else:
-            self._wd4_by = NONE
-        if out:  # went out: the next player draws it all (section 7) and loses the turn
-            self._draw_cards(victim, self._pending + added, events)
-            self._clear_penalty()
-            return self._went_out(seat, self._step(seat, 2), events)
-        return self._open_penalty(victim, added, rank if added else self._stack_rank, events)
-
-    def _swap(self, seat: int, rank: int, target: int, events: list[Event]) -> None:
-        """Section 8: a 7 (or 5) swaps hands with ``target``; a 0 passes every hand
-        one seat in the direction of play. Holders of one card after it are safe."""
-        hands = self._hands
-        if rank == 0:
-            d = self._direction
-            ring = self._ring
-            m = len(ring)
-            self._hands = rotated = hands[:]
-            for i, p in enumerate(ring):
-                rotated[p] = hands[ring[(i - d) % m]]
-            hands = rotated
-            events.append(new_event((_EV_HANDS_ROTATED, seat, EVERYONE, (), 0, NONE, NONE, d)))
-            moved = ring
-        else:
-            hands[seat], hands[target] = hands[target], hands[seat]
-            events.append(new_event((_EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))
-            moved = (seat, target)
-        for p in moved:
-            self._uno[p] = len(hands[p]) == 1
-            events.append(new_event((_EV_HAND_RECEIVED, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
-        self._catchable = NONE
-
-    def _last_card_not_number(self, seat: int, events: list[Event]) -> bool:
-        """Section 8 (``number_first_and_last``): going out on an action or wild
-        card draws one card instead, and the player must call UNO again. The
-        card's effects still apply. Returns False if there was nothing to draw
-        (then the player goes out after all)."""
-        events.append(new_event((_EV_LAST_NOT_NUMBER, seat, EVERYONE, (), 1, NONE, NONE, 0)))
-        if not self._draw_cards(seat, 1, events):
-            return False
-        self._uno[seat] = False
-        self._catchable = seat
-        return True
 
     def _guilty(self, hand: list[int], top: int) -> bool:
         """Section 3/4: would a Wild Draw Four from ``hand`` on ``top`` be illegal?"""
@@ -1134,16 +824,16 @@ class GameState:
 
     def _draw_turn(self, seat: int) -> list[Event]:
         """Section 3: draw one card instead of playing; play it at once if it fits."""
-        if seat != self._current or self._phase is not _PLAYING:
-            self._require_turn(seat, _PLAYING, Reason.ALREADY_DREW,
+        if seat != self._current or self._phase is not PLAYING:
+            self._require_turn(seat, PLAYING, Reason.ALREADY_DREW,
                                "you drew already: play the drawn card or keep it")
         self._catchable = NONE
         events: list[Event] = []
         first_number = self._first_play and self._house and self.rules.number_first_and_last
-        if first_number and not self._play_variants(seat):
+        if first_number and not house.play_variants(self, seat):
             # Section 8: no number card to lead with: draw 2 and lose the turn.
             self._draw_cards(seat, 2, events)
-            events.append(_SKIPPED[seat])
+            events.append(SKIPPED[seat])
             self._pass_turn(seat, events)
             return events
         got = self._draw_cards(seat, 1, events)
@@ -1151,7 +841,7 @@ class GameState:
             card = got[0]
             if self._fits[card] and not (
                     first_number and not IS_NUMBER[card]):
-                self._phase = _DRAWN
+                self._phase = DRAWN
                 self._drawn = card
                 return events
         self._pass_turn(seat, events)
@@ -1159,17 +849,17 @@ class GameState:
 
     def _keep(self, seat: int) -> list[Event]:
         """Section 3: keep the drawn card; the turn passes."""
-        if seat != self._current or self._phase is not _DRAWN:
-            self._require_turn(seat, _DRAWN, Reason.NOTHING_TO_KEEP,
+        if seat != self._current or self._phase is not DRAWN:
+            self._require_turn(seat, DRAWN, Reason.NOTHING_TO_KEEP,
                                "keep is only for a card you just drew")
-        events = [_KEPT[seat]]
+        events = [KEPT[seat]]
         self._drawn = NONE
         self._pass_turn(seat, events)
         return events
 
     def _challenge(self, seat: int) -> list[Event]:
         """Section 4: challenge the Wild Draw Four; the hand is shown to the challenger."""
-        self._require_turn(seat, _PENALTY, Reason.NOTHING_TO_CHALLENGE,
+        self._require_turn(seat, PENALTY, Reason.NOTHING_TO_CHALLENGE,
                            "there is no Wild Draw Four to challenge")
         if self._wd4_by == NONE:  # a Draw Two or a deflected penalty (section 8)
             raise IllegalAction(Reason.NOTHING_TO_CHALLENGE,
@@ -1186,27 +876,27 @@ class GameState:
         if guilty:
             self._draw_cards(by, pending, events)
             if self.rules.challenge_success_skips_challenger:
-                events.append(_SKIPPED[seat])
+                events.append(SKIPPED[seat])
                 self._pass_turn(seat, events)
             else:
-                self._phase = _PLAYING
-                events.append(_TURN[seat])
+                self._phase = PLAYING
+                events.append(TURN[seat])
         else:
             self._draw_cards(seat, pending + 2, events)
-            events.append(_SKIPPED[seat])
+            events.append(SKIPPED[seat])
             self._pass_turn(seat, events)
         return events
 
     def _accept(self, seat: int) -> list[Event]:
         """Section 3: accept the Wild Draw Four: draw the penalty and lose the turn."""
-        self._require_turn(seat, _PENALTY, Reason.NOTHING_TO_ACCEPT,
+        self._require_turn(seat, PENALTY, Reason.NOTHING_TO_ACCEPT,
                            "there is no penalty to accept")
         self._catchable = NONE
         pending = self._pending
         events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
         self._clear_penalty()
         self._draw_cards(seat, pending, events)
-        events.append(_SKIPPED[seat])
+        events.append(SKIPPED[seat])
         self._pass_turn(seat, events)
         return events
 
@@ -1254,15 +944,15 @@ class GameState:
 
     def _choose_colour(self, seat: int, colour: int) -> list[Event]:
         """Section 2: name the colour of a Wild starter card."""
-        self._require_turn(seat, _CHOOSE_COLOUR, Reason.NO_COLOUR_TO_CHOOSE,
+        self._require_turn(seat, CHOOSE_COLOUR, Reason.NO_COLOUR_TO_CHOOSE,
                            "there is no colour to name now")
         if not 0 <= colour <= 3:
             raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
         self._colour = colour
-        self._fits = _FITS[colour][RANK[self._discard[-1]]]
-        self._phase = _PLAYING
+        self._fits = FITS[colour][RANK[self._discard[-1]]]
+        self._phase = PLAYING
         self._current = self._after_choice
-        return [Event(E.COLOUR_CHOSEN, seat, colour=colour), _TURN[self._current]]
+        return [Event(E.COLOUR_CHOSEN, seat, colour=colour), TURN[self._current]]
 
     # ------------------------------------------------------------------ helpers
 
@@ -1273,14 +963,14 @@ class GameState:
 
     def _reverse(self, events: list[Event]) -> None:
         self._direction = -self._direction
-        events.append(_DIRECTION_CHANGED[self._direction])
+        events.append(DIRECTION_CHANGED[self._direction])
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
         ring = self._ring  # self._step(seat, 1), inlined: every draw and keep passes here
         nxt = ring[(self._pos[seat] + self._direction) % len(ring)]
-        self._phase = _PLAYING
+        self._phase = PLAYING
         self._current = nxt
-        events.append(_TURN[nxt])
+        events.append(TURN[nxt])
 
     def _can_draw(self) -> bool:
         """Is there a card to draw: in the draw pile, or under the top discard (section 6)?"""
@@ -1311,92 +1001,16 @@ class GameState:
                     events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
                     got += self._pop_cards(k - len(got))
         n = len(got)
-        events.append(_DREW[seat][n] if n < 9 else
-                      new_event((_EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0)))
+        events.append(DREW[seat][n] if n < 9 else
+                      new_event((EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0)))
         if got:
             self._hands[seat] += got
             self._uno[seat] = False
             if self._catchable == seat:
                 self._catchable = NONE
-            events.append(_DREW_ONE[seat][got[0]] if n == 1 else
-                          new_event((_EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
+            events.append(DREW_ONE[seat][got[0]] if n == 1 else
+                          new_event((EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
         return got
-
-    def _end_round(self, winner: int, events: list[Event]) -> None:
-        """Section 7: score the round and check the target score; section 9: the
-        formats' variations (elimination, teams, tournament)."""
-        rules = self.rules
-        fmt = rules.format
-        self._round_winner = winner
-        self._catchable = NONE
-        self._phase = _ROUND_OVER
-        if fmt is GameFormat.ELIMINATION:  # the one player left loses; no points change
-            loser = self._ring[0]
-            self._take_out(loser)
-            events.append(Event(E.PLAYER_OUT, loser, value=len(self._out)))
-            events.append(Event(E.HAND_SCORED, loser, value=self.hand_points(loser)))
-            self._round_winner = winner = self._out[0]
-            events.append(Event(E.ROUND_OVER, winner, value=0))
-            self._game_over((winner,), events)
-            return
-        ring = self._ring
-        pts = self._points
-        points = [0] * self.players
-        for p in ring:
-            points[p] = value = sum(map(pts.__getitem__, self._hands[p]))
-            events.append(new_event((_EV_HAND_SCORED, p, EVERYONE, (), 0, NONE, NONE, value)))
-        scores = self._scores
-        won = 0
-        if fmt is GameFormat.TEAMS:  # partners p and p + n/2 score as one
-            half = self.players // 2
-            for team in range(half):
-                mates = (team, team + half)
-                if rules.scoring is Scoring.WINNER_TAKES:
-                    if winner % half == team:
-                        won = sum(points) - points[team] - points[team + half]
-                        gain = won
-                    else:
-                        gain = 0
-                else:
-                    gain = points[team] + points[team + half]
-                for p in mates:
-                    scores[p] += gain
-        elif rules.scoring is Scoring.WINNER_TAKES:
-            won = sum(points)
-            scores[winner] += won
-        else:
-            for p in ring:
-                scores[p] += points[p]
-        events.append(Event(E.ROUND_OVER, winner, value=won))
-        if fmt is GameFormat.TOURNAMENT:
-            self._tournament_outs(events)
-        elif max(scores) >= rules.target_score:
-            best = (max if rules.scoring is Scoring.WINNER_TAKES else min)(scores)
-            self._game_over(tuple(p for p in range(self.players) if scores[p] == best), events)
-
-    def _tournament_outs(self, events: list[Event]) -> None:
-        """Section 9 (challenge tournament): players whose score reached the target
-        are out, the highest score first (each takes the last place left); the
-        last player left wins. If all who were left reach it together, the lowest
-        score among them wins."""
-        scores = self._scores
-        target = self.rules.target_score
-        reached = sorted((p for p in self._ring if scores[p] >= target), key=lambda p: -scores[p])
-        if len(reached) == len(self._ring):
-            best = min(scores[p] for p in reached)
-            reached = [p for p in reached if scores[p] != best]
-        for p in reached:
-            events.append(Event(E.PLAYER_OUT, p, value=len(self._ring)))
-            self._take_out(p)
-        ring = self._ring
-        if len(ring) == 1 or all(scores[p] >= target for p in ring):
-            self._game_over(tuple(ring), events)
-
-    def _game_over(self, winners: tuple[int, ...], events: list[Event]) -> None:
-        self._game_winners = winners
-        self._phase = Phase.GAME_OVER
-        for p in winners:
-            events.append(Event(E.GAME_OVER, p))
 
     def __repr__(self) -> str:
         return (f"<GameState players={self.players} round={self._round} "

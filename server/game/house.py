@@ -1,0 +1,274 @@
+"""Section 8 of RULES.md, the house rules: which plays they allow (several
+cards at once, stacking and deflecting a penalty, jumping in, swapping
+hands), the refusals they add, and their effects.
+
+Functions on a :class:`~.engine.GameState`, called by the engine only when a
+rule set turns the option on; the official turn never comes here.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from . import actions as A
+from . import scoring
+from .actions import NONE, Action
+from .cards import COLOUR, DECK_SIZE, IS_NUMBER, IS_WILD, RANK, card_name
+from .errors import IllegalAction, Reason
+from .events import EVERYONE, Event, new_event
+from .hotpath import (
+    DRAW_TWO,
+    DRAWN,
+    EV_HAND_RECEIVED,
+    EV_HANDS_ROTATED,
+    EV_HANDS_SWAPPED,
+    EV_LAST_NOT_NUMBER,
+    EV_WRONG_PLAY,
+    PENALTY,
+    PLAYING,
+    REVERSE,
+    WD4,
+    WRONG_PLAYS,
+)
+from .rules import MultiPlay, Stacking
+
+if TYPE_CHECKING:
+    from .engine import GameState
+
+
+def play_variants(game: GameState, seat: int) -> list[Action]:
+    """Every play ``seat`` may make now, found by asking the validator (the
+    general path, used when house rules are on)."""
+    hand = game._hands[seat]
+    table = game._plays_uno if len(hand) == 2 else game._plays
+    targets = [NONE] + [p for p in game._ring if p != seat]
+    plays = []
+    for card in hand:
+        for action in table[card]:
+            for target in (targets if RANK[card] in (5, 7) and len(hand) > 1 else (NONE,)):
+                if target != NONE:
+                    action = A.play(card, None if action.colour == NONE else action.colour,
+                                    action.uno, target)
+                try:
+                    game._validate_play(seat, action)
+                except IllegalAction:
+                    continue
+                plays.append(action)
+    if game.rules.multi_play is not MultiPlay.OFF and plays and len(hand) > 1 \
+            and seat == game._current and game._phase is not DRAWN:
+        plays += multi_plays(game, seat, targets, {a.card for a in plays})
+    return plays
+
+
+def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]) -> list[Action]:
+    """Section 8 (``multi_play``): every play of several cards. A set of cards
+    is listed once, led by its lowest-id card that may be played alone; then
+    one action per colour it may leave in force, per UNO call, per swap target."""
+    hand = game._hands[seat]
+    identical = game.rules.multi_play is MultiPlay.IDENTICAL
+    unnamed = game.rules.unnamed_wild_keeps_colour
+    plays = []
+    for card in sorted(firsts):
+        rank = RANK[card]
+        mates = [c for c in hand if c != card and RANK[c] == rank
+                 and (not identical or COLOUR[c] == COLOUR[card])]
+        for size in range(1, len(mates) + 1):
+            for extra in combinations(sorted(mates), size):
+                if any(c < card and c in firsts for c in extra):
+                    continue  # listed under that lower card
+                left = len(hand) - 1 - size
+                if IS_WILD[card]:
+                    colours = [0, 1, 2, 3] + ([NONE] if unnamed else [])
+                else:
+                    colours = sorted({COLOUR[c] for c in extra} | {COLOUR[card]})
+                    if len(colours) == 1:
+                        colours = [NONE]
+                swaps = rank in (5, 7) and left > 0
+                for colour in colours:
+                    for uno in ((False, True) if left == 1 else (False,)):
+                        for target in (targets if swaps else (NONE,)):
+                            action = A.play(card, None if colour == NONE else colour, uno,
+                                            target, extra)
+                            try:
+                                game._validate_play(seat, action)
+                            except IllegalAction:
+                                continue
+                            plays.append(action)
+    return plays
+
+
+def check_extra(game: GameState, hand: list[int], card: int, extra: tuple[int, ...], jump: bool) -> None:
+    """Section 8 (``multi_play``): refuse ``extra`` cards that may not be laid
+    with ``card``. Only a play in turn may lay several cards: a jump-in, the
+    card just drawn and a deflecting Reverse are played alone."""
+    mode = game.rules.multi_play
+    if mode is MultiPlay.OFF:
+        raise IllegalAction(Reason.MULTI_PLAY_OFF, "one card per play at this table")
+    if jump or game._phase is DRAWN or (game._phase is PENALTY and RANK[card] == REVERSE):
+        raise IllegalAction(Reason.ONE_CARD_ONLY,
+                            "a jump-in, a drawn card or a deflecting Reverse is played alone")
+    seen = {card}
+    for c in extra:
+        if not 0 <= c < DECK_SIZE:
+            raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {c}")
+        if c in seen:
+            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                f"the {card_name(c)} is listed twice")
+        seen.add(c)
+        if c not in hand:
+            raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(c)}")
+        if RANK[c] != RANK[card]:
+            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                "cards played together must have the same number or symbol")
+        if mode is MultiPlay.IDENTICAL and COLOUR[c] != COLOUR[card]:
+            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
+                                "only identical cards may be played together at this table")
+
+
+def multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
+    """Section 8: the colour in force after laying coloured ``card`` + ``extra``:
+    the one colour they share (name none), else the named one of theirs."""
+    colours = {COLOUR[c] for c in extra}
+    colours.add(COLOUR[card])
+    if len(colours) == 1:
+        if colour != NONE:
+            raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
+                                "the cards share one colour: name none")
+        return COLOUR[card]
+    if colour == NONE:
+        raise IllegalAction(Reason.COLOUR_MISSING,
+                            "name the colour in force: one of the colours played")
+    if colour not in colours:
+        raise IllegalAction(Reason.COLOUR_NOT_PLAYED, "name one of the colours played")
+    return colour
+
+
+def play_or_penalise(game: GameState, seat: int, action: Action) -> list[Event]:
+    """Section 8 (``wrong_play_penalty``): a refused play of a card by the
+    player to move is still refused, but costs them cards; the penalty's
+    events travel on the exception (``IllegalAction.events``)."""
+    try:
+        return game._play(seat, action)
+    except IllegalAction as err:
+        if seat != game._current or err.reason not in WRONG_PLAYS:
+            raise
+        count = game.rules.wrong_play_penalty
+        err.events = [new_event((EV_WRONG_PLAY, seat, EVERYONE, (), count, NONE, NONE, 0))]
+        game._draw_cards(seat, count, err.events)
+        raise
+
+
+def check_out_of_phase_play(game: GameState, seat: int, card: int) -> bool:
+    """Refuse a play outside the plain PLAY phase unless the rules allow it.
+
+    Returns True for a jump-in (section 8). Allowed otherwise: the drawn card
+    (DRAWN), an answer to a pending penalty (PENALTY).
+    """
+    phase = game._phase
+    top = game._discard[-1]
+    identical = COLOUR[card] == COLOUR[top] and RANK[card] == RANK[top]
+    if seat == game._current:
+        if phase is DRAWN:
+            if card != game._drawn:
+                raise IllegalAction(Reason.ONLY_DRAWN_CARD,
+                                    f"only the drawn {card_name(game._drawn)} may be played")
+            return False
+        if phase is PENALTY:
+            if answers_penalty(game, card):
+                return False
+            if game.rules.jump_in and identical:
+                return True
+        game._require_turn(seat, PLAYING, Reason.NOT_YOUR_TURN, "")
+    if game.rules.jump_in and identical and phase in (PLAYING, DRAWN, PENALTY):
+        return True
+    raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {game._current}'s turn")
+
+
+def answers_penalty(game: GameState, card: int) -> bool:
+    """Section 8: may ``card`` answer the pending penalty (stack or deflect)?"""
+    rules = game.rules
+    rank = RANK[card]
+    if rank == REVERSE:
+        return rules.reverse_deflects_draw and COLOUR[card] == game._colour
+    stacking = rules.stacking
+    if rank == WD4:
+        return stacking is Stacking.PLUS_FOUR_OVER_TWO or stacking is Stacking.ANY
+    if rank == DRAW_TWO and stacking is not Stacking.OFF:
+        if RANK[game._discard[-1]] == DRAW_TWO:
+            return True  # matches by symbol
+        return (game._stack_rank == DRAW_TWO or stacking is Stacking.ANY) \
+            and COLOUR[card] == game._colour
+    return False
+
+
+def check_house_play(game: GameState, seat: int, card: int, rank: int, target: int, held: int) -> None:
+    """Refusals that only house rules add: first/last card numbers, swap targets."""
+    rules = game.rules
+    if rules.number_first_and_last and game._first_play and not IS_NUMBER[card]:
+        raise IllegalAction(Reason.NUMBER_FIRST, "the first card of a round must be a number")
+    swaps = (rank == 7 and rules.seven_zero) or (rank == 5 and rules.swap_on_five)
+    if swaps and held > 1:
+        if target == NONE:
+            raise IllegalAction(Reason.TARGET_MISSING,
+                                f"name the player to swap hands with for the {card_name(card)}")
+        if not 0 <= target < game.players or target == seat or game._pos[target] < 0:
+            raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
+    elif target != NONE:
+        raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
+
+
+def pass_penalty(game: GameState, seat: int, rank: int, k: int, jump: bool, out: bool,
+                  events: list[Event]) -> list[Event]:
+    """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
+    if rank == REVERSE and not jump:
+        game._reverse(events)  # deflect: back to the player who played the draw card
+    victim = game._step(seat, 1)
+    added = k * (2 if rank == DRAW_TWO else 4 if rank == WD4 else 0)
+    if rank == WD4:
+        game._wd4_by = seat
+        game._wd4_hand = tuple(game._hands[seat])
+    else:
+        game._wd4_by = NONE
+    if out:  # went out: the next player draws it all (section 7) and loses the turn
+        game._draw_cards(victim, game._pending + added, events)
+        game._clear_penalty()
+        return scoring.went_out(game, seat, game._step(seat, 2), events)
+    return game._open_penalty(victim, added, rank if added else game._stack_rank, events)
+
+
+def swap(game: GameState, seat: int, rank: int, target: int, events: list[Event]) -> None:
+    """Section 8: a 7 (or 5) swaps hands with ``target``; a 0 passes every hand
+    one seat in the direction of play. Holders of one card after it are safe."""
+    hands = game._hands
+    if rank == 0:
+        d = game._direction
+        ring = game._ring
+        m = len(ring)
+        game._hands = rotated = hands[:]
+        for i, p in enumerate(ring):
+            rotated[p] = hands[ring[(i - d) % m]]
+        hands = rotated
+        events.append(new_event((EV_HANDS_ROTATED, seat, EVERYONE, (), 0, NONE, NONE, d)))
+        moved = ring
+    else:
+        hands[seat], hands[target] = hands[target], hands[seat]
+        events.append(new_event((EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))
+        moved = (seat, target)
+    for p in moved:
+        game._uno[p] = len(hands[p]) == 1
+        events.append(new_event((EV_HAND_RECEIVED, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
+    game._catchable = NONE
+
+
+def last_card_not_number(game: GameState, seat: int, events: list[Event]) -> bool:
+    """Section 8 (``number_first_and_last``): going out on an action or wild
+    card draws one card instead, and the player must call UNO again. The
+    card's effects still apply. Returns False if there was nothing to draw
+    (then the player goes out after all)."""
+    events.append(new_event((EV_LAST_NOT_NUMBER, seat, EVERYONE, (), 1, NONE, NONE, 0)))
+    if not game._draw_cards(seat, 1, events):
+        return False
+    game._uno[seat] = False
+    game._catchable = seat
+    return True
