@@ -5,8 +5,26 @@ reasons, the rule set, fair deals, the player's view, the engine and the pure
 bot strategies. The server (``unoplay.server``) deals and judges with it; the
 client (``unoplay.client``) reads views and chooses actions with it. Nothing
 here imports anything outside this package and the standard library.
+
+The names most programs need are here; the modules hold the rest.
 """
 
 if __name__ != "unoplay.game":  # it lives in server/game/, but is one package, imported once
     raise ImportError(f"import unoplay.game, not {__name__}: two copies would hold two "
                       "sets of enums")
+
+from .actions import ACCEPT, CALL_UNO, CHALLENGE, DRAW, KEEP, NONE, Action, ActionKind
+from .bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
+from .cards import DECK_SIZE, Colour, Rank, card_name
+from .engine import GameState
+from .errors import IllegalAction, Reason
+from .events import EVERYONE, Event, EventKind
+from .research import Game
+from .rules import OFFICIAL, PRESETS, RuleError, RuleSet
+from .view import Outcome, Phase, PlayerView, Termination
+
+__all__ = ["ACCEPT", "BOT_KINDS", "CALL_UNO", "CHALLENGE", "DECK_SIZE", "DRAW", "EVERYONE",
+           "KEEP", "NONE", "OFFICIAL", "PRESETS", "Action", "ActionKind", "Bot", "Colour",
+           "Event", "EventKind", "Game", "GameState", "GreedyBot", "IllegalAction", "Outcome",
+           "Phase", "PlayerView", "RandomBot", "Rank", "Reason", "RuleError", "RuleSet",
+           "Termination", "card_name", "make_bot"]

@@ -7,7 +7,26 @@ by the game's secret seed (RULES.md, "Fair deals"). The same seed and the
 same actions always give the same events.
 
 Seats are numbered ``0..players-1`` clockwise; "left of" a seat is the next
-seat clockwise. Section numbers in docstrings refer to RULES.md.
+seat clockwise. Section numbers in docstrings refer to RULES.md. The house
+rules (section 8) are in :mod:`.house`, the end of a round and the formats
+(sections 7, 9) in :mod:`.scoring`.
+
+A round between random players:
+
+>>> import random
+>>> from unoplay.game import GameState, RuleSet
+>>> state, setup = GameState.new(3, RuleSet(target_score=0), seed="example")
+>>> state.round_number, [len(state.hand(p)) for p in range(3)]
+(1, [7, 7, 7])
+>>> rng = random.Random(1)
+>>> while not state.is_game_over:
+...     seat = state.current
+...     events = state.apply(seat, rng.choice(state.legal_actions(seat)))
+>>> outcome = state.outcome()
+>>> outcome.termination.name, outcome.winners == (state.round_winner,)
+('GAME_WON', True)
+>>> state.returns()[state.round_winner]
+1.0
 """
 
 from __future__ import annotations
@@ -75,7 +94,7 @@ from .rules import (
     Wd4Restriction,
     WildStarter,
 )
-from .view import Phase, PlayerView
+from .view import Outcome, Phase, PlayerView, Termination
 
 
 class GameState:
@@ -449,6 +468,18 @@ class GameState:
     def scores(self) -> tuple[int, ...]:
         """Game scores per seat, in points (section 7)."""
         return tuple(self._scores)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (:class:`~.view.Outcome`), or None while it goes on."""
+        if self._phase is not Phase.GAME_OVER:
+            return None
+        return Outcome(Termination.GAME_WON, self._game_winners, tuple(self._scores))
+
+    def returns(self) -> tuple[float, ...]:
+        """Per seat: 1.0 for a winner of the game, 0.0 for the others; all 0.0
+        while it goes on (OpenSpiel's ``State.returns()``)."""
+        winners = self._game_winners
+        return tuple(1.0 if p in winners else 0.0 for p in range(self.players))
 
     @property
     def top_card(self) -> int:

@@ -7,7 +7,7 @@ without importing the state machine (:mod:`.engine`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import Enum, IntEnum
 
 
 class Phase(IntEnum):
@@ -50,3 +50,20 @@ class PlayerView:
     round_winner: int  #: -1 while the round is on
     game_winners: tuple[int, ...]  #: empty until the game is over
     out_seats: tuple[int, ...] = ()  #: seats out of play, in the order they went out (section 9)
+
+
+class Termination(Enum):
+    """How a game ended (:attr:`Outcome.termination`)."""
+
+    GAME_WON = "game_won"  #: a score reached the target, or one player was left (sections 7, 9)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The end of a game, as python-chess's ``Board.outcome()`` gives it:
+    how it ended, who won (several seats on a tie, or a team's two partners)
+    and the final scores per seat, in points."""
+
+    termination: Termination
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
