@@ -246,6 +246,7 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _bot(args: argparse.Namespace) -> int:
     from unoplay.game.bots import make_bot
+
     from .sdk import Connection, run_bot
 
     async def main() -> int:
@@ -264,7 +265,6 @@ def _bot(args: argparse.Namespace) -> int:
 
 def _match(args: argparse.Namespace) -> int:
     from rich.progress import Progress
-
     from unoplay.server.table import MAX_WINDOW_MS
 
     from .match import parse_entrants, print_report, run_match

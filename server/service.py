@@ -20,10 +20,22 @@ from functools import lru_cache
 from typing import AsyncIterator, Callable
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from google.protobuf.message import DecodeError
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-
+from unoplay.game.bots import make_bot
+from unoplay.game.deals import DealReveal
+from unoplay.game.messages import (
+    Message,
+    Refusal,
+    SeatInfo,
+    SeatsChanged,
+    TableInfo,
+    TableState,
+    Update,
+    Welcome,
+)
+from unoplay.game.rules import RuleError
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -31,13 +43,10 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from . import wire
-from unoplay.game.bots import make_bot
-from unoplay.game.deals import DealReveal
 from .limits import SERVER_OPTIONS, Limits, TokenBucket
-from unoplay.game.rules import RuleError
+from .lobby import Lobby
 from .storage import GameStore, Recorder
-from .table import (Lobby, LobbyError, Message, Refusal, Seat, SeatInfo, SeatsChanged, Table,
-                    TableInfo, TableState, Update, Welcome, default_window_ms)
+from .table import LobbyError, Seat, Table, default_window_ms
 
 log = logging.getLogger("unoplay.server")
 

@@ -24,6 +24,7 @@ import asyncio
 import json
 import logging
 import os
+import random
 import sqlite3
 import sys
 import threading
@@ -31,8 +32,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
-
-import random
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_code

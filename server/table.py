@@ -1,6 +1,6 @@
-"""Tables and the lobby: seats, secret seat tokens, bots in seats, the turn
-timer, away players and their stand-in bot, per-seat message logs for
-streaming and resuming, rounds of one game, the limits of one server.
+"""A table: seats, secret seat tokens, bots in seats, the turn timer, away
+players and their stand-in bot, per-seat message logs for streaming and
+resuming, the rounds of one game. The lobby of tables is :mod:`.lobby`.
 
 This layer owns one :class:`~.engine.GameState` per table and turns its events
 into per-seat message logs. It knows nothing of gRPC: the service reads the
@@ -9,8 +9,8 @@ and bot turns are loop callbacks); every method is called from that loop.
 
 After a play that opens an out-of-turn chance (a missed UNO to catch, a card
 to jump in on) a table with ``window_ms`` > 0 holds every intent for that long
-and then judges them by a fixed rule, so that the fastest packet does not win
-(server/RULES.md, "Out-of-turn window (server)").
+and then judges them by a fixed rule (:mod:`.window`), so that the fastest
+packet does not win (server/RULES.md, "Out-of-turn window (server)").
 
 Every log entry is fixed when it is appended (an update carries the seat list
 as it was then), so a stream resumed at any sequence number sends exactly what
@@ -20,29 +20,43 @@ the first stream sent.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
-import itertools
 import logging
 import re
 import secrets
 import time
 import unicodedata
-from collections import deque
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Callable
 
-from unoplay.game.bots import make_bot
 from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
+from unoplay.game.bots import make_bot
 from unoplay.game.cards import COLOUR, RANK, Rank
-from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_seed_text, commitment, new_salt, new_seed
+from unoplay.game.deals import (
+    RECEIVED_KINDS,
+    DealReveal,
+    check_seed_text,
+    commitment,
+    new_salt,
+    new_seed,
+)
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase, PlayerView
 from unoplay.game.errors import IllegalAction, Reason
 from unoplay.game.events import EVERYONE, Event, EventKind
-from .limits import Limits
+from unoplay.game.messages import (
+    Message,
+    Refusal,
+    SeatInfo,
+    SeatsChanged,
+    TableInfo,
+    TableState,
+    Update,
+    Welcome,
+)
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from unoplay.game.view import Phase
+
 from .storage import GameRecord
+from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
 
 log = logging.getLogger("unoplay.table")
 
@@ -68,14 +82,6 @@ def default_window_ms(rules: RuleSet) -> int:
     return DEFAULT_WINDOW_MS if rules.uno_penalty > 0 or rules.jump_in else 0
 
 
-class TableState(Enum):
-    """Lifecycle of a table."""
-
-    WAITING = 1
-    PLAYING = 2
-    FINISHED = 3
-
-
 class LobbyError(Exception):
     """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
     ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
@@ -86,109 +92,6 @@ class LobbyError(Exception):
         super().__init__(message)
         self.kind = kind
 
-
-@dataclass(frozen=True, slots=True)
-class SeatInfo:
-    """Public facts about a seat. A person who is away while the stand-in bot
-    plays for them shows ``bot`` True and ``connected`` False."""
-
-    seat: int
-    name: str
-    bot: bool
-    occupied: bool
-    connected: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TableInfo:
-    """Public snapshot of a table, for the lobby and Welcome messages."""
-
-    table_id: str
-    title: str
-    seats: tuple[SeatInfo, ...]
-    rules: RuleSet
-    turn_seconds: int
-    state: TableState
-    scores: tuple[int, ...]
-    away_grace: float = DEFAULT_AWAY_GRACE
-    window_ms: int = 0  #: the out-of-turn window in milliseconds (0: none)
-    seeded: bool = False  #: dealt from a seed its creator chose (RULES.md, "Fair deals")
-
-
-@dataclass(frozen=True, slots=True)
-class Welcome:
-    """First message of every stream: the seat (-1 spectator) and table
-    snapshot; again at the game's start with the commitment to its deals
-    (empty before)."""
-
-    seat: int
-    table: TableInfo
-    commitment: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """The seat's view after a change, its legal actions, the turn deadline,
-    every seat's status at that moment and when the out-of-turn window it
-    opened closes.
-
-    ``deadline`` and ``window_closes`` are Unix seconds (0.0: no limit, no window).
-    """
-
-    view: PlayerView
-    legal: tuple[Action, ...]
-    deadline: float
-    seats: tuple[SeatInfo, ...] = ()
-    window_closes: float = 0.0
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """An intent the seat sent that was refused; ``action_id`` 0 if none."""
-
-    reason: str
-    message: str
-    action_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class SeatsChanged:
-    """Some seat's status changed (joined, left, went away, came back, a bot
-    took over); every seat's status now."""
-
-    seats: tuple[SeatInfo, ...]
-
-
-Message = Welcome | Event | Update | Refusal | SeatsChanged | DealReveal
-
-#: Actions that only the player to move takes: a jump-in beats them.
-_TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP, ActionKind.CHALLENGE,
-                         ActionKind.ACCEPT, ActionKind.CHOOSE_COLOUR})
-#: Phases in which the engine lets anyone jump in (RULES.md section 8).
-_JUMP_PHASES = (Phase.PLAY, Phase.DRAWN, Phase.PENALTY)
-
-
-@dataclass(frozen=True, slots=True)
-class HeldIntent:
-    """An intent that arrived while an out-of-turn window was open."""
-
-    seat: int
-    action: Action | None  #: None: the service could not read it (see ``refusal``)
-    action_id: int  #: the wire id it came with, or 0
-    source: str  #: player, bot or stand_in
-    refusal: tuple[str, str] = ("", "")  #: (reason, message) when ``action`` is None
-    turn: int = -1  #: the seat to move when it first arrived
-
-
-@dataclass(slots=True)
-class _Window:
-    """An open out-of-turn window: the position it opened on and what it holds."""
-
-    turn: int  #: the seat to move when it opened
-    closes: float  #: when it closes, Unix seconds
-    catchable: int  #: the seat that could be caught when it opened, or -1
-    held: list[HeldIntent] = field(default_factory=list)  #: in arrival order
-    timer_due: bool = False  #: the turn timer came due while it was open
 
 
 @dataclass
@@ -263,7 +166,6 @@ def clean_text(what: str, text: str, limit: int) -> str:
     return text
 
 
-_check_text = clean_text  # the old name
 
 
 class Table:
@@ -329,7 +231,7 @@ class Table:
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._timers: list[asyncio.TimerHandle] = []
-        self._window: _Window | None = None  # the open out-of-turn window
+        self._window: Window | None = None  # the open out-of-turn window
         self._seats_shown = self.seat_infos()
         self.spectator_log.append(Welcome(-1, self.info()))
 
@@ -724,17 +626,17 @@ class Table:
             return False
         if game.catchable >= 0:
             return True
-        return (self.rules.jump_in and game.phase in _JUMP_PHASES
+        return (self.rules.jump_in and game.phase in JUMP_PHASES
                 and RANK[game.top_card] != Rank.ZERO)
 
     def _open_window(self, closes: float) -> None:
         game = self.game
         assert game is not None
-        window = _Window(turn=game.current, closes=closes, catchable=game.catchable)
+        window = Window(turn=game.current, closes=closes, catchable=game.catchable)
         self._window = window
         self._later(self.window_ms / 1000, self._close_window, window)
 
-    def _close_window(self, window: _Window) -> None:
+    def _close_window(self, window: Window) -> None:
         """The window timer: judge what ``window`` holds. If nothing took effect,
         the turn timer (when it came due meanwhile) or the bots act now, so the
         game never waits on a window."""
@@ -751,45 +653,10 @@ class Table:
             else:
                 self._schedule_bots()  # a bot whose held intent was refused decides again
 
-    def _resolve(self, window: _Window) -> None:
-        """Judge the intents held by ``window``, in this order (each by the
-        engine, on the game as the earlier ones left it):
-
-        1. UNO calls by the seat that was catchable: a call protects them, so
-           catches are then refused with the engine's ``already_called``;
-        2. catches, earliest first: the first that the engine accepts wins,
-           the rest are refused (``not_one_card``);
-        3. jump-ins (plays by any seat but the one to move), earliest first:
-           the first that the engine accepts wins; every later one is refused
-           with ``jump_in_lost``, naming the winner;
-        4. everything else in arrival order. After a jump-in, the turn actions
-           of the seat that was to move are refused with ``jumped_in``.
-           Otherwise they are applied; an intent that arrives after a change
-           that opened a new window is held for that one.
-        """
-        def kind(h: HeldIntent) -> Any:
-            return h.action.kind if h.action is not None else None
-
-        held = window.held
-        calls = [h for h in held
-                 if kind(h) == ActionKind.CALL_UNO and h.seat == window.catchable]
-        catches = [h for h in held if kind(h) == ActionKind.CATCH]
-        jumps = [h for h in held if kind(h) == ActionKind.PLAY and h.seat != window.turn]
-        early = {id(h) for h in calls + catches + jumps}
-        rest = [h for h in held if id(h) not in early]
-        for h in calls + catches:
-            self._take(h)
-        jumper = -1
-        for h in jumps:
-            if jumper >= 0:
-                self._refuse_held(h, Reason.JUMP_IN_LOST, f"{self._name(jumper)} jumped in first")
-            elif self._take(h):
-                jumper = h.seat
-        for h in rest:
-            if jumper >= 0 and h.seat == window.turn and kind(h) in _TURN_KINDS:
-                self._refuse_held(h, Reason.JUMPED_IN, f"{self._name(jumper)} jumped in first")
-            else:
-                self._take(h)
+    def _resolve(self, window: Window) -> None:
+        """Judge what ``window`` holds (:func:`.window.resolve`): by the engine,
+        through :meth:`_take`, in the window's order."""
+        resolve(window, self._take, self._refuse_held, self._name)
 
     def _take(self, intent: HeldIntent) -> bool:
         """Take a held intent as if it arrived now (held again if a new window
@@ -801,7 +668,7 @@ class Table:
         if intent.action is None:
             self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
             return False
-        if intent.action.kind in _TURN_KINDS and intent.action.kind is not ActionKind.PLAY \
+        if intent.action.kind in TURN_KINDS and intent.action.kind is not ActionKind.PLAY \
                 and intent.seat != intent.turn:  # judged as sent: not its turn then
             self._refuse_held(intent, Reason.NOT_YOUR_TURN,
                               f"it was {self._name(intent.turn)}'s turn when this arrived")
@@ -863,119 +730,4 @@ def default_action(game: GameState) -> Action:
     return choose_colour(counts.index(max(counts)))
 
 
-class Lobby:
-    """Every table of one server, within the server's :class:`Limits`.
-
-    ``on_finish(table)`` is called when a table's game is over (storage);
-    ``finished`` keeps the latest finished tables (for tests and tools).
-    """
-
-    def __init__(self, max_tables: int | None = None, limits: Limits | None = None,
-                 on_finish: Callable[[Table], None] | None = None) -> None:
-        limits = limits or Limits()
-        if max_tables is not None:
-            limits = dataclasses.replace(limits, max_tables=max_tables)
-        self.limits = limits
-        self.tables: dict[str, Table] = {}
-        self.on_finish = on_finish
-        self.closing = False
-        self._ids = itertools.count(1)
-        self.finished: deque[Table] = deque(maxlen=64)
-
-    @property
-    def max_tables(self) -> int:
-        return self.limits.max_tables
-
-    def _finished(self, table: Table) -> None:
-        self.finished.append(table)
-        if self.on_finish is not None:
-            try:
-                self.on_finish(table)
-            except Exception:  # noqa: BLE001 - storage must not break the game
-                log.exception("on_finish failed for table %s", table.table_id)
-
-    def sweep(self) -> None:
-        """Drop finished tables after ``finished_ttl`` and waiting tables nobody
-        touched for ``waiting_ttl`` (with no stream open)."""
-        now = time.monotonic()
-        limits = self.limits
-        for table_id, table in list(self.tables.items()):
-            idle = now - table.touched
-            if table.state is TableState.FINISHED and idle > limits.finished_ttl:
-                del self.tables[table_id]
-            elif (table.state is TableState.WAITING and idle > limits.waiting_ttl
-                  and not any(s.connections for s in table.seats) and not table.spectators):
-                table.close()
-                del self.tables[table_id]
-
-    def open_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED)
-
-    def create(self, title: str, seats: int, rules: RuleSet, turn_seconds: int = 0,
-               bot_delay: float = 0.0, away_grace: float | None = None,
-               window_ms: int = 0, seed: str | None = None) -> Table:
-        """Create a table (see :class:`Table` for the settings; ``away_grace``
-        None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
-        window: the gRPC service passes :func:`default_window_ms` when the
-        request names none; ``seed`` makes a seeded table). Raises LobbyError
-        for bad settings or too many tables,
-        RuleError for rules the seat count cannot play."""
-        if self.closing:
-            raise LobbyError("unavailable", "the server is shutting down")
-        self.sweep()
-        if self.open_tables() >= self.limits.max_tables:
-            raise LobbyError("resource_exhausted",
-                             f"this server has {self.limits.max_tables} open tables, its limit")
-        number = next(self._ids)
-        table_id = f"t{number}-{secrets.token_hex(3)}"
-        table = Table(table_id, title or f"Table {number}", seats, rules, turn_seconds,
-                      bot_delay, on_finish=self._finished,
-                      away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
-                      window_ms=window_ms, seed=seed)
-        self.tables[table_id] = table
-        return table
-
-    def get(self, table_id: str) -> Table:
-        """The table with this id. Raises LobbyError("not_found")."""
-        table = self.tables.get(table_id)
-        if table is None:
-            raise LobbyError("not_found", f"no table {table_id!r}")
-        return table
-
-    def seats_held(self, name: str) -> int:
-        """Seats held by people called ``name`` (ignoring case) at open tables."""
-        key = name.casefold()
-        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED
-                   for s in t.seats if s.token and s.name.casefold() == key)
-
-    def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:
-        """Seat ``name`` at a table, within the seats-per-name limit."""
-        if self.closing:
-            raise LobbyError("unavailable", "the server is shutting down")
-        table = self.get(table_id)
-        name = clean_text("name", name, MAX_NAME)
-        if self.seats_held(name) >= self.limits.max_seats_per_name:
-            raise LobbyError("resource_exhausted",
-                             f"{name!r} already holds {self.limits.max_seats_per_name} seats")
-        return table, table.join(name, wanted)
-
-    def close(self) -> None:
-        """Cancel every table's timers."""
-        for table in self.tables.values():
-            table.close()
-
-    def shut_down(self) -> list[Table]:
-        """Stop every table (streams end); returns the tables whose game was
-        in progress, for storage as interrupted games."""
-        self.closing = True
-        interrupted = []
-        for table in self.tables.values():
-            if table.state is TableState.PLAYING:
-                interrupted.append(table)
-            table.shut_down()
-        return interrupted
-
-
-__all__ = ["HeldIntent", "Lobby", "LobbyError", "Refusal", "Seat", "SeatInfo", "SeatsChanged",
-           "Table", "TableInfo", "TableState", "Update", "Welcome", "clean_text", "default_action",
-           "default_window_ms"]
+__all__ = ["LobbyError", "Seat", "Table", "clean_text", "default_action", "default_window_ms"]

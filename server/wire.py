@@ -12,13 +12,12 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from unoplay.v1 import game_pb2 as pb
-
 from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
 from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
-from unoplay.game.view import Phase, PlayerView
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.rules import OPTION_NAMES, RuleError, RuleSet, preset
+from unoplay.game.view import Phase, PlayerView
+from unoplay.v1 import game_pb2 as pb
 
 # ----------------------------------------------------------------- cards
 

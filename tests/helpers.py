@@ -9,12 +9,21 @@ from typing import Callable, Iterable, Sequence
 
 import pytest
 from hypothesis import strategies as st
-
 from unoplay.game.cards import DECK_SIZE, parse_card
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
-from unoplay.game.rules import (Direction, FirstPlayer, MultiPlay, PointValues, ReverseStarter,
-                                  RuleSet, Scoring, Stacking, Wd4Restriction, WildStarter)
+from unoplay.game.rules import (
+    Direction,
+    FirstPlayer,
+    MultiPlay,
+    PointValues,
+    ReverseStarter,
+    RuleSet,
+    Scoring,
+    Stacking,
+    Wd4Restriction,
+    WildStarter,
+)
 
 
 def c(code: str) -> int:

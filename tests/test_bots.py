@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 from helpers import c, cs
-
-from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import NONE, ActionKind
+from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.rules import RuleSet, Wd4Restriction
+from unoplay.game.view import Phase
 
 OUT_OF_TURN = (ActionKind.CATCH, ActionKind.CALL_UNO)
 

@@ -3,14 +3,14 @@
 from helpers import assert_conserved, c, cs, drew, of_kind
 from test_piles_and_scoring import everything_else
 from test_turns import pos, refused
-
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.errors import Reason
-from unoplay.game.events import EVERYONE, EventKind as E, visible
+from unoplay.game.events import EVERYONE, visible
+from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
+from unoplay.game.view import Phase
 
 
 def wd4_position(hand0: str, top: str = "R7", rules=None):

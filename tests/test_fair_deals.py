@@ -15,25 +15,31 @@ import random
 import sqlite3
 import subprocess
 import sys
-from array import array
 
 import grpc
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
 from helpers import rule_sets
-
-from unoplay.game.bots import make_bot
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
 from unoplay.client.sdk import Connection, run_bot
-from unoplay.server import wire
 from unoplay.game.actions import ActionKind, play
-from unoplay.game.deals import (DealCheck, DealRandom, DealReveal, check_deals, commitment,
-                                  commitment_text, seed_key)
+from unoplay.game.bots import make_bot
+from unoplay.game.deals import (
+    DealCheck,
+    DealRandom,
+    DealReveal,
+    check_deals,
+    commitment,
+    commitment_text,
+    seed_key,
+)
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind
 from unoplay.game.rules import OFFICIAL, PRESETS, GameFormat, RuleSet
+from unoplay.server import wire
 from unoplay.server.service import start_server
 from unoplay.server.storage import GameStore, LegacyRandom, final_state, verify
 from unoplay.v1 import game_service_pb2 as gs

@@ -5,13 +5,12 @@ import random
 import pytest
 from helpers import assert_conserved, c, of_kind
 from test_turns import pos, refused
-
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleError, RuleSet
+from unoplay.game.view import Phase
 
 ELIMINATION = RuleSet(format="elimination", target_score=0)
 TOURNAMENT = RuleSet(format="tournament", scoring="penalty", target_score=100)

@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from unoplay.game.bots import make_bot
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.sdk import run_bot
+from unoplay.game.bots import make_bot
 from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet, preset
 from unoplay.server.service import start_server
-from unoplay.server.table import TableState
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
 ROOT = Path(__file__).resolve().parent.parent

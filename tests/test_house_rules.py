@@ -3,14 +3,14 @@
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, snapshot
 from test_turns import pos, refused
-
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.errors import IllegalAction, Reason
-from unoplay.game.events import EventKind as E, visible
+from unoplay.game.events import EventKind as E
+from unoplay.game.events import visible
 from unoplay.game.rules import PRESETS, RuleError, RuleSet
+from unoplay.game.view import Phase
 
 STACK_24 = RuleSet(stacking="plus_four_over_two")
 

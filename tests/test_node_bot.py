@@ -14,20 +14,19 @@ import asyncio
 import json
 import os
 import shlex
-import subprocess
 import shutil
+import subprocess
 import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-from unoplay.game.bots import make_bot
 from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
+from unoplay.game.bots import make_bot
+from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
-from unoplay.server.table import TableState
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,9 +261,8 @@ async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
 def _transcript(seat: int, rules: RuleSet, seed: str, players: int, events) -> dict:
     """What a seat received, in the shapes @grpc/proto-loader gives (enums as names)."""
     from google.protobuf.json_format import MessageToDict
-
-    from unoplay.server import wire
     from unoplay.game.deals import commitment
+    from unoplay.server import wire
 
     def plain(message) -> dict:
         return MessageToDict(message, preserving_proto_field_name=True,
@@ -291,7 +289,6 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     import random
 
     from test_fair_deals import play_out
-
     from unoplay.game.events import EventKind
     from unoplay.game.rules import PRESETS
 

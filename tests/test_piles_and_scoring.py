@@ -3,14 +3,13 @@
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind
 from test_turns import pos
-
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.errors import IllegalAction, Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
+from unoplay.game.view import Phase
 
 
 def everything_else(*hands_and_top: str) -> list[int]:

@@ -6,16 +6,16 @@ import random
 
 import pytest
 from helpers import all_cards, assert_conserved, rule_sets, snapshot
-from hypothesis import HealthCheck, assume, given, settings, strategies as st
-
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
 from unoplay.game.cards import COLOUR, RANK, WILD
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import GameFormat, RuleSet, Scoring, preset
+from unoplay.game.view import Phase
 
 MAX_STEPS = 60_000  # far above any round seen; reaching it means a round that never ends
 OUT_OF_TURN = (ActionKind.CALL_UNO, ActionKind.CATCH)

@@ -20,19 +20,23 @@ import pytest
 from helpers import assert_conserved, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
-from unoplay.game.bots import make_bot
 from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, run_bot
-from unoplay.server import service, wire
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
-from unoplay.game.events import EventKind
+from unoplay.game.bots import make_bot
 from unoplay.game.errors import Reason
-from unoplay.server.limits import (CLIENT_OPTIONS, SERVER_OPTIONS, Limits, TokenBucket,
-                                   keepalive_problems)
+from unoplay.game.events import EventKind
+from unoplay.game.messages import Refusal, SeatsChanged, TableState
 from unoplay.game.rules import RuleSet
+from unoplay.server import service, wire
+from unoplay.server.limits import (
+    CLIENT_OPTIONS,
+    SERVER_OPTIONS,
+    Limits,
+    TokenBucket,
+    keepalive_problems,
+)
 from unoplay.server.service import message_pb, start_server
-from unoplay.server.table import Refusal, SeatsChanged, TableState
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls

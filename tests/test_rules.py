@@ -5,9 +5,15 @@ import subprocess
 import sys
 
 import pytest
-
-from unoplay.game.rules import (OFFICIAL, OPTION_NAMES, RuleError, RuleSet, Scoring,
-                                  parse_option, preset)
+from unoplay.game.rules import (
+    OFFICIAL,
+    OPTION_NAMES,
+    RuleError,
+    RuleSet,
+    Scoring,
+    parse_option,
+    preset,
+)
 
 
 def test_official_preset_is_the_default():

@@ -6,14 +6,13 @@ import asyncio
 
 import grpc
 import pytest
-
-from unoplay.game.bots import make_bot
 from unoplay.client.sdk import run_bot
-from unoplay.server import wire
 from unoplay.game.actions import ActionKind
-from unoplay.game.events import EventKind
+from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
+from unoplay.game.events import EventKind
 from unoplay.game.rules import RuleSet
+from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls

@@ -2,14 +2,25 @@
 
 import pytest
 from helpers import assert_conserved, c, number_hands, of_kind, stacked_deck
-
-from unoplay.game.cards import (CLASSIC_POINTS, COLOUR, DECK_SIZE, IS_NUMBER, RANK,
-                                  STANDARD_POINTS, WILD, Colour, Rank, card_code, card_name)
 from unoplay.game.actions import DRAW
+from unoplay.game.cards import (
+    CLASSIC_POINTS,
+    COLOUR,
+    DECK_SIZE,
+    IS_NUMBER,
+    RANK,
+    STANDARD_POINTS,
+    WILD,
+    Colour,
+    Rank,
+    card_code,
+    card_name,
+)
 from unoplay.game.engine import GameState
-from unoplay.game.view import Phase
-from unoplay.game.events import EVERYONE, EventKind as E
+from unoplay.game.events import EVERYONE
+from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
+from unoplay.game.view import Phase
 
 
 def test_deck_has_108_cards_as_section_1_lists():

@@ -14,16 +14,21 @@ import sys
 
 import grpc
 import pytest
-
-from unoplay.game.bots import make_bot
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game.actions import DRAW, Action, ActionKind
+from unoplay.game.bots import make_bot
 from unoplay.game.deals import DealReveal
 from unoplay.game.events import EVERYONE
+from unoplay.game.messages import Refusal, SeatsChanged, Update, Welcome
 from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
-from unoplay.server.storage import GameRecord, GameStore, default_db_path, final_state, replay
-from unoplay.server.table import Refusal, SeatsChanged, Update, Welcome
+from unoplay.server.storage import (
+    GameRecord,
+    GameStore,
+    default_db_path,
+    final_state,
+    replay,
+)
 from unoplay.v1 import game_service_pb2 as gs
 
 WAIT = 60
@@ -271,7 +276,7 @@ async def test_a_refused_play_that_costs_cards_is_stored_and_replayed():
     """wrong_play_penalty: the engine refuses the play but deals the penalty, so
     the refused action is part of the game and must replay the same way."""
     from unoplay.game.cards import COLOUR, RANK
-    from unoplay.server.table import Lobby
+    from unoplay.server.lobby import Lobby
 
     lobby = Lobby()
     rules = RuleSet(target_score=0, wrong_play_penalty=2)

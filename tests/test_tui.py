@@ -21,34 +21,39 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from helpers import c, cs
 from rich.console import Console
 from textual.app import App
 from textual.widgets import Checkbox, Input, Select, Static
-
-from helpers import c, cs
-
 from unoplay.client.discovery import Browser
+from unoplay.client.sdk import Connection, SessionState, run_bot
+from unoplay.client.tui import table as tui_table
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.game.bots import make_bot
-from unoplay.client.sdk import Connection, SessionState, run_bot
-from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
-from unoplay.client.tui import table as tui_table
-from unoplay.client.tui.prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt,
-                                        QuitPrompt, RoundResultScreen, rules_help)
+from unoplay.client.tui.prompts import (
+    ColourPrompt,
+    DrawnPrompt,
+    HelpScreen,
+    PenaltyPrompt,
+    QuitPrompt,
+    RoundResultScreen,
+    rules_help,
+)
 from unoplay.client.tui.render import event_line
 from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.table import TableScreen
+from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
 from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
-from unoplay.server import wire
 from unoplay.game.actions import play
+from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import TableState
 from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
+from unoplay.server import wire
 from unoplay.server.service import start_server
-from unoplay.server.table import TableState
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -358,8 +363,8 @@ def test_event_lines_name_you_and_the_others():
 
 
 def test_event_lines_show_every_card_of_a_multi_play_and_a_player_out():
-    from unoplay.game.events import Event, EventKind
     from helpers import cs
+    from unoplay.game.events import Event, EventKind
 
     seats = crafted_state().seats
     multi = Event(EventKind.PLAYED, 1, cards=tuple(cs("R7 G7 B7")), colour=3)

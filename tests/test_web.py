@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
-
 from unoplay.client.cli import build_parser
 from unoplay.client.sdk import Connection
 from unoplay.client.tui.render import COLOUR, colour_word, rank_short
@@ -458,7 +457,6 @@ def test_web_sessions_keep_seat_tokens_in_memory(tmp_path, monkeypatch):
 async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
     """Every tab is a process of its own: past MAX_SESSIONS a new one is refused (503)."""
     import aiohttp
-
     from unoplay.client import web
 
     monkeypatch.setattr(web, "MAX_SESSIONS", 0)

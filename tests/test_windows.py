@@ -18,16 +18,16 @@ import time
 import grpc
 import pytest
 from helpers import c, cs, until
-
-from unoplay.game.bots import make_bot
 from unoplay.client.sdk import run_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
+from unoplay.game.bots import make_bot
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
 from unoplay.game.events import EventKind
+from unoplay.game.messages import Refusal
 from unoplay.game.rules import RuleSet, preset
-from unoplay.server.table import DEFAULT_WINDOW_MS, Refusal
+from unoplay.server.table import DEFAULT_WINDOW_MS
 
 WAIT = 30  # seconds: upper bound for any network wait in these tests
 WINDOW = 2000  # ms: long enough that a client answering an update is always inside it
@@ -362,3 +362,27 @@ async def test_bots_play_a_whole_house_rules_game_through_windows(server, conn):
     for seat, action in table.history:
         replay.apply(seat, action)
     assert replay.scores == table.game.scores and replay.is_game_over
+
+
+def test_the_judge_orders_calls_catches_jump_ins_then_the_rest_on_its_own():
+    """server/window.py's resolve, with fake callbacks: no table, no engine."""
+    from unoplay.game.actions import CALL_UNO, DRAW, catch, play
+    from unoplay.server.window import HeldIntent, Window, resolve
+
+    held = [HeldIntent(0, DRAW, 1, "player", turn=0),         # the turn player's draw
+            HeldIntent(2, play(5), 2, "player", turn=0),      # a jump-in
+            HeldIntent(3, catch(1), 3, "player", turn=0),     # a catch
+            HeldIntent(1, CALL_UNO, 4, "player", turn=0),     # the caught player's own call
+            HeldIntent(3, play(6), 5, "player", turn=0)]      # a later jump-in
+    taken, refused = [], []
+
+    def take(h: HeldIntent) -> bool:
+        taken.append(h.action_id)
+        return h.action_id != 3  # the catch fails: the call came first
+
+    resolve(Window(turn=0, closes=0.0, catchable=1, held=held), take,
+            lambda h, reason, message: refused.append((h.action_id, str(reason), message)),
+            lambda seat: f"p{seat}")
+    assert taken == [4, 3, 2]  # the call, the catch, the first jump-in
+    assert refused == [(5, "jump_in_lost", "p2 jumped in first"),
+                       (1, "jumped_in", "p2 jumped in first")]

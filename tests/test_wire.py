@@ -3,14 +3,12 @@
 import random
 
 import pytest
-
 from hypothesis import given, settings
 from test_properties import rule_sets
-
 from unoplay.game import actions as A
-from unoplay.server import wire
 from unoplay.game.engine import GameState
 from unoplay.game.rules import OPTION_NAMES, PRESETS
+from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 
 
@@ -66,7 +64,6 @@ def test_events_and_views_round_trip_for_their_receiver():
 
 def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
     from helpers import c
-
     from unoplay.game.errors import IllegalAction, Reason
 
     game = GameState.from_position([[c("W"), c("R1")], [c("G2")]], c("R7"))

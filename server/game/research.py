@@ -27,8 +27,19 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Sequence
 
-from .actions import (ACCEPT, CALL_UNO, CHALLENGE, DRAW, KEEP, NONE, Action, ActionKind, catch,
-                      choose_colour, play)
+from .actions import (
+    ACCEPT,
+    CALL_UNO,
+    CHALLENGE,
+    DRAW,
+    KEEP,
+    NONE,
+    Action,
+    ActionKind,
+    catch,
+    choose_colour,
+    play,
+)
 from .cards import COLOUR, DECK_SIZE, IS_WILD, RANK, WILD
 from .engine import GameState
 from .rules import OFFICIAL, MultiPlay, RuleSet
