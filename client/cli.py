@@ -437,18 +437,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command != "play":  # the TUI owns the terminal
         logging.basicConfig(level=logging.DEBUG if args.verbose else logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    import grpc
-
     from .match import MatchError
+    from .sdk import ServerError, ServerUnavailable
 
     try:
         return args.func(args)
     except MatchError as err:
         print(f"uno {args.command}: {err}", file=sys.stderr)
         return 1
-    except grpc.aio.AioRpcError as err:  # the server's answer, not a bug: say it plainly
-        print(f"uno {args.command}: {err.code().name}: {err.details()}", file=sys.stderr)
-        if err.code() is grpc.StatusCode.UNAVAILABLE:
+    except ServerError as err:  # the server's answer, not a bug: say it plainly
+        print(f"uno {args.command}: {err.status}: {err.details}", file=sys.stderr)
+        if isinstance(err, ServerUnavailable):
             print(_REACH_HINT, file=sys.stderr)
         return 1
     except (TimeoutError, asyncio.TimeoutError):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import Refusal
 from unoplay.game.rules import RuleSet
 
 from unoplay.game.bots import make_bot
@@ -63,17 +64,17 @@ async def _seat(conn: Connection, table_id: str, token: str, seed: int, stats: S
     bot = make_bot("greedy", seed=seed)
     session = conn.session(table_id, token)
     pending: tuple[Action, float] | None = None
-    async for message in session:
-        body = message.WhichOneof("body")
+    async for received in session:
+        message = received.message
         state = session.state
-        if body == "event" and pending and _answers(state.events[-1], state.seat, pending[0]):
+        if isinstance(message, Event) and pending and _answers(message, state.seat, pending[0]):
             stats.latencies.append(time.perf_counter() - pending[1])
             stats.actions += 1
             pending = None
-        elif body == "error":
+        elif isinstance(message, Refusal):
             stats.refused += 1
             pending = None
-        elif session.is_decision(message) and state.legal and pending is None:
+        elif session.is_decision(received) and state.legal and pending is None:
             action = bot.decide(state.view, state.legal)
             if action is not None:
                 pending = (action, time.perf_counter())

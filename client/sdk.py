@@ -1,6 +1,13 @@
 """The Python client SDK: one async connection class for lobby calls and game
 streams, used alike by the TUI, the bots and the match runner.
 
+Everything it hands out is a game value (``unoplay.game``): tables are
+:class:`~unoplay.game.messages.TableInfo`, a stream yields :class:`Received`
+messages (an event, an update, a refusal...), and a refusal of the server is
+one of the exceptions below (:class:`ServerError`), so a program on top of it
+(the TUI) needs neither grpc nor the generated code. The raw stubs stay
+available as ``Connection.lobby`` and ``Connection.games`` for protocol work.
+
 Create a :class:`Connection` inside a running event loop (grpc.aio channels
 bind to the loop that exists when they are made).
 
@@ -16,17 +23,19 @@ import logging
 import os
 import random
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, TypeVar
 
 import grpc
 
 from unoplay.server import wire
 from unoplay.game.actions import Action
 from unoplay.game.deals import DealCheck, DealReveal, check_deals
-from unoplay.game.view import Phase, PlayerView
 from unoplay.game.events import Event, EventKind
-from unoplay.server.limits import CLIENT_OPTIONS
+from unoplay.game.messages import (Message, Refusal, SeatInfo, SeatsChanged, TableInfo, Update,
+                                   Welcome)
 from unoplay.game.rules import RuleSet
+from unoplay.game.view import Phase, PlayerView
+from unoplay.server.limits import CLIENT_OPTIONS
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -47,6 +56,106 @@ RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusC
 SHUTTING_DOWN = "the server is shutting down"
 
 
+class ServerError(Exception):
+    """The server refused a call or a stream, or could not be reached.
+
+    ``status`` is the gRPC status code's name (``"NOT_FOUND"``, ...) and the
+    ``str()`` is the server's sentence. Subclasses say what it means for a
+    client; the grpc error is the ``__cause__``."""
+
+    def __init__(self, status: str, details: str) -> None:
+        super().__init__(details)
+        self.status = status
+        self.details = details
+
+
+class TableNotFound(ServerError):
+    """No such table on this server (NOT_FOUND), or it is gone."""
+
+
+class SeatGone(ServerError):
+    """The seat token does not act for a seat at this table (UNAUTHENTICATED):
+    a mistyped token, or a seat that was given up."""
+
+
+class Refused(ServerError):
+    """The server understood and refused: a bad value (INVALID_ARGUMENT), the
+    wrong moment (FAILED_PRECONDITION: the game has started, the table is
+    full), a limit (RESOURCE_EXHAUSTED), a resume point beyond the stream
+    (OUT_OF_RANGE)."""
+
+
+class ServerUnavailable(ServerError):
+    """The server could not be reached or answer in time, or is shutting down
+    (UNAVAILABLE, DEADLINE_EXCEEDED, and anything unexpected)."""
+
+
+_ERRORS: dict[grpc.StatusCode, type[ServerError]] = {
+    grpc.StatusCode.NOT_FOUND: TableNotFound,
+    grpc.StatusCode.UNAUTHENTICATED: SeatGone,
+    grpc.StatusCode.INVALID_ARGUMENT: Refused,
+    grpc.StatusCode.FAILED_PRECONDITION: Refused,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: Refused,
+    grpc.StatusCode.OUT_OF_RANGE: Refused,
+    grpc.StatusCode.ALREADY_EXISTS: Refused,
+    grpc.StatusCode.PERMISSION_DENIED: Refused,
+}
+
+
+def server_error(err: grpc.aio.AioRpcError) -> ServerError:
+    """The :class:`ServerError` that ``err`` means."""
+    code = err.code()
+    cls = _ERRORS.get(code, ServerUnavailable)
+    details = err.details() or code.name.lower().replace("_", " ")
+    return cls(code.name, details)
+
+
+_T = TypeVar("_T")
+
+
+async def _answer(call: Awaitable[_T]) -> _T:
+    try:
+        return await call
+    except grpc.aio.AioRpcError as err:
+        raise server_error(err) from err
+
+
+@dataclass(frozen=True, slots=True)
+class Seated:
+    """A seat taken: its index, the secret token that acts for it (empty for a
+    server-side bot) and the table after it was taken."""
+
+    seat: int
+    seat_token: str
+    table: TableInfo
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """One message of a stream: its ``seq`` (1, 2, ... with no gaps) and the
+    ``message``: a :class:`~unoplay.game.messages.Welcome`, an
+    :class:`~unoplay.game.events.Event`, an
+    :class:`~unoplay.game.messages.Update`, a
+    :class:`~unoplay.game.messages.Refusal`, a
+    :class:`~unoplay.game.messages.SeatsChanged` or a
+    :class:`~unoplay.game.deals.DealReveal`."""
+
+    seq: int
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The opening snapshot of a stream: the receiver's state when it opened.
+    Messages up to ``seq`` are history; ``update`` (None before the game
+    starts) is the stream's latest update, number ``update_seq``."""
+
+    seq: int
+    welcome: Welcome
+    update: Update | None
+    update_seq: int
+
+
 def read_root_certificates(path: str | os.PathLike | None = None) -> bytes | None:
     """PEM bytes from ``path``, or from ``$UNOPLAY_TLS_CA``; None for neither."""
     path = path or os.environ.get(TLS_CA_ENV)
@@ -57,8 +166,8 @@ def read_root_certificates(path: str | os.PathLike | None = None) -> bytes | Non
 
 
 class Connection:
-    """A connection to one server. Lobby rpcs raise ``grpc.aio.AioRpcError``
-    with the server's status code and message when refused."""
+    """A connection to one server. Lobby calls return game values and raise
+    :class:`ServerError` (one of its subclasses) when refused."""
 
     def __init__(self, target: str, timeout: float = 10.0,
                  root_certificates: bytes | None = None, server_name: str | None = None,
@@ -100,52 +209,72 @@ class Connection:
         """Wait until the channel is connected. Raises asyncio.TimeoutError."""
         await asyncio.wait_for(self.channel.channel_ready(), timeout)
 
-    async def create_table(self, seats: int = 4, rules: RuleSet | pb.RuleSet | None = None,
+    async def create_table(self, seats: int = 4, rules: RuleSet | None = None,
                            title: str = "", turn_seconds: int = 0,
                            bot_delay: float = 0.0, away_grace: int | None = None,
-                           window_ms: int | None = None, seed: str | int | None = None) -> ls.Table:
-        """Create a table; ``rules`` None is the official preset; ``away_grace``
-        None is the server's default (seconds before a bot plays for an away
-        player); ``window_ms`` None is the server's default out-of-turn window
-        (milliseconds; 0: none; see ``CreateTableRequest.window_ms``); ``seed``
-        makes a seeded table, dealt from that seed (for repeatable bot games;
-        every seat sees ``Table.seeded``)."""
-        if isinstance(rules, RuleSet):
-            rules = wire.rules_pb(rules)
-        request = ls.CreateTableRequest(title=title, seats=seats, rules=rules or pb.RuleSet(),
+                           window_ms: int | None = None, seed: str | int | None = None, *,
+                           preset: str = "", options: Mapping[str, Any] | None = None
+                           ) -> TableInfo:
+        """Create a table. The rules are ``rules`` (None: the official preset), or
+        ``preset`` with ``options`` (option name -> value, as a form or a
+        command line gives them) judged by the server, which names the option
+        it refuses (Refused). ``away_grace`` None is the server's default
+        (seconds before a bot plays for an away player); ``window_ms`` None is
+        the server's default out-of-turn window (milliseconds; 0: none; see
+        ``CreateTableRequest.window_ms``); ``seed`` makes a seeded table, dealt
+        from that seed (for repeatable bot games; every seat sees
+        ``TableInfo.seeded``)."""
+        if preset or options:
+            rules_pb = wire.rules_request_pb(preset or "official", options or {})
+        else:
+            rules_pb = wire.rules_pb(rules) if rules is not None else pb.RuleSet()
+        request = ls.CreateTableRequest(title=title, seats=seats, rules=rules_pb,
                                         turn_seconds=turn_seconds, bot_delay_seconds=bot_delay,
                                         away_grace_seconds=away_grace, window_ms=window_ms,
                                         seed=None if seed is None else str(seed))
-        return (await self.lobby.CreateTable(request, timeout=self.timeout)).table
+        reply = await _answer(self.lobby.CreateTable(request, timeout=self.timeout))
+        return wire.table_from_pb(reply.table)
 
-    async def list_tables(self) -> list[ls.Table]:
-        """Every table on the server."""
-        return list((await self.lobby.ListTables(ls.ListTablesRequest(),
-                                                 timeout=self.timeout)).tables)
+    async def list_tables(self) -> list[TableInfo]:
+        """Every table on the server, oldest first (a table whose rules this
+        version does not know is left out)."""
+        reply = await _answer(self.lobby.ListTables(ls.ListTablesRequest(),
+                                                    timeout=self.timeout))
+        tables = []
+        for table in reply.tables:
+            try:
+                tables.append(wire.table_from_pb(table))
+            except ValueError:
+                log.info("table %s: rules unknown to this version; not listed", table.table_id)
+        return tables
 
-    async def join_table(self, table_id: str, name: str,
-                         seat: int | None = None) -> ls.JoinTableResponse:
-        """Take a seat; the response holds the secret ``seat_token``."""
+    async def join_table(self, table_id: str, name: str, seat: int | None = None) -> Seated:
+        """Take a seat (``seat`` None: the lowest free one); the answer holds
+        the secret ``seat_token``."""
         request = ls.JoinTableRequest(table_id=table_id, name=name, seat=seat)
-        return await self.lobby.JoinTable(request, timeout=self.timeout)
+        reply = await _answer(self.lobby.JoinTable(request, timeout=self.timeout))
+        return Seated(reply.seat, reply.seat_token, wire.table_from_pb(reply.table))
 
     async def add_bot(self, table_id: str, kind: str = "greedy",
-                      seat: int | None = None) -> ls.AddBotResponse:
-        """Put a server-side bot in a free seat."""
+                      seat: int | None = None) -> Seated:
+        """Put a server-side bot (``kind``: random or greedy) in a free seat."""
         request = ls.AddBotRequest(table_id=table_id, kind=kind, seat=seat)
-        return await self.lobby.AddBot(request, timeout=self.timeout)
+        reply = await _answer(self.lobby.AddBot(request, timeout=self.timeout))
+        return Seated(reply.seat, "", wire.table_from_pb(reply.table))
 
     async def start_game(self, table_id: str, seat_token: str,
-                         seed: int | None = None) -> ls.Table:
+                         seed: int | None = None) -> TableInfo:
         """Start the game (every seat must be taken). ``seed`` only at a seeded
-        table (FAILED_PRECONDITION elsewhere)."""
+        table (Refused elsewhere)."""
         request = ls.StartGameRequest(table_id=table_id, seat_token=seat_token, seed=seed)
-        return (await self.lobby.StartGame(request, timeout=self.timeout)).table
+        reply = await _answer(self.lobby.StartGame(request, timeout=self.timeout))
+        return wire.table_from_pb(reply.table)
 
-    async def leave_table(self, table_id: str, seat_token: str) -> ls.Table:
+    async def leave_table(self, table_id: str, seat_token: str) -> TableInfo:
         """Give up the seat."""
         request = ls.LeaveTableRequest(table_id=table_id, seat_token=seat_token)
-        return (await self.lobby.LeaveTable(request, timeout=self.timeout)).table
+        reply = await _answer(self.lobby.LeaveTable(request, timeout=self.timeout))
+        return wire.table_from_pb(reply.table)
 
     def session(self, table_id: str, seat_token: str, last_seq: int = 0) -> GameSession:
         """A game stream for the seat (not opened until iterated); ``last_seq``
@@ -170,18 +299,18 @@ class SessionState:
     """
 
     seat: int = -1
-    table: ls.Table | None = None
+    table: TableInfo | None = None
     #: The commitment to this game's deals (Welcome.deal_commitment); "" before the start.
     commitment: str = ""
     #: The seed and salt, once the game is over (DealRevealed); None until then.
     reveal: DealReveal | None = None
     view: PlayerView | None = None
-    seats: list[pb.SeatInfo] = field(default_factory=list)
-    legal: list[Action] = field(default_factory=list)
+    seats: tuple[SeatInfo, ...] = ()
+    legal: tuple[Action, ...] = ()
     deadline_ms: int = 0
     window_closes_ms: int = 0  #: an out-of-turn window closes then (Unix ms); 0: none
     events: list[Event] = field(default_factory=list)
-    errors: list[gs.ActionError] = field(default_factory=list)
+    errors: list[Refusal] = field(default_factory=list)
     snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
     decide_from: int = 0  #: updates with a lower seq are stale: do not decide on them
     game_events_from: int = 0  #: index in ``events`` of this game's first event
@@ -197,9 +326,8 @@ class SessionState:
         events = self.events[self.game_events_from:]
         if not events or events[0].kind not in (EventKind.DEALER_DRAW, EventKind.ROUND_STARTED):
             return None
-        rules = wire.rules_from_pb(self.table.rules).to_dict()
         return check_deals(events, self.seat, self.reveal, table_id=self.table.table_id,
-                           players=len(self.table.seats), rules=rules,
+                           players=len(self.table.seats), rules=self.table.rules.to_dict(),
                            commitment_seen=self.commitment)
 
     @property
@@ -217,8 +345,8 @@ class SessionState:
 
 
 class GameSession:
-    """One seat's game stream. Iterate it for :class:`gs.TableMessage` in order,
-    with no gaps or repeats; it reconnects by itself (with jittered exponential
+    """One seat's game stream. Iterate it for :class:`Received` messages in
+    order, with no gaps or repeats; it reconnects by itself (with jittered exponential
     backoff) and resumes from the last sequence number seen. Send intents with
     :meth:`send`; decide only on messages :meth:`is_decision` accepts.
 
@@ -240,7 +368,7 @@ class GameSession:
         self.status = "idle"
         self.on_status = on_status
         self.reconnects = 0
-        self.snapshot: gs.Snapshot | None = None  # the latest stream's opening snapshot
+        self.snapshot: Snapshot | None = None  #: the latest stream's opening snapshot
         self._call: grpc.aio.StreamStreamCall | None = None
         self._done_writing = False  # half-closed after GAME_OVER: no more intents
         self._dropped = False  # set by drop(): the next local cancellation is ours
@@ -284,16 +412,16 @@ class GameSession:
             self._call.cancel()
             self._call = None
 
-    def is_decision(self, message: gs.TableMessage) -> bool:
-        """True for a PlayerUpdate to decide on: the stream's latest, not a stale
+    def is_decision(self, received: Received) -> bool:
+        """True for an update to decide on: the stream's latest, not a stale
         one from a resumed backlog."""
-        return (message.WhichOneof("body") == "update" and message.seq >= self.state.decide_from
-                and message.seq >= self._batch_update_seq)  # the batch's last update only
+        return (isinstance(received.message, Update) and received.seq >= self.state.decide_from
+                and received.seq >= self._batch_update_seq)  # the batch's last update only
 
     def _backoff(self, retries: int) -> float:
         return min(self.max_delay, 0.05 * 2 ** retries) * (0.5 + random.random() / 2)
 
-    async def __aiter__(self) -> AsyncIterator[gs.TableMessage]:
+    async def __aiter__(self) -> AsyncIterator[Received]:
         retries = 0
         while True:
             try:
@@ -317,7 +445,7 @@ class GameSession:
                 elif (err.code() not in RETRYABLE or retries >= self.max_retries
                       or SHUTTING_DOWN in (err.details() or "")):
                     self._set_status("closed")
-                    raise
+                    raise server_error(err) from err
                 retries += 1
                 self.reconnects += 1
                 self._call = None
@@ -343,14 +471,20 @@ class GameSession:
                 self._snapshot(response.snapshot)
             updates = [m.seq for m in response.messages if m.WhichOneof("body") == "update"]
             self._batch_update_seq = updates[-1] if updates else 0
-            for message in response.messages:
-                if message.seq <= self.last_seq:
+            seat = self.state.seat
+            for raw in response.messages:
+                if raw.seq <= self.last_seq:
                     continue  # already seen before a reconnect
-                self.last_seq = message.seq
-                self._track(message)
-                if message.event.kind == pb.EVENT_KIND_GAME_OVER and not self._done_writing:
+                self.last_seq = raw.seq
+                message = wire.message_from_pb(raw, seat)
+                if message is None:
+                    continue  # a body of a newer server: ignored, as the guide says
+                received = Received(raw.seq, message)
+                self._track(received)
+                if isinstance(message, Event) and message.kind is EventKind.GAME_OVER \
+                        and not self._done_writing:
                     await self._finish_writing()  # nothing left to send: half-close
-                yield message
+                yield received
 
     async def _finish_writing(self) -> None:
         self._done_writing = True
@@ -359,54 +493,54 @@ class GameSession:
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass
 
-    def _snapshot(self, snapshot: gs.Snapshot) -> None:
-        self.snapshot = snapshot
+    def _snapshot(self, raw: gs.Snapshot) -> None:
+        welcome = Welcome(raw.welcome.seat, wire.table_from_pb(raw.welcome.table),
+                          raw.welcome.deal_commitment)
+        update = wire.update_from_pb(raw.update) if raw.HasField("update") else None
+        self.snapshot = Snapshot(raw.seq, welcome, update, raw.update_seq)
         state = self.state
-        welcome = snapshot.welcome
         state.seat = welcome.seat
         state.table = welcome.table
-        state.commitment = welcome.deal_commitment
-        state.seats = list(welcome.table.seats)
-        state.snapshot_seq = snapshot.seq
-        state.decide_from = snapshot.update_seq
-        if snapshot.HasField("update"):
-            self._take_update(snapshot.update)
-            state.seats = list(welcome.table.seats)  # now, not when the update was made
+        state.commitment = welcome.commitment
+        state.snapshot_seq = raw.seq
+        state.decide_from = raw.update_seq
+        if update is not None:
+            self._take_update(update)
+        state.seats = welcome.table.seats  # now, not when the update was made
 
-    def _take_update(self, update: gs.PlayerUpdate) -> None:
+    def _take_update(self, update: Update) -> None:
         state = self.state
-        state.view = wire.view_from_pb(update.view)
-        state.seats = list(update.view.seats)
-        state.legal = [wire.action_from_pb(a.action) for a in update.legal_actions]
-        state.deadline_ms = update.deadline_unix_ms
-        state.window_closes_ms = update.window_closes_unix_ms
+        state.view = update.view
+        state.seats = update.seats
+        state.legal = update.legal
+        state.deadline_ms = round(update.deadline * 1000)
+        state.window_closes_ms = round(update.window_closes * 1000)
 
-    def _track(self, message: gs.TableMessage) -> None:
+    def _track(self, received: Received) -> None:
         state = self.state
-        body = message.WhichOneof("body")
-        history = message.seq <= state.snapshot_seq  # the snapshot already counted it
-        if body == "event":
-            state.events.append(wire.event_from_pb(message.event, state.seat))
-        elif body == "error":
-            state.errors.append(message.error)
-        elif body == "deal_revealed":
-            revealed = message.deal_revealed
-            state.reveal = DealReveal(revealed.seed, revealed.salt, revealed.commitment)
-        elif body == "welcome" and message.welcome.deal_commitment:
+        message = received.message
+        history = received.seq <= state.snapshot_seq  # the snapshot already counted it
+        if isinstance(message, Event):
+            state.events.append(message)
+        elif isinstance(message, Refusal):
+            state.errors.append(message)
+        elif isinstance(message, DealReveal):
+            state.reveal = message
+        elif isinstance(message, Welcome) and message.commitment:
             state.game_events_from = len(state.events)  # the game starts here
-            state.commitment = message.welcome.deal_commitment
+            state.commitment = message.commitment
             if not history:
-                state.seat = message.welcome.seat
-                state.table = message.welcome.table
+                state.seat = message.seat
+                state.table = message.table
         elif history:
             return
-        elif body == "update":
-            self._take_update(message.update)
-        elif body == "seats_changed":
-            state.seats = list(message.seats_changed.seats)
-        elif body == "welcome":
-            state.seat = message.welcome.seat
-            state.table = message.welcome.table
+        elif isinstance(message, Update):
+            self._take_update(message)
+        elif isinstance(message, SeatsChanged):
+            state.seats = message.seats
+        elif isinstance(message, Welcome):
+            state.seat = message.seat
+            state.table = message.table
 
 
 class SpectatorSession(GameSession):
@@ -439,11 +573,11 @@ async def run_bot(bot, session: GameSession) -> SessionState:
     sending an intent it waits for the answer (the next update, or a refusal,
     after which it decides again on what it knows) before sending another."""
     waiting = False  # an intent is out and unanswered
-    async for message in session:
-        if message.WhichOneof("body") == "error":
+    async for received in session:
+        if isinstance(received.message, Refusal):
             if not waiting:
                 continue
-        elif not session.is_decision(message):
+        elif not session.is_decision(received):
             continue
         waiting = False
         state = session.state

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import AsyncIterator, Callable
 
 import grpc
@@ -24,19 +23,11 @@ from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from unoplay.game.bots import make_bot
-from unoplay.game.deals import DealReveal
 from unoplay.game.messages import (
-    Message,
-    Refusal,
-    SeatInfo,
-    SeatsChanged,
-    TableInfo,
     TableState,
     Update,
-    Welcome,
 )
 from unoplay.game.rules import RuleError
-from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
 from unoplay.v1 import lobby_service_pb2 as ls
@@ -50,7 +41,6 @@ from .table import LobbyError, Seat, Table, default_window_ms
 
 log = logging.getLogger("unoplay.server")
 
-JOIN_TIMEOUT = Limits().join_timeout  # seconds a new stream has to send its join message
 #: The server's channel options (keepalive policy, message size): see limits.py.
 KEEPALIVE_OPTIONS = SERVER_OPTIONS
 
@@ -63,9 +53,6 @@ _STATUS = {
     "out_of_range": grpc.StatusCode.OUT_OF_RANGE,
     "unavailable": grpc.StatusCode.UNAVAILABLE,
 }
-_TABLE_STATE = {TableState.WAITING: ls.TABLE_STATE_WAITING,
-                TableState.PLAYING: ls.TABLE_STATE_PLAYING,
-                TableState.FINISHED: ls.TABLE_STATE_FINISHED}
 UNDECODABLE = "a message of this stream could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
 
@@ -81,77 +68,15 @@ def clip(details: str, limit: int = 300) -> str:
     return details if len(details) <= limit else details[:limit - 1] + "…"
 
 
-@lru_cache(maxsize=4096)
-def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
-    return tuple(pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied,
-                             connected=s.connected) for s in seats)
-
-
-def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
-    """Public seat list of a table."""
-    return list(_seat_list_pb(info.seats))
-
-
-def table_pb(info: TableInfo) -> ls.Table:
-    """Public table snapshot as a message."""
-    return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
-                    rules=wire.rules_pb(info.rules), turn_seconds=info.turn_seconds,
-                    state=_TABLE_STATE[info.state], scores=info.scores,
-                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms,
-                    seeded=info.seeded)
-
-
-def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
-    """Write ``message`` into ``target`` in place (one copy fewer than nesting)."""
-    target.view.CopyFrom(wire.view_pb(message.view, _seat_list_pb(message.seats)))
-    target.legal_actions.extend(wire.legal_pb(message.legal))
-    target.deadline_unix_ms = int(message.deadline * 1000)
-    target.window_closes_unix_ms = int(message.window_closes * 1000)
-
-
-def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
-    """Write log entry ``message`` with sequence number ``seq`` into ``target``."""
-    target.seq = seq
-    if isinstance(message, Update):
-        fill_update(target.update, message)
-    elif isinstance(message, Welcome):
-        welcome = target.welcome
-        welcome.seat = message.seat
-        welcome.table.CopyFrom(table_pb(message.table))
-        welcome.deal_commitment = message.commitment
-    elif isinstance(message, Refusal):
-        error = target.error
-        error.reason = message.reason
-        error.message = message.message
-        error.action_id = message.action_id
-    elif isinstance(message, SeatsChanged):
-        target.seats_changed.seats.extend(_seat_list_pb(message.seats))
-    elif isinstance(message, DealReveal):
-        revealed = target.deal_revealed
-        revealed.seed = message.seed
-        revealed.salt = message.salt
-        revealed.commitment = message.commitment
-    else:
-        target.event.CopyFrom(wire.event_pb(message))
-
-
-def message_pb(seq: int, message: Message, seats: object = None) -> gs.TableMessage:
-    """One log entry of a seat as the wire message with sequence number ``seq``.
-    (``seats`` is ignored: updates carry the seat list of their own time.)"""
-    msg = gs.TableMessage()
-    fill_message(msg, seq, message)
-    return msg
-
-
 def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
     """The state of ``seat``'s stream now (-1: a spectator's)."""
     log_ = table.log_for(seat)
     snapshot = gs.Snapshot(seq=len(log_), welcome=gs.Welcome(
-        seat=seat, table=table_pb(table.info()),
+        seat=seat, table=wire.table_pb(table.info()),
         deal_commitment=table.deal.commitment if table.deal else ""))
     for i in range(len(log_) - 1, -1, -1):
         if isinstance(log_[i], Update):
-            fill_update(snapshot.update, log_[i])
+            wire.fill_update(snapshot.update, log_[i])
             snapshot.update_seq = i + 1
             break
     return snapshot
@@ -183,7 +108,7 @@ async def stream_log(table: Table, seat: int, last_seq: int,
             while cursor < end and size < MAX_BATCH_BYTES:
                 cursor += 1
                 message = messages.add()
-                fill_message(message, cursor, log_[cursor - 1])
+                wire.fill_message(message, cursor, log_[cursor - 1])
                 size += message.ByteSize()
             announce = False
             yield batch
@@ -219,11 +144,11 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         except LobbyError as err:
             await _abort(context, err)
         log.debug("table %s created: %d seats", table.table_id, seats)
-        return ls.CreateTableResponse(table=table_pb(table.info()))
+        return ls.CreateTableResponse(table=wire.table_pb(table.info()))
 
     async def ListTables(self, request, context):
         self.lobby.sweep()
-        return ls.ListTablesResponse(tables=[table_pb(t.info()) for t in self.lobby.tables.values()])
+        return ls.ListTablesResponse(tables=[wire.table_pb(t.info()) for t in self.lobby.tables.values()])
 
     async def JoinTable(self, request, context):
         try:
@@ -232,7 +157,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         except LobbyError as err:
             await _abort(context, err)
         return ls.JoinTableResponse(seat=seat.index, seat_token=seat.token,
-                                    table=table_pb(table.info()))
+                                    table=wire.table_pb(table.info()))
 
     async def AddBot(self, request, context):
         kind = request.kind or "greedy"
@@ -247,7 +172,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             seat = table.add_bot(bot, name, request.seat if request.HasField("seat") else None)
         except LobbyError as err:
             await _abort(context, err)
-        return ls.AddBotResponse(seat=seat.index, table=table_pb(table.info()))
+        return ls.AddBotResponse(seat=seat.index, table=wire.table_pb(table.info()))
 
     async def StartGame(self, request, context):
         try:
@@ -258,7 +183,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             table.start(str(request.seed) if request.HasField("seed") else None)
         except LobbyError as err:
             await _abort(context, err)
-        return ls.StartGameResponse(table=table_pb(table.info()))
+        return ls.StartGameResponse(table=wire.table_pb(table.info()))
 
     async def LeaveTable(self, request, context):
         try:
@@ -266,7 +191,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             table.leave(request.seat_token)
         except LobbyError as err:
             await _abort(context, err)
-        return ls.LeaveTableResponse(table=table_pb(table.info()))
+        return ls.LeaveTableResponse(table=wire.table_pb(table.info()))
 
 
 @dataclass

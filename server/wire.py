@@ -1,7 +1,9 @@
-"""Conversions between the engine's values and the ``unoplay.v1`` protobuf messages.
+"""Conversions between the game's values (``unoplay.game``) and the
+``unoplay.v1`` protobuf messages, both ways.
 
-Used by the service (engine -> wire) and by the Python client SDK (wire ->
-engine types, so bots see the same values in both places). No I/O here.
+Used by the service (game -> wire) and by the Python client SDK (wire ->
+game values, so bots and the TUI see the same values as the server, and no
+protobuf). No I/O here.
 
 Action ids on the wire are stable (see :func:`action_id`): the same action
 always has the same id, so a stale id can never mean a different action.
@@ -10,14 +12,27 @@ always has the same id, so a stale id can never mean a different action.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
 from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
+from unoplay.game.deals import DealReveal
 from unoplay.game.events import EVERYONE, Event, EventKind
+from unoplay.game.messages import (
+    Message,
+    Refusal,
+    SeatInfo,
+    SeatsChanged,
+    TableInfo,
+    TableState,
+    Update,
+    Welcome,
+)
 from unoplay.game.rules import OPTION_NAMES, RuleError, RuleSet, preset
 from unoplay.game.view import Phase, PlayerView
 from unoplay.v1 import game_pb2 as pb
+from unoplay.v1 import game_service_pb2 as gs
+from unoplay.v1 import lobby_service_pb2 as ls
 
 # ----------------------------------------------------------------- cards
 
@@ -276,3 +291,143 @@ def rules_from_pb(msg: pb.RuleSet) -> RuleSet:
             value = getattr(msg, name)
             options[name] = value
     return RuleSet.from_dict(options, base=base)
+
+
+# ----------------------------------------------------------------- tables and stream messages
+
+_TABLE_STATE = {TableState.WAITING: ls.TABLE_STATE_WAITING,
+                TableState.PLAYING: ls.TABLE_STATE_PLAYING,
+                TableState.FINISHED: ls.TABLE_STATE_FINISHED}
+_TABLE_STATE_FROM = {v: k for k, v in _TABLE_STATE.items()}
+
+
+@lru_cache(maxsize=4096)
+def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
+    return tuple(pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied,
+                             connected=s.connected) for s in seats)
+
+
+def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
+    """Public seat list of a table."""
+    return list(_seat_list_pb(info.seats))
+
+
+def table_pb(info: TableInfo) -> ls.Table:
+    """Public table snapshot as a message."""
+    return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
+                    rules=rules_pb(info.rules), turn_seconds=info.turn_seconds,
+                    state=_TABLE_STATE[info.state], scores=info.scores,
+                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms,
+                    seeded=info.seeded)
+
+
+def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
+    """Write ``message`` into ``target`` in place (one copy fewer than nesting)."""
+    target.view.CopyFrom(view_pb(message.view, _seat_list_pb(message.seats)))
+    target.legal_actions.extend(legal_pb(message.legal))
+    target.deadline_unix_ms = round(message.deadline * 1000)
+    target.window_closes_unix_ms = round(message.window_closes * 1000)
+
+
+def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
+    """Write log entry ``message`` with sequence number ``seq`` into ``target``."""
+    target.seq = seq
+    if isinstance(message, Update):
+        fill_update(target.update, message)
+    elif isinstance(message, Welcome):
+        welcome = target.welcome
+        welcome.seat = message.seat
+        welcome.table.CopyFrom(table_pb(message.table))
+        welcome.deal_commitment = message.commitment
+    elif isinstance(message, Refusal):
+        error = target.error
+        error.reason = message.reason
+        error.message = message.message
+        error.action_id = message.action_id
+    elif isinstance(message, SeatsChanged):
+        target.seats_changed.seats.extend(_seat_list_pb(message.seats))
+    elif isinstance(message, DealReveal):
+        revealed = target.deal_revealed
+        revealed.seed = message.seed
+        revealed.salt = message.salt
+        revealed.commitment = message.commitment
+    else:
+        target.event.CopyFrom(event_pb(message))
+
+
+def message_pb(seq: int, message: Message) -> gs.TableMessage:
+    """One log entry of a seat as the wire message with sequence number ``seq``."""
+    msg = gs.TableMessage()
+    fill_message(msg, seq, message)
+    return msg
+
+
+def seat_from_pb(msg: pb.SeatInfo) -> SeatInfo:
+    """``pb.SeatInfo`` to the game's :class:`SeatInfo`."""
+    return SeatInfo(msg.seat, msg.name, msg.bot, msg.occupied, msg.connected)
+
+
+def seats_from_pb(msgs: Iterable[pb.SeatInfo]) -> tuple[SeatInfo, ...]:
+    """A list of ``pb.SeatInfo`` to a tuple of :class:`SeatInfo`, by seat."""
+    return tuple(seat_from_pb(m) for m in msgs)
+
+
+def table_from_pb(msg: ls.Table) -> TableInfo:
+    """``ls.Table`` to the game's :class:`TableInfo`. Raises RuleError (a
+    ValueError) for rules this version does not know (a newer server's option)."""
+    return TableInfo(table_id=msg.table_id, title=msg.title, seats=seats_from_pb(msg.seats),
+                     rules=rules_from_pb(msg.rules), turn_seconds=msg.turn_seconds,
+                     state=_TABLE_STATE_FROM.get(msg.state, TableState.WAITING),
+                     scores=tuple(msg.scores), away_grace=float(msg.away_grace_seconds),
+                     window_ms=msg.window_ms, seeded=msg.seeded)
+
+
+def update_from_pb(msg: gs.PlayerUpdate) -> Update:
+    """``gs.PlayerUpdate`` to the game's :class:`Update` (times in Unix seconds)."""
+    return Update(view=view_from_pb(msg.view),
+                  legal=tuple(action_from_pb(a.action) for a in msg.legal_actions),
+                  deadline=msg.deadline_unix_ms / 1000, seats=seats_from_pb(msg.view.seats),
+                  window_closes=msg.window_closes_unix_ms / 1000)
+
+
+def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
+    """One stream message received by ``seat`` (-1 a spectator) as a game
+    value; None for a body this version does not know (a newer server's)."""
+    body = msg.WhichOneof("body")
+    if body == "event":
+        return event_from_pb(msg.event, seat)
+    if body == "update":
+        return update_from_pb(msg.update)
+    if body == "error":
+        e = msg.error
+        return Refusal(e.reason, e.message, e.action_id)
+    if body == "seats_changed":
+        return SeatsChanged(seats_from_pb(msg.seats_changed.seats))
+    if body == "welcome":
+        return Welcome(msg.welcome.seat, table_from_pb(msg.welcome.table),
+                       msg.welcome.deal_commitment)
+    if body == "deal_revealed":
+        d = msg.deal_revealed
+        return DealReveal(d.seed, d.salt, d.commitment)
+    return None
+
+
+def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.RuleSet:
+    """A ``RuleSet`` message asking for ``preset_name`` with every option of
+    ``options`` set, without judging the values (the server does, and names
+    the option it refuses). Choices are their names, e.g. ``"same_rank"``.
+    Raises RuleError for an unknown option or choice name."""
+    msg = pb.RuleSet(preset=preset_name)
+    fields = pb.RuleSet.DESCRIPTOR.fields_by_name
+    for name, value in options.items():
+        field = fields.get(name)
+        if field is None or name == "preset":
+            raise RuleError(f"unknown rule option {name!r}")
+        if field.enum_type is not None:
+            number = field.enum_type.values_by_name.get(_enum_prefix(field) + str(value).upper())
+            if number is None:
+                raise RuleError(f"{name}: {value!r} is not a known value")
+            setattr(msg, name, number.number)
+        else:
+            setattr(msg, name, value)
+    return msg

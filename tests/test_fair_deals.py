@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
-from unoplay.client.sdk import Connection, run_bot
+from unoplay.client.sdk import Connection, Refused, run_bot
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.deals import (
@@ -38,6 +38,7 @@ from unoplay.game.deals import (
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import Welcome
 from unoplay.game.rules import OFFICIAL, PRESETS, GameFormat, RuleSet
 from unoplay.server import wire
 from unoplay.server.service import start_server
@@ -292,7 +293,7 @@ async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
         async with Connection(server.address) as conn:
             lobby_bytes: list[bytes] = []
             table = await conn.create_table(seats=seats, rules=rules, window_ms=0)
-            lobby_bytes.append(table.SerializeToString())
+            lobby_bytes.append(wire.table_pb(table).SerializeToString())
             joins = [await conn.join_table(table.table_id, f"p{i}") for i in range(people)]
             for _ in range(seats - people):
                 await conn.add_bot(table.table_id, "greedy")
@@ -304,7 +305,7 @@ async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
                                                    "greedy" if i else "random", received[i]))
                      for i, j in enumerate(joins)]
             started = await conn.start_game(table.table_id, joins[0].seat_token)
-            lobby_bytes.append(started.SerializeToString())
+            lobby_bytes.append(wire.table_pb(started).SerializeToString())
 
             async def watch() -> None:
                 while (response := await asyncio.wait_for(watcher.read(), WAIT)) is not grpc.aio.EOF:
@@ -371,10 +372,10 @@ async def test_a_chosen_seed_is_refused_at_an_ordinary_table_and_taken_at_a_seed
     plain = await conn.create_table(seats=2, rules=RuleSet(target_score=0))
     me = await conn.join_table(plain.table_id, "me")
     await conn.add_bot(plain.table_id, "greedy")
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(Refused) as err:
         await conn.start_game(plain.table_id, me.seat_token, seed=42)
-    assert err.value.code() is grpc.StatusCode.FAILED_PRECONDITION
-    assert "secret seed" in err.value.details()
+    assert err.value.status == "FAILED_PRECONDITION"
+    assert "secret seed" in str(err.value)
     assert server.lobby.get(plain.table_id).game is None  # nothing was dealt
     assert not plain.seeded
 
@@ -392,14 +393,14 @@ async def test_a_chosen_seed_is_refused_at_an_ordinary_table_and_taken_at_a_seed
     # Every seat sees that the table is seeded, in its stream's welcome.
     for token in (you.seat_token, other.seat_token):
         session = conn.session(seeded.table_id, token)
-        async for message in session:
-            if message.WhichOneof("body") == "welcome" and message.welcome.deal_commitment:
-                assert message.welcome.table.seeded
+        async for received in session:
+            if isinstance(welcome := received.message, Welcome) and welcome.commitment:
+                assert welcome.table.seeded
                 break
         await session.close()
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(Refused) as err:
         await conn.create_table(seats=2, seed="x" * 65)
-    assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.status == "INVALID_ARGUMENT"
 
 
 async def test_a_seeded_tables_seed_deals_its_game():

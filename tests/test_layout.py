@@ -37,3 +37,12 @@ def test_the_game_package_is_imported_under_one_name_only():
     out = subprocess.run([sys.executable, "-c", "import unoplay.server.game"],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "import unoplay.game, not unoplay.server.game" in out.stderr
+
+
+def test_the_tui_imports_neither_grpc_nor_generated_code():
+    """The SDK is the TUI's boundary: it hands out game values and its own errors."""
+    importing = re.compile(r"^\s*(from|import)\s+(grpc|google\.protobuf|unoplay\.v1)\b"
+                           r"|_pb2\b|unoplay\.server\.wire", re.M)
+    offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "client" / "tui").rglob("*.py")
+                 if importing.search(p.read_text())]
+    assert offenders == []

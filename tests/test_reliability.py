@@ -20,7 +20,7 @@ import pytest
 from helpers import assert_conserved, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, run_bot
+from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, Received, ServerError, Snapshot, run_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
@@ -36,7 +36,8 @@ from unoplay.server.limits import (
     TokenBucket,
     keepalive_problems,
 )
-from unoplay.server.service import message_pb, start_server
+from unoplay.server.service import start_server
+from unoplay.server.wire import message_pb
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
@@ -52,10 +53,19 @@ async def read_response(call):
 
 
 async def expect_status(awaitable, *codes):
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    """``awaitable`` fails with one of the gRPC status ``codes``: a raw call's
+    AioRpcError, or the SDK's ServerError of the same status."""
+    with pytest.raises((grpc.aio.AioRpcError, ServerError)) as err:
         await asyncio.wait_for(awaitable, WAIT)
-    assert err.value.code() in codes, (err.value.code(), err.value.details())
-    return err.value
+    got = err.value
+    status = got.status if isinstance(got, ServerError) else got.code().name
+    assert status in {c.name for c in codes}, (status, str(got))
+    return got
+
+
+def _wire(received) -> list[bytes]:
+    """What the SDK yielded, serialized again as the wire's messages."""
+    return [message_pb(r.seq, r.message).SerializeToString() for r in received]
 
 
 async def open_play(conn, table_id, token, last_seq=0):
@@ -164,7 +174,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
     # The player's messages across both connections are the server's log, exactly.
     log_ = table.log_for(1)
     assert [m.seq for m in seen] == list(range(1, len(log_) + 1))
-    assert [m.SerializeToString() for m in seen] == \
+    assert _wire(seen) == \
         [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
     assert resumed.state.view == table.game.view(1)
     # Once back, the player took over again: no stand-in move after the return.
@@ -265,10 +275,9 @@ async def test_oversized_messages_are_refused_and_the_server_goes_on(server, con
 async def test_a_long_id_quoted_back_is_clipped_so_the_real_status_arrives(server, conn):
     long_id = "t" * 20_000  # under the message limit, over grpc's limit for a status
     err = await expect_status(conn.join_table(long_id, "me"), grpc.StatusCode.NOT_FOUND)
-    assert len(err.details()) <= 300 and err.details().endswith("…")
-    err = await expect_status(conn.create_table(rules=pb.RuleSet(preset=long_id)),
-                              grpc.StatusCode.INVALID_ARGUMENT)
-    assert len(err.details()) <= 300
+    assert len(str(err)) <= 300 and str(err).endswith("…")
+    err = await expect_status(conn.create_table(preset=long_id), grpc.StatusCode.INVALID_ARGUMENT)
+    assert len(str(err)) <= 300
 
 
 async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_unharmed():
@@ -392,8 +401,8 @@ async def test_names_and_titles_are_validated(server, conn):
     table_id = (await conn.create_table(seats=10)).table_id
     for bad in BAD_NAMES:
         await expect_status(conn.join_table(table_id, bad), grpc.StatusCode.INVALID_ARGUMENT)
-    for given, stored in GOOD_NAMES.items():
-        joined = await conn.join_table(table_id, given)
+    for typed, stored in GOOD_NAMES.items():
+        joined = await conn.join_table(table_id, typed)
         assert joined.table.seats[joined.seat].name == stored
     for bad in ("x" * 41, "bidi\u202e", "two\nlines"):
         await expect_status(conn.create_table(title=bad), grpc.StatusCode.INVALID_ARGUMENT)
@@ -438,7 +447,7 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
         for seat, session in enumerate(sessions):
             log_ = server.lobby.get(table_id).log_for(seat)
             received += [message_pb(i + 1, m).SerializeToString() for i, m in enumerate(log_)]
-    received += [t.SerializeToString() for t in await conn.list_tables()]
+    received += [wire.table_pb(t).SerializeToString() for t in await conn.list_tables()]
     blob = b"".join(received)
     for token in tokens:
         assert token.encode() not in blob
@@ -666,6 +675,11 @@ class Fuzzer:
         except grpc.aio.AioRpcError as err:
             assert err.code() in codes, (err.code(), err.details())
             self.note(err.code())
+            return
+        except ServerError as err:  # a lobby call through the SDK
+            code = grpc.StatusCode[err.status]
+            assert code in codes, (err.status, str(err))
+            self.note(code)
             return
         assert grpc.StatusCode.OK in codes, "expected a refusal"
         self.note(grpc.StatusCode.OK)
@@ -902,9 +916,9 @@ class FaultyPlayer:
         self.seat = seat
         self.rng = rng
         self.kills = kills
-        self.received: list[gs.TableMessage] = []
+        self.received: list[Received] = []
         self.lives = 0
-        self.snapshots: list[gs.Snapshot] = []
+        self.snapshots: list[Snapshot] = []
         self.session = None
 
     def note_snapshot(self, session) -> None:
@@ -982,13 +996,14 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
         log_ = table.log_for(p.seat)
         # Nothing lost, nothing twice: the lives' messages are the server's log.
         assert [m.seq for m in p.received] == list(range(1, len(log_) + 1))
-        assert [m.SerializeToString() for m in p.received] == \
+        assert _wire(p.received) == \
             [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
         # Each (re)connection opened with a snapshot that is the server's state then.
         assert len(p.snapshots) >= p.lives
         for snap in p.snapshots:
             if snap.update_seq:
-                assert snap.update == message_pb(snap.update_seq, log_[snap.update_seq - 1]).update
+                assert message_pb(snap.update_seq, snap.update) == \
+                    message_pb(snap.update_seq, log_[snap.update_seq - 1])
         # And the last life's view is the server's.
         assert p.session.state.view == table.game.view(p.seat)
         assert p.session.state.game_over

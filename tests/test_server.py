@@ -6,16 +6,16 @@ import asyncio
 
 import grpc
 import pytest
-from unoplay.client.sdk import run_bot
+from unoplay.client.sdk import Received, SeatGone, ServerError, run_bot
+from unoplay.game.events import EVERYONE, Event, EventKind
+from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
-from unoplay.game.events import EventKind
 from unoplay.game.rules import RuleSet
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
-from unoplay.v1 import lobby_service_pb2 as ls
 
 WAIT = 60  # seconds: upper bound for any network wait in these tests
 
@@ -30,14 +30,14 @@ async def play_game(conn, kinds, seed, rules=None, record=False):
     rules = rules or RuleSet(target_score=0)
     table_id, joins = await seat_players(conn, len(kinds), rules, seed=seed)
     sessions = [conn.session(table_id, j.seat_token) for j in joins]
-    received: list[list[gs.TableMessage]] = [[] for _ in kinds]
+    received: list[list[Received]] = [[] for _ in kinds]
 
     async def run(i):
         bot = make_bot(kinds[i], seed=seed + i)
         async for message in sessions[i]:
             received[i].append(message)
             state = sessions[i].state
-            if message.WhichOneof("body") == "update" and state.legal:
+            if isinstance(message.message, Update) and state.legal:
                 action = bot.decide(state.view, state.legal)
                 if action is not None:
                     await sessions[i].send(action)
@@ -65,7 +65,7 @@ async def test_four_bots_play_a_complete_game_scores_match_the_engine(server, co
         assert state.game_over
         assert state.view.scores == table.game.scores
     listed = (await conn.list_tables())[0]
-    assert listed.state == ls.TABLE_STATE_FINISHED and tuple(listed.scores) == table.game.scores
+    assert listed.state is TableState.FINISHED and tuple(listed.scores) == table.game.scores
 
 
 async def test_no_hidden_card_ever_reaches_another_player(server, conn):
@@ -76,30 +76,28 @@ async def test_no_hidden_card_ever_reaches_another_player(server, conn):
     own_cards: list[set[int]] = [set() for _ in range(4)]
     shown_to: list[set[int]] = [set() for _ in range(4)]
     for seat in range(4):
-        for message in received[seat]:
-            if message.WhichOneof("body") == "event":
-                e = message.event
-                if e.kind in (pb.EVENT_KIND_HAND_DEALT, pb.EVENT_KIND_DREW_CARDS):
-                    assert e.private and e.player == seat
-                    own_cards[seat] |= {c.id for c in e.cards}
-                if e.kind == pb.EVENT_KIND_HAND_SHOWN:
-                    assert e.private
-                    shown_to[seat] |= {c.id for c in e.cards}
+        for r in received[seat]:
+            if isinstance(e := r.message, Event):
+                if e.kind in (EventKind.HAND_DEALT, EventKind.DREW_CARDS):
+                    assert e.audience == seat == e.player
+                    own_cards[seat] |= set(e.cards)
+                if e.kind is EventKind.HAND_SHOWN:
+                    assert e.audience == seat
+                    shown_to[seat] |= set(e.cards)
     public: set[int] = set()
-    for message in received[0]:
-        if message.WhichOneof("body") == "event" and not message.event.private:
-            public |= {c.id for c in message.event.cards}
+    for r in received[0]:
+        if isinstance(r.message, Event) and r.message.audience == EVERYONE:
+            public |= set(r.message.cards)
     for seat in range(4):
-        for message in received[seat]:
-            body = message.WhichOneof("body")
+        for r in received[seat]:
             seen: set[int] = set()
-            if body == "event":
-                seen = {c.id for c in message.event.cards}
-            elif body == "update":
-                seen = {c.id for c in message.update.view.hand}
-                seen |= {message.update.view.top_card.id}
-                if message.update.view.HasField("drawn_card"):
-                    seen.add(message.update.view.drawn_card.id)
+            if isinstance(r.message, Event):
+                seen = set(r.message.cards)
+            elif isinstance(r.message, Update):
+                view = r.message.view
+                seen = set(view.hand) | {view.top_card}
+                if view.drawn_card >= 0:
+                    seen.add(view.drawn_card)
             # Every card a player sees is public, their own, or a hand shown to them.
             allowed = public | own_cards[seat] | shown_to[seat]
             assert seen <= allowed, (seat, seen - allowed)
@@ -117,83 +115,84 @@ async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, co
     first_update = None
     while first_update is None:
         m = await asyncio.wait_for(anext(messages), WAIT)
-        if m.WhichOneof("body") == "update":
+        if isinstance(m.message, Update):
             first_update = m
     # Not this player's turn: refused with the engine's reason, stream open.
     await session.send(wire.action_id(ACTION_DRAW))
-    error = await next_of(messages, "error")
-    assert error.error.reason == "not_your_turn" and error.error.action_id == 1
+    error = await next_of(messages, Refusal)
+    assert error.reason == "not_your_turn" and error.action_id == 1
     await session.send(4_000_000_000)  # no such action id (ids end near 3.1 million)
-    error = await next_of(messages, "error")
-    assert error.error.reason == "unknown_action_id"
+    error = await next_of(messages, Refusal)
+    assert error.reason == "unknown_action_id"
     # The mover can still play: the game goes on.
     table.act(mover, table.game.legal_actions(mover)[-1])
-    update = await next_of(messages, "update")
-    assert update.update.view.current in (0, 1)
+    update = await next_of(messages, Update)
+    assert update.view.current in (0, 1)
     await session.close()
 
 
 ACTION_DRAW = wire.action_from_id(1)
 
 
-async def next_of(messages, body):
+async def next_of(messages, kind):
+    """The next message of type ``kind`` (Update, Refusal...) a session yields."""
     while True:
         m = await asyncio.wait_for(anext(messages), WAIT)
-        if m.WhichOneof("body") == body:
-            return m
+        if isinstance(m.message, kind):
+            return m.message
 
 
 async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
     table_id, joins = await seat_players(conn, 2)
     # Unknown table.
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.join_table("nope", "x")
-    assert err.value.code() == grpc.StatusCode.NOT_FOUND
+    assert err.value.status == "NOT_FOUND"
     # Bad token on start and on the game stream.
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.start_game(table_id, "forged-token")
-    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert err.value.status == "UNAUTHENTICATED"
     session = conn.session(table_id, "forged-token")
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(SeatGone) as err:
         async for _ in session:
             pass
-    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert err.value.status == "UNAUTHENTICATED"
     # A token of another table is useless here.
     other_id, other_joins = await seat_players(conn, 2)
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.start_game(table_id, other_joins[0].seat_token)
-    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert err.value.status == "UNAUTHENTICATED"
     # Malformed: bad seat count, bad rules, empty name.
     for kwargs in ({"seats": 11}, {"seats": 1}):
-        with pytest.raises(grpc.aio.AioRpcError) as err:
+        with pytest.raises(ServerError) as err:
             await conn.create_table(**kwargs)
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    with pytest.raises(grpc.aio.AioRpcError) as err:
-        await conn.create_table(rules=pb.RuleSet(preset="nope"))
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    with pytest.raises(grpc.aio.AioRpcError) as err:
-        await conn.create_table(rules=pb.RuleSet(uno_penalty=99))
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.value.status == "INVALID_ARGUMENT"
+    with pytest.raises(ServerError) as err:
+        await conn.create_table(preset="nope")
+    assert err.value.status == "INVALID_ARGUMENT"
+    with pytest.raises(ServerError) as err:
+        await conn.create_table(options={"uno_penalty": 99})
+    assert err.value.status == "INVALID_ARGUMENT"
     # Combinations that make no sense are refused with a message naming the conflict.
     for seats, rules, conflict in (
-            (3, pb.RuleSet(format=pb.GAME_FORMAT_TEAMS), "4, 6 or 8 players"),
-            (4, pb.RuleSet(format=pb.GAME_FORMAT_TOURNAMENT), "scoring=penalty"),
-            (4, pb.RuleSet(format=pb.GAME_FORMAT_ELIMINATION), "target_score=0")):
-        with pytest.raises(grpc.aio.AioRpcError) as err:
-            await conn.create_table(seats=seats, rules=rules, seed=8)
-        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert conflict in err.value.details()
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+            (3, {"format": "teams"}, "4, 6 or 8 players"),
+            (4, {"format": "tournament"}, "scoring=penalty"),
+            (4, {"format": "elimination"}, "target_score=0")):
+        with pytest.raises(ServerError) as err:
+            await conn.create_table(seats=seats, options=rules, seed=8)
+        assert err.value.status == "INVALID_ARGUMENT"
+        assert conflict in err.value.details
+    with pytest.raises(ServerError) as err:
         await conn.join_table(table_id, "   ")
-    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert err.value.status == "INVALID_ARGUMENT"
     # Wrong state: full table, starting twice.
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.join_table(table_id, "late")
-    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert err.value.status == "FAILED_PRECONDITION"
     await conn.start_game(table_id, joins[0].seat_token)
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.start_game(table_id, joins[0].seat_token)
-    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert err.value.status == "FAILED_PRECONDITION"
 
 
 async def test_stream_must_start_with_join(server, conn):
@@ -220,7 +219,7 @@ async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
             if len(seqs) in (15, 60):
                 session.drop()
                 drops += 1
-            if message.WhichOneof("body") == "update" and session.state.legal:
+            if isinstance(message.message, Update) and session.state.legal:
                 action = bot.decide(session.state.view, session.state.legal)
                 if action is not None:
                     await session.send(action)
@@ -242,12 +241,12 @@ async def test_turn_timer_plays_draw_then_keep(server, conn):
     hand_before = len(game.hand(mover))
     session = conn.session(table_id, joins[mover].seat_token)
     messages = aiter(session)
-    update = await next_of(messages, "update")
-    assert update.update.deadline_unix_ms > 0
+    update = await next_of(messages, Update)
+    assert update.deadline > 0
     # Nobody acts: the timer draws for the mover and, if the card fits, keeps it.
     while True:
         m = await asyncio.wait_for(anext(messages), WAIT)
-        if m.WhichOneof("body") == "update" and m.update.view.current != mover:
+        if isinstance(m.message, Update) and m.message.view.current != mover:
             break
     kinds = [a.kind for _, a in table.history]
     assert kinds[0] is ActionKind.DRAW and set(kinds) <= {ActionKind.DRAW, ActionKind.KEEP}
@@ -284,7 +283,7 @@ async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn)
     for _ in range(2):
         await conn.add_bot(table_id, "greedy")
     watch = conn.spectate(table_id)
-    received: list[gs.TableMessage] = []
+    received: list[Received] = []
 
     async def read():
         async for message in watch:
@@ -301,11 +300,10 @@ async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn)
     sent = server.lobby.get(table_id).log_for(-1)
     assert [m.seq for m in received] == list(range(1, len(sent) + 1))
     for m in received:
-        if m.WhichOneof("body") == "event":
-            assert not m.event.private and not (m.event.kind == pb.EVENT_KIND_DREW
-                                                 and m.event.cards)
-        if m.WhichOneof("body") == "update":
-            assert not m.update.view.hand and not m.update.legal_actions
+        if isinstance(e := m.message, Event):
+            assert e.audience == EVERYONE and not (e.kind is EventKind.DREW and e.cards)
+        if isinstance(u := m.message, Update):
+            assert not u.view.hand and not u.legal
     assert watch.state.seat == -1 and watch.state.game_over and watch.state.view.hand == ()
     assert not await watch.send(1)  # a spectator never sends
 
@@ -315,9 +313,9 @@ async def test_server_side_bots_and_health(server, conn):
     me = await conn.join_table(table.table_id, "me")
     await conn.add_bot(table.table_id, "greedy")
     await conn.add_bot(table.table_id, "random")
-    with pytest.raises(grpc.aio.AioRpcError) as err:
+    with pytest.raises(ServerError) as err:
         await conn.add_bot(table.table_id, "nonsense")
-    assert err.value.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
+    assert err.value.status in ("INVALID_ARGUMENT", "FAILED_PRECONDITION")
     await conn.start_game(table.table_id, me.seat_token)
     state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT)
     assert state.game_over

@@ -26,7 +26,7 @@ from rich.console import Console
 from textual.app import App
 from textual.widgets import Checkbox, Input, Select, Static
 from unoplay.client.discovery import Browser
-from unoplay.client.sdk import Connection, SessionState, run_bot
+from unoplay.client.sdk import Connection, Received, SessionState, run_bot
 from unoplay.client.tui import table as tui_table
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
@@ -50,12 +50,11 @@ from unoplay.game.actions import play
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import TableState
+from unoplay.game.messages import SeatInfo, TableInfo, TableState, Update
 from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server import wire
 from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb
-from unoplay.v1 import lobby_service_pb2 as ls
 
 WAIT = 30.0  # seconds: upper bound of any single wait
 COLOUR_KEYS = "rygb"
@@ -206,7 +205,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
                              and app.screen.tables, "the lobby again")
             listed = app.screen.tables[0]
-            assert listed.state == ls.TABLE_STATE_PLAYING
+            assert listed.state is TableState.PLAYING
             assert listed.seats[seat].name == "Ada" and not listed.seats[seat].bot
             await pilot.press("i")  # the table's id, for `uno bot --table`
             await wait_until(pilot, lambda: any(f"--table {table_id}" in str(n.message)
@@ -328,15 +327,16 @@ async def test_the_log_is_laid_out_again_when_the_terminal_is_resized():
 
 
 async def test_a_refused_intent_is_shown():
-    from unoplay.v1 import game_service_pb2 as gs
+    from unoplay.client.sdk import Received
+    from unoplay.game.messages import Refusal
 
     app = DemoApp()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         table = app.screen
-        table.state.errors.append(gs.ActionError(reason="does_not_match", action_id=300,
-                                                 message="the yellow 3 does not match"))
-        table.handle("error")
+        refusal = Refusal("does_not_match", "the yellow 3 does not match", 300)
+        table.state.errors.append(refusal)
+        table.handle(Received(99, refusal))
         await pilot.pause()
         shown = " ".join(" ".join(line.text for line in table.query_one("#log").lines).split())
         assert "Refused: the yellow 3 does not match (does_not_match)" in shown
@@ -676,17 +676,18 @@ class CraftedApp(App):
         self.session = _FakeSession()
 
     def state(self) -> SessionState:
-        seats = [pb.SeatInfo(seat=i, name="Ada" if i == self.seat else f"bot-{i}",
-                             bot=i != self.seat, occupied=True, connected=True)
-                 for i in range(self.game.players)]
-        table = ls.Table(table_id="t1-test", title="House", seats=seats,
-                         rules=wire.rules_pb(self.game.rules))
-        view = wire.view_from_pb(wire.view_pb(self.game.view(self.seat), seats))
-        legal = [wire.action_from_pb(a.action)
-                 for a in wire.legal_pb(self.game.legal_actions(self.seat))]
-        return SessionState(seat=self.seat, table=table, commitment="c" * 64, view=view, seats=seats,
-                            legal=legal, window_closes_ms=self.window_closes_ms,
-                            events=list(self.events))
+        seats = tuple(SeatInfo(seat=i, name="Ada" if i == self.seat else f"bot-{i}",
+                               bot=i != self.seat, occupied=True, connected=True)
+                      for i in range(self.game.players))
+        table = TableInfo(table_id="t1-test", title="House", seats=seats, rules=self.game.rules,
+                          turn_seconds=0, state=TableState.PLAYING, scores=(), away_grace=30.0)
+        update = wire.update_from_pb(wire.message_pb(1, Update(
+            self.game.view(self.seat), tuple(self.game.legal_actions(self.seat)), 0.0,
+            seats)).update)  # through the wire and back, as a stream delivers it
+        self.update = Received(1, update)  # handle() it as the stream's message
+        return SessionState(seat=self.seat, table=table, commitment="c" * 64, view=update.view,
+                            seats=seats, legal=update.legal,
+                            window_closes_ms=self.window_closes_ms, events=list(self.events))
 
     def on_mount(self) -> None:
         screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
@@ -730,7 +731,7 @@ async def _penalty_prompt_text(app: "CraftedApp") -> str:
     as from the stream); the prompt's text."""
     async with app.run_test(size=(100, 30)) as pilot:
         await pilot.pause()
-        app.screen.handle("update")
+        app.screen.handle(app.update)
         await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
         await pilot.pause()
         return " ".join(str(w.content) for w in app.screen.query(Static))
@@ -798,7 +799,7 @@ async def test_the_round_results_show_the_cards_and_the_points_left_in_hand():
     app = CraftedApp(game, events=events)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        app.screen.handle("update")
+        app.screen.handle(app.update)
         await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
         await pilot.pause()
         rows = [line.split() for line in shown_in(app, app.screen.query_one("#round-table"))]
@@ -954,7 +955,8 @@ def test_uno_play_takes_rule_options_over_the_preset():
     args = build_parser().parse_args(["play", "--rules", "house", "--rule", "seven_zero=yes",
                                       "--rule", "multi_play=identical", "--target", "0"])
     options = PlayOptions.from_args(args)
-    assert wire.rules_from_pb(options.rules_pb()) == PRESETS["house"].replace(
+    assert options.rules_name == "house"
+    assert PRESETS["house"].replace(**options.rule_changes()) == PRESETS["house"].replace(
         seven_zero=True, multi_play="identical", target_score=0)
     for bad, named in ((["--rule", "uno_penalty=11"], "uno_penalty: 11 is outside 0..10"),
                        (["--rule", "jump_in=maybe"], "jump_in: expected true or false"),
@@ -1042,7 +1044,7 @@ def _log_text(screen) -> str:
 def _assert_nothing_private(screen) -> None:
     state = screen.state
     assert state.seat == -1 and state.view.seat == -1 and state.view.hand == ()
-    assert state.legal == []
+    assert state.legal == ()
     for event in state.events:
         assert event.kind not in PRIVATE_KINDS, event
         assert event.kind is not EventKind.DREW or not event.cards, event

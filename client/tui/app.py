@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-# gRPC's C core logs to stderr, which is the terminal Textual draws on.
+# gRPC's C core (under the SDK) logs to stderr, which is the terminal Textual draws on.
 os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
 import argparse  # noqa: E402
@@ -23,19 +23,16 @@ import logging  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from typing import Any  # noqa: E402
 
-import grpc  # noqa: E402
 from textual import work  # noqa: E402
 from textual.app import App  # noqa: E402
 from textual.binding import Binding  # noqa: E402
 
 from textual.screen import ModalScreen  # noqa: E402
 
-from unoplay.game.rules import RuleError, RuleSet, parse_rule, preset  # noqa: E402
-from unoplay.v1 import game_pb2 as pb  # noqa: E402
+from unoplay.game.rules import RuleError, RuleSet, Scoring, parse_rule, preset  # noqa: E402
 
-from ..sdk import Connection  # noqa: E402
+from ..sdk import Connection, ServerError  # noqa: E402
 from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # noqa: E402
-from .ruleinfo import rules_message  # noqa: E402
 from .seats import MemorySeatStore, SeatStore, data_dir  # noqa: E402
 from .table import Seating, TableScreen  # noqa: E402
 from .watch import WatchScreen  # noqa: E402
@@ -59,13 +56,13 @@ class PlayOptions:
     seed: int | None = None
     new_table: bool = False  #: with ``server``: create a table with bots there and sit
 
-    def rules_pb(self) -> pb.RuleSet:
-        """The rules to ask the server for: the preset, the ``--rule`` options
-        and the target if given."""
+    def rule_changes(self) -> dict[str, Any]:
+        """The options to ask the server for over the preset: the ``--rule``
+        options and the target if given."""
         options = dict(self.rule_options)
         if self.target is not None:
             options["target_score"] = self.target
-        return rules_message(self.rules_name, options)
+        return options
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PlayOptions:
@@ -174,7 +171,7 @@ class UnoApp(App):
         state = table.state
         view = state.view
         names = [table.name_of_cap(i) for i in range(len(view.hand_sizes))]
-        lowest = table.table is not None and table.table.rules.scoring == pb.SCORING_PENALTY
+        lowest = table.table is not None and table.table.rules.scoring is Scoring.PENALTY
         seating = table.seating
         embedded = seating is None or seating.embedded
 
@@ -206,16 +203,17 @@ class UnoApp(App):
             conn = self.connection(target)
             bots = options.bots
             table = await conn.create_table(
-                seats=bots + 1, rules=options.rules_pb(), title=f"{options.name} vs {bots} bots",
+                seats=bots + 1, preset=options.rules_name, options=options.rule_changes(),
+                title=f"{options.name} vs {bots} bots",
                 turn_seconds=options.turn_seconds, bot_delay=options.bot_delay,
                 seed=options.seed)
             joined = await conn.join_table(table.table_id, options.name)
             for _ in range(bots):
                 await conn.add_bot(table.table_id, "greedy")
             await conn.start_game(table.table_id, joined.seat_token)
-        except (grpc.aio.AioRpcError, RuntimeError, OSError) as err:
+        except (ServerError, RuntimeError, OSError) as err:
             log.exception("embedded game failed")
-            detail = err.details() if isinstance(err, grpc.aio.AioRpcError) else str(err)
+            detail = str(err)
             where = f"a table on {options.server}" if options.server else "a local game"
             self.call_later(self._fail, f"uno play: could not start {where}: {detail}")
             return

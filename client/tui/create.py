@@ -1,6 +1,6 @@
 """The create-table form: table settings, a rules preset and every rule option.
 
-The option fields are made from ``server.rules`` (see :mod:`.ruleinfo`): an
+The option fields are made from ``unoplay.game.rules`` (see :mod:`.ruleinfo`): an
 enum is a Select, a bool a Checkbox, an int an Input checked against its
 range. The server has the last word: the form sends CreateTable itself and
 stays open until the server accepts, showing a refusal (which names the
@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,17 +22,19 @@ from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
 from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
-from unoplay.v1 import lobby_service_pb2 as ls
+from unoplay.game.messages import TableInfo
+
+from ..sdk import ServerError
 
 from .prompts import Modal
-from .ruleinfo import OPTIONS, OptionInfo, rules_message
+from .ruleinfo import OPTIONS, OptionInfo
 
 
 @dataclass
 class NewTable:
     """A table the server created from the form, and what to do next."""
 
-    table: ls.Table
+    table: TableInfo
     seats: int
     bots: int  #: bots to seat now
 
@@ -225,18 +226,19 @@ class CreateTableScreen(Modal):
         values = self.option_values()
         if values is None:
             return
-        rules = rules_message(str(self.query_one("#preset", Select).value), values)
         self.busy = True
-        self._send(self.query_one("#title", Input).value.strip(), seats, turn, bots, rules)
+        self._send(self.query_one("#title", Input).value.strip(), seats, turn, bots,
+                   str(self.query_one("#preset", Select).value), values)
 
     @work(exclusive=True, group="create")
-    async def _send(self, title: str, seats: int, turn: int, bots: int, rules) -> None:
+    async def _send(self, title: str, seats: int, turn: int, bots: int, preset_name: str,
+                    options: dict[str, Any]) -> None:
         try:
             table = await self.app.connection(self.target).create_table(
-                seats=seats, rules=rules, title=title, turn_seconds=turn,
-                bot_delay=self.bot_delay)
-        except grpc.aio.AioRpcError as err:
+                seats=seats, preset=preset_name, options=options, title=title,
+                turn_seconds=turn, bot_delay=self.bot_delay)
+        except ServerError as err:
             self.busy = False
-            self.show_error(err.details() or err.code().name)
+            self.show_error(str(err))
             return
         self.answer(NewTable(table, seats, bots))

@@ -13,12 +13,12 @@ import asyncio
 
 from textual.app import App
 
-from unoplay.server import wire
 from unoplay.game.actions import DRAW, play
-from unoplay.game.cards import parse_card
+from unoplay.game.cards import Colour, parse_card
 from unoplay.game.events import Event, EventKind as E
-from unoplay.v1 import game_pb2 as pb
-from unoplay.v1 import lobby_service_pb2 as ls
+from unoplay.game.messages import SeatInfo, TableInfo, TableState
+from unoplay.game.rules import OFFICIAL
+from unoplay.game.view import Phase, PlayerView
 
 from ..sdk import SessionState
 from .table import TableScreen
@@ -34,22 +34,21 @@ def crafted_state() -> SessionState:
     top = c("R4")
     names = [("Ada", False, True), ("greedy-1", True, True), ("Bob", False, False),
              ("greedy-2", True, True)]
-    seats = [pb.SeatInfo(seat=i, name=n, bot=b, occupied=True, connected=on)
-             for i, (n, b, on) in enumerate(names)]
-    view_pb = pb.PlayerView(
-        seat=0, hand=[wire.CARDS_PB[x] for x in hand], hand_sizes=[9, 4, 6, 1],
-        top_card=wire.CARDS_PB[top], colour=pb.COLOUR_RED,
-        direction=pb.DIRECTION_COUNTER_CLOCKWISE, current=0, phase=pb.PHASE_PLAY,
-        pending_penalty=0, uno_called=[False, False, False, True], catchable=-1,
-        draw_pile_size=61, discard_pile_size=14, scores=[120, 45, 0, 210], dealer=2,
-        round_number=3, round_winner=-1, seats=seats)
+    seats = tuple(SeatInfo(seat=i, name=n, bot=b, occupied=True, connected=on)
+                  for i, (n, b, on) in enumerate(names))
+    view = PlayerView(
+        seat=0, hand=tuple(hand), hand_sizes=(9, 4, 6, 1), top_card=top, colour=Colour.RED,
+        direction=-1, current=0, phase=Phase.PLAY, pending_penalty=0, drawn_card=-1,
+        uno_called=(False, False, False, True), catchable=-1, draw_pile_size=61,
+        discard_pile_size=14, scores=(120, 45, 0, 210), dealer=2, round_number=3,
+        round_winner=-1, game_winners=())
     legal = [play(c("R7")), play(c("RR"))]
     legal += [play(c("W"), colour) for colour in range(4)]
     legal += [play(c("W+4"), colour) for colour in range(4)]
     legal.append(DRAW)
-    rules = pb.RuleSet(preset="official", target_score=500)
-    table = ls.Table(table_id="t3-demo", title="Friday night", seats=seats, rules=rules,
-                     turn_seconds=30, state=ls.TABLE_STATE_PLAYING, scores=[120, 45, 0, 210])
+    table = TableInfo(table_id="t3-demo", title="Friday night", seats=seats, rules=OFFICIAL,
+                      turn_seconds=30, state=TableState.PLAYING, scores=(120, 45, 0, 210),
+                      away_grace=30.0)
     events = [
         Event(E.ROUND_STARTED, 2, value=3, count=7),
         Event(E.HAND_DEALT, 0, audience=0, cards=tuple(hand[:7])),
@@ -75,9 +74,8 @@ def crafted_state() -> SessionState:
         Event(E.PLAYED, 1, cards=(c("R4"),), colour=0),
         Event(E.TURN, 0),
     ]
-    return SessionState(seat=0, table=table, view=wire.view_from_pb(view_pb),
-                        seats=seats, legal=legal, deadline_ms=int((NOW + 23) * 1000),
-                        events=events)
+    return SessionState(seat=0, table=table, view=view, seats=seats, legal=tuple(legal),
+                        deadline_ms=int((NOW + 23) * 1000), events=events)
 
 
 class DemoApp(App):

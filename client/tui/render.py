@@ -13,6 +13,7 @@ from rich.text import Text
 
 from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
 from unoplay.game.events import Event, EventKind as E
+from unoplay.game.rules import RuleSet, preset_name
 
 #: Width and height of a card drawn by :func:`card_lines` (borders included).
 CARD_W = 8
@@ -118,17 +119,9 @@ def card_lines(card: int, *, label: str = "", selected: bool = False,
 SEEDED_NOTE = "seeded: deals known to its creator"
 
 
-def rules_label(rules_pb) -> str:
-    """A short name for a table's rules, e.g. "official, to 500" or "house, one round".
-
-    The server sends every option filled in; the label names the preset they
-    match (whatever the target score), or says "custom rules".
-    """
-    from .ruleinfo import preset_name, rules_from_table
-
-    rules = rules_from_table(rules_pb)
-    if rules is None:
-        return "custom rules"
+def rules_label(rules: RuleSet) -> str:
+    """A short name for a table's rules, e.g. "official, to 500" or "house, one round":
+    the preset they match (whatever the target score), or "custom rules"."""
     name = preset_name(rules)
     if name == "custom":
         name = "custom rules"

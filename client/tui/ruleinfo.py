@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from unoplay.game.rules import (OPTION_NAMES, RuleError, RuleSet, differences, option_range,
+from unoplay.game.rules import (OPTION_NAMES, RuleSet, differences, option_range,
                                 option_type, preset_name)
-from unoplay.v1 import game_pb2 as pb
 
 #: Form labels; an int option gets its range appended, e.g. "UNO penalty (0-10)".
 _LABELS = {
@@ -185,35 +184,3 @@ def rules_summary(rules: RuleSet) -> str:
     if not changed:
         return name
     return f"{name}: " + ", ".join(short_text(n, v) for n, v in changed)
-
-
-def rules_from_table(msg: pb.RuleSet | None) -> RuleSet | None:
-    """A table's rule set from its message, or None when absent or not understood
-    (a newer server's option)."""
-    from unoplay.server import wire
-
-    if msg is None:
-        return None
-    try:
-        return wire.rules_from_pb(msg)
-    except ValueError:
-        return None
-
-
-def rules_message(preset: str, values: dict[str, Any]) -> pb.RuleSet:
-    """A ``RuleSet`` message: ``preset`` and every option in ``values`` set
-    explicitly, without judging the values (the server does, and names the
-    option it refuses). Enum values are their strings, e.g. "same_rank"."""
-    msg = pb.RuleSet(preset=preset)
-    fields = pb.RuleSet.DESCRIPTOR.fields_by_name
-    for name, value in values.items():
-        field = fields[name]
-        if field.enum_type is not None:
-            prefix = field.enum_type.values_by_number[0].name.removesuffix("UNSPECIFIED")
-            number = field.enum_type.values_by_name.get(prefix + str(value).upper())
-            if number is None:
-                raise RuleError(f"{name}: {value!r} is not a known value")
-            setattr(msg, name, number.number)
-        else:
-            setattr(msg, name, value)
-    return msg

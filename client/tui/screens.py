@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 
-import grpc
 from rich.cells import cell_len
 from rich.text import Text
 from textual import on, work
@@ -16,17 +15,18 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from unoplay.v1 import lobby_service_pb2 as ls
+from unoplay.game.messages import TableInfo, TableState
 
 from ..discovery import Browser, FoundServer
+from ..sdk import ServerError
 from .create import CreateTableScreen, NewTable
 from .render import SEEDED_NOTE, rules_label
 from .table import Seating
 
 log = logging.getLogger("unoplay.tui")
 
-_STATE = {ls.TABLE_STATE_WAITING: "waiting", ls.TABLE_STATE_PLAYING: "playing",
-          ls.TABLE_STATE_FINISHED: "finished"}
+_STATE = {TableState.WAITING: "waiting", TableState.PLAYING: "playing",
+          TableState.FINISHED: "finished"}
 
 
 #: The lobby's columns; the title and the players take the width the others leave.
@@ -34,7 +34,7 @@ _COLUMNS = ("Table", "Seats", "Players", "Rules", "Turn", "State")
 _TITLE, _PLAYERS = 0, 2
 
 
-def _players(table: ls.Table) -> str:
+def _players(table: TableInfo) -> str:
     """Who sits at ``table``: people by name, bots counted ("Ada, Bob + 2 bots")."""
     names = ", ".join(s.name for s in table.seats if s.occupied and not s.bot)
     bots = sum(1 for s in table.seats if s.occupied and s.bot)
@@ -66,8 +66,6 @@ def _elide(text: str, width: int) -> Text:
 
 
 def _error_text(err: Exception) -> str:
-    if isinstance(err, grpc.aio.AioRpcError):
-        return err.details() or err.code().name
     return str(err) or type(err).__name__
 
 
@@ -191,7 +189,7 @@ class ConnectScreen(Screen):
         self.notify(f"Connecting to {target}…", timeout=2)
         try:
             await self.app.connection(target).list_tables()
-        except grpc.aio.AioRpcError as err:
+        except ServerError as err:
             await self.app.drop_connection(target)
             self.notify(f"Cannot reach {target}: {_error_text(err)}", severity="error")
             return
@@ -219,7 +217,7 @@ class LobbyScreen(Screen):
     def __init__(self, target: str) -> None:
         super().__init__()
         self.target = target
-        self.tables: list[ls.Table] = []
+        self.tables: list[TableInfo] = []
 
     def compose(self) -> ComposeResult:
         yield Static(id="topbar")
@@ -243,14 +241,14 @@ class LobbyScreen(Screen):
     async def refresh_tables(self) -> None:
         try:
             tables = await self.app.connection(self.target).list_tables()
-        except grpc.aio.AioRpcError as err:
+        except ServerError as err:
             if self.is_attached:
                 self.query_one("#lobby-status", Static).update(
                     Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350"))
             return
         self.show(tables)
 
-    def show(self, tables: list[ls.Table]) -> None:
+    def show(self, tables: list[TableInfo]) -> None:
         self.tables = tables
         if not self.is_attached:  # a refresh that ended after the lobby was left
             return
@@ -267,13 +265,13 @@ class LobbyScreen(Screen):
                            key=t.table_id)
         if tables:
             widget.move_cursor(row=min(keep, len(tables) - 1))
-        waiting = sum(1 for t in tables if t.state == ls.TABLE_STATE_WAITING)
+        waiting = sum(1 for t in tables if t.state == TableState.WAITING)
         status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, "
                       f"{waiting} waiting. ")
         status.append("Enter sits (or rejoins) · n new table · b adds a bot", style="dim")
         self.query_one("#lobby-status", Static).update(status)
 
-    def _row(self, table: ls.Table) -> tuple[str, ...]:
+    def _row(self, table: TableInfo) -> tuple[str, ...]:
         """The cells of ``table``'s row, in full."""
         taken = sum(1 for s in table.seats if s.occupied)
         state = _STATE.get(table.state, "?")
@@ -287,7 +285,7 @@ class LobbyScreen(Screen):
     def on_resize(self) -> None:
         self.show(self.tables)
 
-    def _current(self) -> ls.Table | None:
+    def _current(self) -> TableInfo | None:
         widget = self.query_one(DataTable)
         if not self.tables or widget.cursor_row is None:
             return None
@@ -325,7 +323,7 @@ class LobbyScreen(Screen):
                 await conn.add_bot(table_id, "greedy")
             if start:
                 await conn.start_game(table_id, token)
-        except grpc.aio.AioRpcError as err:
+        except ServerError as err:
             self.notify(_error_text(err), title="Cannot sit there", severity="error")
             return
         self.app.show_table(Seating(self.target, table_id, token, name))
@@ -349,7 +347,7 @@ class LobbyScreen(Screen):
     async def add_bot(self, table_id: str) -> None:
         try:
             await self.app.connection(self.target).add_bot(table_id, "greedy")
-        except grpc.aio.AioRpcError as err:
+        except ServerError as err:
             self.notify(_error_text(err), title="Cannot add a bot", severity="error")
             return
         self.refresh_tables()
@@ -359,7 +357,7 @@ class LobbyScreen(Screen):
         table = self._current()
         if table is None:
             self.notify("No table to watch yet", severity="warning")
-        elif table.state == ls.TABLE_STATE_FINISHED:
+        elif table.state == TableState.FINISHED:
             self.notify("That game is over: nothing left to watch", severity="warning")
         else:
             self.app.show_watch(self.target, table.table_id)

@@ -15,7 +15,6 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-import grpc
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -26,16 +25,17 @@ from textual.widgets import Footer, Static
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.view import Phase
-from unoplay.game.events import EventKind
+from unoplay.game.events import Event, EventKind
+from unoplay.game.deals import DealReveal
+from unoplay.game.messages import Refusal, SeatsChanged, TableInfo, Update, Welcome
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet
-from unoplay.v1 import lobby_service_pb2 as ls
 
 from unoplay.game.bots import seat_after
-from ..sdk import GameSession, SessionState
+from ..sdk import GameSession, Received, SeatGone, ServerError, SessionState, TableNotFound
 from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
                       QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
 from .render import SEEDED_NOTE, card_text, event_line, rules_label, seat_name
-from .ruleinfo import differences, preset_name, rules_from_table, short_text
+from .ruleinfo import differences, preset_name, short_text
 from .widgets import GameLog, HandView, PileView, PlayersPanel, RulesLine
 
 log = logging.getLogger("unoplay.tui")
@@ -56,7 +56,7 @@ class Seating:
     embedded: bool = False
 
 
-def _rules_label(table: ls.Table | None) -> str:
+def _rules_label(table: TableInfo | None) -> str:
     return rules_label(table.rules) if table is not None else ""
 
 
@@ -89,7 +89,7 @@ class TableScreen(Screen):
         self.state = state or SessionState()
         self.clock = clock
         self.session: GameSession | None = None
-        self.table: ls.Table | None = self.state.table
+        self.table: TableInfo | None = self.state.table
         self.uno_armed = False
         self.sending = False
         self.finished = False
@@ -108,7 +108,6 @@ class TableScreen(Screen):
         self._marked: set[int] = set()  # cards marked (Space) to be played together
         self._marked_round = 0
         self._multi_shown = False
-        self._rules: tuple[object, RuleSet | None] = (None, None)  # (table.rules, parsed)
 
     # ------------------------------------------------------------- layout
 
@@ -167,11 +166,8 @@ class TableScreen(Screen):
 
     @property
     def rules(self) -> RuleSet | None:
-        """The table's rule set, once known (None before, or if not understood)."""
-        msg = self.table.rules if self.table is not None else None
-        if self._rules[0] is not msg:
-            self._rules = (msg, rules_from_table(msg))
-        return self._rules[1]
+        """The table's rule set, once known (None before)."""
+        return self.table.rules if self.table is not None else None
 
     @property
     def multi_play(self) -> bool:
@@ -430,15 +426,15 @@ class TableScreen(Screen):
         self.session = session = self._open_session()
         self.state = session.state
         try:
-            async for message in session:
-                self.handle(message.WhichOneof("body"), message)
-        except grpc.aio.AioRpcError as err:
-            log.info("stream ended: %s", err)
-            if err.code() in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.NOT_FOUND):
+            async for received in session:
+                self.handle(received)
+        except ServerError as err:
+            log.info("stream ended: %s %s", err.status, err)
+            if isinstance(err, (SeatGone, TableNotFound)):
                 self._forget_seat()
-                self.failed = f"{self.GONE}: {err.details()}"
+                self.failed = f"{self.GONE}: {err}"
             else:
-                self.failed = f"Connection lost: {err.details() or err.code().name}"
+                self.failed = f"Connection lost: {err}"
             self.notify(self.failed, severity="error", timeout=8)
             self.redraw()
             return
@@ -447,30 +443,31 @@ class TableScreen(Screen):
             self._forget_seat()
         self.redraw()
 
-    def handle(self, body: str, message=None) -> None:
+    def handle(self, received: Received) -> None:
         """Apply one message the session has already tracked in ``self.state``."""
         if not self.is_attached:
             return
-        if body == "welcome":
+        message = received.message
+        if isinstance(message, Welcome):
             self.table = self.state.table
             if self.state.view is None and self._logged == 0 and not self.state.commitment:
                 self.query_one(GameLog).add(Text(
                     f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
                     "when every seat is taken and someone presses s.", style="italic"))
             self._draw_topbar()
-        elif body == "event":
+        elif isinstance(message, Event):
             self._write_events()
-        elif body == "error":
+        elif isinstance(message, Refusal):
             self.sending = False
             error = self.state.errors[-1]
             text = Text(f"Refused: {error.message} ({error.reason})", style="bold #ef5350")
             self.query_one(GameLog).add(text)
             self.notify(f"{error.message}", title="Refused by the server", severity="error")
-        elif body == "seats_changed":
+        elif isinstance(message, SeatsChanged):
             self.redraw()  # someone came, went, dropped or came back
-        elif body == "deal_revealed":
+        elif isinstance(message, DealReveal):
             self._log_deal_check()
-        elif body == "update":
+        elif isinstance(message, Update):
             if self.sending and (self.state.legal != self._sent_legal):
                 self.sending = False
             self.redraw()
@@ -526,9 +523,7 @@ class TableScreen(Screen):
             if event.kind is EventKind.ROUND_OVER:
                 points = event.value
         names = [self.name_of_cap(i) for i in range(n)]
-        target = 500
-        if self.table is not None and self.table.rules.HasField("target_score"):
-            target = self.table.rules.target_score
+        target = self.table.rules.target_score if self.table is not None else 500
         return RoundResult(view.round_number, names[view.round_winner] if view.round_winner >= 0
                            else "?", points, names, list(view.hand_sizes), hands,
                            list(view.scores), target)
@@ -866,8 +861,8 @@ class TableScreen(Screen):
                 await self.app.connection(seating.target).leave_table(seating.table_id,
                                                                       seating.token)
                 self.app.store.forget(seating.target, seating.table_id, seating.name)
-            except grpc.aio.AioRpcError as err:
-                self.notify(f"Could not leave: {err.details()}", severity="error")
+            except ServerError as err:
+                self.notify(f"Could not leave: {err}", severity="error")
         if then == "quit":
             self.app.call_later(self.app.action_quit_now)
         elif seating is not None:
@@ -884,7 +879,7 @@ class TableScreen(Screen):
         seating = self.seating
         try:
             tables = await self.app.connection(seating.target).list_tables()
-        except grpc.aio.AioRpcError:
+        except ServerError:
             return
         for table in tables:
             if table.table_id == seating.table_id:
@@ -909,6 +904,6 @@ class TableScreen(Screen):
                 self.table = (await conn.add_bot(seating.table_id, "greedy")).table
             else:
                 self.table = await conn.start_game(seating.table_id, seating.token)
-        except grpc.aio.AioRpcError as err:
-            self.notify(err.details() or err.code().name, title="Refused", severity="error")
+        except ServerError as err:
+            self.notify(str(err), title="Refused", severity="error")
         self.redraw()

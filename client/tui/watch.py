@@ -15,7 +15,9 @@ from textual.widgets import Static
 
 from unoplay.game.view import Phase
 
-from ..sdk import SpectatorSession
+from unoplay.game.messages import Welcome
+
+from ..sdk import Received, SpectatorSession
 from .prompts import HelpScreen, rules_help
 from .table import Seating, TableScreen
 from .widgets import HandView
@@ -76,14 +78,14 @@ class WatchScreen(TableScreen, inherit_bindings=False):
     def _forget_seat(self) -> None:
         pass  # a spectator holds no seat
 
-    def handle(self, body: str, message=None) -> None:
+    def handle(self, received: Received) -> None:
         """Apply one message of the spectator stream (see TableScreen.handle)."""
-        if body == "welcome":  # no seat to announce
+        if isinstance(received.message, Welcome):  # no seat to announce
             if self.is_attached:
                 self.table = self.state.table
                 self._draw_topbar()
             return
-        super().handle(body, message)
+        super().handle(received)
 
     def _draw_status(self, seconds: int | None) -> None:
         if not self.is_attached:
