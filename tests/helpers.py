@@ -1,16 +1,22 @@
-"""Shared helpers for engine tests: card codes, stacked decks, snapshots."""
+"""Shared helpers of the tests: card codes, crafted positions, stacked decks,
+snapshots, a random playout, a self-signed certificate, waiting on a table."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import random
+import shutil
+import subprocess
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 import pytest
 from hypothesis import strategies as st
+from unoplay.game.actions import ActionKind, play
 from unoplay.game.cards import DECK_SIZE, parse_card
 from unoplay.game.engine import GameState
+from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind
 from unoplay.game.rules import (
     Direction,
@@ -145,3 +151,68 @@ rule_sets = st.builds(
     wrong_play_penalty=st.integers(0, 2),
 )
 
+
+def pos(hands, top, **kw):
+    return GameState.from_position([cs(h) for h in hands], c(top), **kw)
+
+
+def refused(game, seat, action, reason):
+    before = snapshot(game)
+    with pytest.raises(IllegalAction) as err:
+        game.apply(seat, action)
+    assert err.value.reason is reason
+    assert snapshot(game) == before, "a refused action must leave the state unchanged"
+    return err.value
+
+
+def everything_else(*hands_and_top: str) -> list[int]:
+    used = set()
+    for text in hands_and_top:
+        used |= set(cs(text))
+    return [x for x in range(108) if x not in used]
+
+
+def make_certificate(tmp_path, names=("localhost",), ips=("127.0.0.1",)):
+    """A self-signed certificate and key made with openssl, as README shows."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
+    san = ",".join([f"DNS:{n}" for n in names] + [f"IP:{i}" for i in ips])
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
+                    "/CN=unoplay test", "-addext", f"subjectAltName={san}",
+                    "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+def play_out(players: int, rules: RuleSet, seed: str, rng: random.Random,
+             max_rounds: int = 30) -> list[Event]:
+    """A whole game of random legal play (out-of-turn actions and refused
+    wrong plays included); every event, private ones too."""
+    game, events = GameState.new(players, rules, seed)
+    for _ in range(max_rounds):
+        steps = 0
+        while not game.is_round_over and steps < 3000:
+            seat = game.current
+            if rng.random() < 0.1:  # someone out of turn: a catch, a call, a jump-in
+                other = rng.randrange(players)
+                legal = [a for a in game.legal_actions(other)
+                         if a.kind is not ActionKind.CALL_UNO or game.catchable == other]
+                if legal:
+                    seat = other
+            legal = game.legal_actions(seat)
+            if rules.wrong_play_penalty and rng.random() < 0.02:
+                try:  # a card that may not fit: refused, at a cost (or played, if it fits)
+                    events += game.apply(game.current, play(rng.choice(game.hand(game.current))))
+                except IllegalAction as err:
+                    events += err.events
+                continue
+            if not legal:
+                continue
+            events += game.apply(seat, rng.choice(legal))
+            steps += 1
+        if game.is_game_over or not game.is_round_over:
+            break
+        events += game.next_round()
+    return events

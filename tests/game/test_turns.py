@@ -1,27 +1,13 @@
 """RULES.md section 3: a turn. Crafted positions, exact outcomes."""
 
 import pytest
-from helpers import assert_conserved, c, cs, drew, of_kind, snapshot
+from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
-from unoplay.game.engine import GameState
-from unoplay.game.errors import IllegalAction, Reason
+from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
-
-
-def pos(hands, top, **kw):
-    return GameState.from_position([cs(h) for h in hands], c(top), **kw)
-
-
-def refused(game, seat, action, reason):
-    before = snapshot(game)
-    with pytest.raises(IllegalAction) as err:
-        game.apply(seat, action)
-    assert err.value.reason is reason
-    assert snapshot(game) == before, "a refused action must leave the state unchanged"
-    return err.value
 
 
 @pytest.mark.parametrize("card", ["R2", "B7", "W"])

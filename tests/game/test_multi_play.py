@@ -1,8 +1,7 @@
 """RULES.md section 8, multi_play: several cards of one rank in one play."""
 
 import pytest
-from helpers import assert_conserved, c, cs, drew, of_kind
-from test_turns import pos, refused
+from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.errors import Reason

@@ -3,8 +3,7 @@
 import random
 
 import pytest
-from helpers import assert_conserved, c, of_kind
-from test_turns import pos, refused
+from helpers import assert_conserved, c, of_kind, pos, refused
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
 from unoplay.game.errors import Reason

@@ -1,8 +1,15 @@
 """RULES.md sections 4 and 5: the Wild Draw Four challenge, calling and catching UNO."""
 
-from helpers import assert_conserved, c, cs, drew, of_kind
-from test_piles_and_scoring import everything_else
-from test_turns import pos, refused
+from helpers import (
+    assert_conserved,
+    c,
+    cs,
+    drew,
+    everything_else,
+    of_kind,
+    pos,
+    refused,
+)
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState

@@ -199,7 +199,7 @@ async def test_uno_replay_exports_json_lines_and_a_move_list(tmp_path):
 
 async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path):
     """``uno serve`` with TLS and a game store, stopped with SIGTERM mid-game."""
-    from test_reliability import make_certificate
+    from helpers import make_certificate
 
     cert, key = make_certificate(tmp_path)
     db = tmp_path / "games.sqlite3"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PROTO = ROOT / "proto"
 GENERATED = PROTO / "unoplay" / "v1"
 BUF_VERSION = "1.75.0"

@@ -12,15 +12,20 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import shutil
-import subprocess
 
 import grpc
 import pytest
-from helpers import assert_conserved, until
+from helpers import assert_conserved, make_certificate, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from unoplay.client.sdk import CHANNEL_OPTIONS, Connection, Received, ServerError, Snapshot, run_bot
+from unoplay.client.sdk import (
+    CHANNEL_OPTIONS,
+    Connection,
+    Received,
+    ServerError,
+    Snapshot,
+    run_bot,
+)
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
@@ -481,20 +486,6 @@ async def test_a_seat_given_up_before_the_game_leaks_nothing_to_an_old_stream(se
 
 
 # ------------------------------------------------------------------ TLS
-
-
-def make_certificate(tmp_path, names=("localhost",), ips=("127.0.0.1",)):
-    """A self-signed certificate and key made with openssl, as README shows."""
-    if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
-    cert, key = tmp_path / "server.crt", tmp_path / "server.key"
-    san = ",".join([f"DNS:{n}" for n in names] + [f"IP:{i}" for i in ips])
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
-                    "/CN=unoplay test", "-addext", f"subjectAltName={san}",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
-    return cert, key
 
 
 async def test_tls_with_a_self_signed_certificate(tmp_path):

@@ -1,8 +1,7 @@
 """RULES.md sections 6 and 7: the empty draw pile, the end of a round, scoring, the game."""
 
 import pytest
-from helpers import assert_conserved, c, cs, drew, of_kind
-from test_turns import pos
+from helpers import assert_conserved, c, cs, drew, everything_else, of_kind, pos
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
@@ -10,13 +9,6 @@ from unoplay.game.errors import IllegalAction, Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
-
-
-def everything_else(*hands_and_top: str) -> list[int]:
-    used = set()
-    for text in hands_and_top:
-        used |= set(cs(text))
-    return [x for x in range(108) if x not in used]
 
 
 def test_empty_draw_pile_reshuffles_the_discard_pile_except_its_top():

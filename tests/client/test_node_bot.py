@@ -29,7 +29,7 @@ from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOT_DIR = ROOT / "client" / "node_bot"
 BOT = BOT_DIR / "bot.js"
 NODE = shutil.which("node")
@@ -288,7 +288,7 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     engine's piles exactly under many rule sets, and finds a forged card."""
     import random
 
-    from test_fair_deals import play_out
+    from helpers import play_out
     from unoplay.game.events import EventKind
     from unoplay.game.rules import PRESETS
 

@@ -45,7 +45,7 @@ from unoplay.client.web import session_command
 from unoplay.game.cards import DECK_SIZE, card_name
 
 WAIT = 30.0  # seconds: upper bound of any single wait
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",

@@ -30,7 +30,7 @@ from unoplay.game.rules import RuleSet, preset
 from unoplay.server.service import start_server
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BOT_DIR = ROOT / "client" / "go_bot"
 BOT = BOT_DIR / "build" / "uno-go-bot"
 GO = shutil.which("go")
@@ -209,7 +209,7 @@ async def test_go_bot_creates_and_starts_a_table_of_its_own(server):
 
 
 async def test_go_bot_plays_over_tls_with_the_ca_from_the_environment(tmp_path):
-    from test_reliability import make_certificate
+    from helpers import make_certificate
 
     cert, key = make_certificate(tmp_path)
     srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))

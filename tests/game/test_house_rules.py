@@ -1,8 +1,7 @@
 """RULES.md section 8: house rules as options, crafted positions, exact outcomes."""
 
 import pytest
-from helpers import assert_conserved, c, cs, drew, of_kind, snapshot
-from test_turns import pos, refused
+from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused, snapshot
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState

@@ -3,8 +3,8 @@
 import random
 
 import pytest
+from helpers import rule_sets
 from hypothesis import given, settings
-from test_properties import rule_sets
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
 from unoplay.game.rules import OPTION_NAMES, PRESETS

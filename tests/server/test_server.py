@@ -7,11 +7,11 @@ import asyncio
 import grpc
 import pytest
 from unoplay.client.sdk import Received, SeatGone, ServerError, run_bot
-from unoplay.game.events import EVERYONE, Event, EventKind
-from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
+from unoplay.game.events import EVERYONE, Event, EventKind
+from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import RuleSet
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
