@@ -15,8 +15,8 @@ import asyncio
 import ipaddress
 import logging
 import socket
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from zeroconf import IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
@@ -76,10 +76,14 @@ class Advertiser:
     non-loopback IPv4 address, or loopback when there is none).
     """
 
-    def __init__(self, port: int, name: str | None = None,
-                 addresses: Sequence[str] | None = None,
-                 interfaces: Sequence[str] | None = None,
-                 properties: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        port: int,
+        name: str | None = None,
+        addresses: Sequence[str] | None = None,
+        interfaces: Sequence[str] | None = None,
+        properties: dict[str, str] | None = None,
+    ) -> None:
         self.port = port
         self.name = _instance_label(name or f"uno on {socket.gethostname()}")
         self.addresses = list(addresses) if addresses else (local_ipv4_addresses() or ["127.0.0.1"])
@@ -104,11 +108,15 @@ class Advertiser:
         self._zc = AsyncZeroconf(**kwargs)
         host = _instance_label(socket.gethostname()).replace(" ", "-")
         self._info = AsyncServiceInfo(
-            SERVICE_TYPE, f"{self.name}.{SERVICE_TYPE}", port=self.port,
+            SERVICE_TYPE,
+            f"{self.name}.{SERVICE_TYPE}",
+            port=self.port,
             addresses=[socket.inet_aton(a) for a in self.addresses],
             # A host name of its own per server: two servers on one machine (or a
             # server bound to one address) must not share address records.
-            properties=self.properties, server=f"{host}-unoplay-{self.port}.local.")
+            properties=self.properties,
+            server=f"{host}-unoplay-{self.port}.local.",
+        )
         try:
             await self._zc.async_register_service(self._info, allow_name_change=True)
         except BaseException:
@@ -124,7 +132,7 @@ class Advertiser:
         try:
             if self._info is not None:
                 await zc.async_unregister_service(self._info)
-        except Exception:  # noqa: BLE001 - best effort on the way out
+        except Exception:
             log.debug("unregister failed", exc_info=True)
         await zc.async_close()
 
@@ -136,8 +144,9 @@ class Browser:
     whenever :attr:`servers` changes.
     """
 
-    def __init__(self, on_change: Callable[[], None] | None = None,
-                 interfaces: Sequence[str] | None = None) -> None:
+    def __init__(
+        self, on_change: Callable[[], None] | None = None, interfaces: Sequence[str] | None = None
+    ) -> None:
         self.on_change = on_change
         self.interfaces = list(interfaces) if interfaces else None
         #: Full service name -> server, for every server resolved so far.
@@ -153,11 +162,13 @@ class Browser:
         if self.interfaces:
             kwargs["interfaces"] = self.interfaces
         self._zc = AsyncZeroconf(**kwargs)
-        self._browser = AsyncServiceBrowser(self._zc.zeroconf, SERVICE_TYPE,
-                                            handlers=[self._on_service])
+        self._browser = AsyncServiceBrowser(
+            self._zc.zeroconf, SERVICE_TYPE, handlers=[self._on_service]
+        )
 
-    def _on_service(self, zeroconf, service_type: str, name: str,
-                    state_change: ServiceStateChange) -> None:
+    def _on_service(
+        self, zeroconf, service_type: str, name: str, state_change: ServiceStateChange
+    ) -> None:
         if state_change is ServiceStateChange.Removed:
             if self.servers.pop(name, None) is not None:
                 self._notify()
@@ -189,12 +200,15 @@ class Browser:
         if self.on_change is not None:
             self.on_change()
 
-    async def wait_for(self, predicate: Callable[[dict[str, FoundServer]], bool],
-                       timeout: float) -> dict[str, FoundServer]:
+    async def wait_for(
+        self, predicate: Callable[[dict[str, FoundServer]], bool], timeout: float
+    ) -> dict[str, FoundServer]:
         """Wait until ``predicate(servers)`` holds; raises asyncio.TimeoutError."""
+
         async def wait() -> None:
             while not predicate(self.servers):
                 await self._changed.wait()
+
         await asyncio.wait_for(wait(), timeout)
         return self.servers
 

@@ -16,9 +16,9 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 
+from unoplay.game.bots import BOT_KINDS, make_bot
 from unoplay.game.rules import RuleSet
 
-from unoplay.game.bots import BOT_KINDS, make_bot
 from .sdk import Connection, run_bot
 
 GAME_TIMEOUT = 600.0  # seconds one game may take before the match gives up on it
@@ -65,7 +65,7 @@ def parse_entrants(bots: str, seats: list[str]) -> list[Entrant]:
         if kind not in BOT_KINDS:
             raise ValueError(f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}")
         entrants.append(Entrant(f"{kind}#{i}", kind=kind))
-    for j, command in enumerate(seats):
+    for command in seats:
         entrants.append(Entrant(f"ext#{len(entrants)}", command=shlex.split(command)))
     if not 2 <= len(entrants) <= 10:
         raise ValueError("a match needs 2..10 seats (--bots and --seat together)")
@@ -76,33 +76,43 @@ class MatchError(RuntimeError):
     """The match cannot go on (an external bot failed); the message says why."""
 
 
-async def _external(entrant: Entrant, address: str, table_id: str, seat: int,
-                    token: str) -> None:
+async def _external(entrant: Entrant, address: str, table_id: str, seat: int, token: str) -> None:
     """Run an external bot's command for one game. Raises MatchError if it fails:
     the server's stand-in would otherwise play its seat and the report would
     credit the bot with the stand-in's results."""
-    env = dict(os.environ, UNO_SERVER=address, UNO_TABLE=table_id, UNO_TOKEN=token,
-               UNO_SEAT=str(seat))
-    process = await asyncio.create_subprocess_exec(*entrant.command, env=env,
-                                                   stdout=asyncio.subprocess.DEVNULL)
+    env = dict(
+        os.environ, UNO_SERVER=address, UNO_TABLE=table_id, UNO_TOKEN=token, UNO_SEAT=str(seat)
+    )
+    process = await asyncio.create_subprocess_exec(
+        *entrant.command, env=env, stdout=asyncio.subprocess.DEVNULL
+    )
     try:
         code = await process.wait()
     finally:
         if process.returncode is None:
             process.kill()
     if code != 0:
-        raise MatchError(f"the bot `{shlex.join(entrant.command)}` ({entrant.label}, seat "
-                         f"{seat + 1}) exited with code {code} before its game ended "
-                         "(its error output is above); the match stops")
+        raise MatchError(
+            f"the bot `{shlex.join(entrant.command)}` ({entrant.label}, seat "
+            f"{seat + 1}) exited with code {code} before its game ended "
+            "(its error output is above); the match stops"
+        )
 
 
-async def play_one(conn: Connection, address: str, entrants: list[Entrant], order: list[int],
-                   rules: RuleSet, seed: int,
-                   window_ms: int = 0) -> tuple[tuple[int, ...], tuple[int, ...]]:
+async def play_one(
+    conn: Connection,
+    address: str,
+    entrants: list[Entrant],
+    order: list[int],
+    rules: RuleSet,
+    seed: int,
+    window_ms: int = 0,
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """One game; seat ``s`` is played by ``entrants[order[s]]``, at a table with
     that out-of-turn window (ms). Returns (scores per seat, winning seats)."""
-    table = await conn.create_table(seats=len(order), rules=rules, title=f"match {seed}",
-                                    window_ms=window_ms, seed=seed)
+    table = await conn.create_table(
+        seats=len(order), rules=rules, title=f"match {seed}", window_ms=window_ms, seed=seed
+    )
     joins = [await conn.join_table(table.table_id, entrants[e].label) for e in order]
     tasks = []
     for seat, e in enumerate(order):
@@ -112,8 +122,9 @@ async def play_one(conn: Connection, address: str, entrants: list[Entrant], orde
             bot = make_bot(entrant.kind, seed=seed * 31 + seat)
             tasks.append(asyncio.create_task(run_bot(bot, conn.session(table.table_id, token))))
         else:
-            tasks.append(asyncio.create_task(
-                _external(entrant, address, table.table_id, seat, token)))
+            tasks.append(
+                asyncio.create_task(_external(entrant, address, table.table_id, seat, token))
+            )
     await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(asyncio.gather(*tasks), GAME_TIMEOUT)
     final = next(t for t in await conn.list_tables() if t.table_id == table.table_id)
@@ -125,13 +136,15 @@ async def play_one(conn: Connection, address: str, entrants: list[Entrant], orde
     return scores, tuple(s for s, v in enumerate(scores) if v == best)
 
 
-def _ratings(entrants: list[Entrant], results: list[tuple[list[int], tuple[int, ...], tuple[int, ...]]]):
+def _ratings(
+    entrants: list[Entrant], results: list[tuple[list[int], tuple[int, ...], tuple[int, ...]]]
+):
     """OpenSkill (Plackett-Luce) ratings from every game's ranking."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     ratings = {e.label: model.rating(name=e.label) for e in entrants}
-    for order, scores, winners in results:
+    for order, _scores, winners in results:
         teams = [[ratings[entrants[e].label]] for e in order]
         ranks = [0 if s in winners else 1 for s in range(len(order))]
         updated = model.rate(teams, ranks=ranks)
@@ -140,8 +153,15 @@ def _ratings(entrants: list[Entrant], results: list[tuple[list[int], tuple[int, 
     return {label: (r.mu, r.sigma, r.ordinal()) for label, r in ratings.items()}
 
 
-async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleSet,
-                    server: str | None = None, progress=None, window_ms: int = 0) -> dict:
+async def run_match(
+    entrants: list[Entrant],
+    games: int,
+    seed: int,
+    rules: RuleSet,
+    server: str | None = None,
+    progress=None,
+    window_ms: int = 0,
+) -> dict:
     """Play ``games`` games, rotating seats each game. With no ``server``,
     starts an embedded one on loopback. ``window_ms`` is each table's
     out-of-turn window (default 0, none: bots react in milliseconds, and a
@@ -159,8 +179,9 @@ async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleS
             n = len(entrants)
             for g in range(games):
                 order = [(g + s) % n for s in range(n)]
-                scores, winners = await play_one(conn, server, entrants, order, rules, seed + g,
-                                                 window_ms)
+                scores, winners = await play_one(
+                    conn, server, entrants, order, rules, seed + g, window_ms
+                )
                 results.append((order, scores, winners))
                 for seat, e in enumerate(order):
                     entrants[e].games += 1
@@ -177,11 +198,20 @@ async def run_match(entrants: list[Entrant], games: int, seed: int, rules: RuleS
     for e in entrants:
         low, high = wilson_interval(e.wins, e.games)
         mu, sigma, ordinal = ratings[e.label]
-        report["entrants"].append({
-            "label": e.label, "kind": e.kind or " ".join(e.command), "games": e.games,
-            "wins": e.wins, "win_rate": e.win_rate, "ci95": [low, high],
-            "mean_score": e.mean_score, "rating_mu": mu, "rating_sigma": sigma,
-            "rating": ordinal})
+        report["entrants"].append(
+            {
+                "label": e.label,
+                "kind": e.kind or " ".join(e.command),
+                "games": e.games,
+                "wins": e.wins,
+                "win_rate": e.win_rate,
+                "ci95": [low, high],
+                "mean_score": e.mean_score,
+                "rating_mu": mu,
+                "rating_sigma": sigma,
+                "rating": ordinal,
+            }
+        )
     return report
 
 
@@ -197,13 +227,21 @@ def print_report(report: dict, file=sys.stdout) -> None:
     changed = [f"{k}={v}" for k, v in differences(rules)] if name == "custom" else []
     target = f"target {rules.target_score}" if rules.target_score else "one round each"
     lowest = rules.scoring == "penalty"
-    table = Table(title=f"{report['games']} games, seed {report['seed']}, {name} rules"
-                        f"{' (' + ', '.join(changed) + ')' if changed else ''}, {target}",
-                  caption="mean score: lower is better (penalty scoring)" if lowest else None)
+    table = Table(
+        title=f"{report['games']} games, seed {report['seed']}, {name} rules"
+        f"{' (' + ', '.join(changed) + ')' if changed else ''}, {target}",
+        caption="mean score: lower is better (penalty scoring)" if lowest else None,
+    )
     for col in ("seat player", "wins", "win rate", "95% CI", "mean score", "rating"):
         table.add_column(col, justify="right" if col != "seat player" else "left")
     for e in report["entrants"]:
         low, high = e["ci95"]
-        table.add_row(e["label"], f"{e['wins']:g}", f"{e['win_rate']:.1%}",
-                      f"{low:.1%}..{high:.1%}", f"{e['mean_score']:.1f}", f"{e['rating']:.2f}")
+        table.add_row(
+            e["label"],
+            f"{e['wins']:g}",
+            f"{e['win_rate']:.1%}",
+            f"{low:.1%}..{high:.1%}",
+            f"{e['mean_score']:.1f}",
+            f"{e['rating']:.2f}",
+        )
     Console(file=file).print(table)

@@ -25,18 +25,24 @@ import time
 from dataclasses import dataclass, field
 
 from unoplay.game.actions import Action, ActionKind
+from unoplay.game.bots import make_bot
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal
 from unoplay.game.rules import RuleSet
 
-from unoplay.game.bots import make_bot
 from .sdk import Connection
 
 # The event that shows an intent of each kind was applied.
-_RESULT = {ActionKind.PLAY: EventKind.PLAYED, ActionKind.DRAW: EventKind.DREW,
-           ActionKind.KEEP: EventKind.KEPT, ActionKind.CHALLENGE: EventKind.CHALLENGED,
-           ActionKind.ACCEPT: EventKind.PENALTY_ACCEPTED, ActionKind.CALL_UNO: EventKind.UNO_CALLED,
-           ActionKind.CATCH: EventKind.UNO_CAUGHT, ActionKind.CHOOSE_COLOUR: EventKind.COLOUR_CHOSEN}
+_RESULT = {
+    ActionKind.PLAY: EventKind.PLAYED,
+    ActionKind.DRAW: EventKind.DREW,
+    ActionKind.KEEP: EventKind.KEPT,
+    ActionKind.CHALLENGE: EventKind.CHALLENGED,
+    ActionKind.ACCEPT: EventKind.PENALTY_ACCEPTED,
+    ActionKind.CALL_UNO: EventKind.UNO_CALLED,
+    ActionKind.CATCH: EventKind.UNO_CAUGHT,
+    ActionKind.CHOOSE_COLOUR: EventKind.COLOUR_CHOSEN,
+}
 
 
 @dataclass
@@ -86,16 +92,20 @@ async def _table_loop(conn: Connection, index: int, stop: asyncio.Event, stats: 
     game = 0
     while not stop.is_set():
         try:
-            table = await conn.create_table(seats=4, rules=rules, title=f"bench {index}",
-                                            seed=index * 7919 + game)
+            table = await conn.create_table(
+                seats=4, rules=rules, title=f"bench {index}", seed=index * 7919 + game
+            )
             joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
-            seats = [asyncio.create_task(_seat(conn, table.table_id, j.seat_token,
-                                               index * 1000 + s, stats))
-                     for s, j in enumerate(joins)]
+            seats = [
+                asyncio.create_task(
+                    _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats)
+                )
+                for s, j in enumerate(joins)
+            ]
             await conn.start_game(table.table_id, joins[0].seat_token)
         except asyncio.CancelledError:
             raise
-        except Exception as err:  # noqa: BLE001 - counted, and the loop goes on
+        except Exception as err:
             stats.error(err)
             continue
         results = await asyncio.gather(*seats, return_exceptions=True)
@@ -121,8 +131,19 @@ class ServerProcess:
     async def start(cls, db: str) -> ServerProcess:
         env = dict(os.environ, UNOPLAY_MDNS="0")
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "unoplay.client.cli", "serve", "--host", "127.0.0.1",
-            "--port", "0", "--db", db, stderr=asyncio.subprocess.PIPE, env=env)
+            sys.executable,
+            "-m",
+            "unoplay.client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--db",
+            db,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
         assert process.stderr is not None
         while True:
             line = await asyncio.wait_for(process.stderr.readline(), 30)
@@ -166,7 +187,7 @@ class ServerProcess:
         self.process.send_signal(signal.SIGTERM)
         try:
             code = await asyncio.wait_for(self.process.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.process.kill()
             await self.process.wait()
             code = None
@@ -189,8 +210,9 @@ async def measure(tables: int, seconds: float) -> dict:
                 await conn.wait_ready()
                 stop = asyncio.Event()
                 cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
-                loops = [asyncio.create_task(_table_loop(conn, i, stop, stats))
-                         for i in range(tables)]
+                loops = [
+                    asyncio.create_task(_table_loop(conn, i, stop, stats)) for i in range(tables)
+                ]
                 await asyncio.sleep(seconds)  # the measured window (not synchronisation)
                 stop.set()
                 measured = stats.actions
@@ -227,8 +249,9 @@ async def measure(tables: int, seconds: float) -> dict:
     }
 
 
-def run(table_counts: tuple[int, ...] = (1, 10, 100), seconds: float = 5.0,
-        as_json: bool = False) -> list[dict]:
+def run(
+    table_counts: tuple[int, ...] = (1, 10, 100), seconds: float = 5.0, as_json: bool = False
+) -> list[dict]:
     """Measure each table count in turn; print a report; return the figures."""
     results = [asyncio.run(measure(k, seconds)) for k in table_counts]
     if not as_json:
@@ -236,11 +259,13 @@ def run(table_counts: tuple[int, ...] = (1, 10, 100), seconds: float = 5.0,
         for r in results:
             p50 = f"{r['p50_ms']:.2f}" if r["p50_ms"] is not None else "-"
             p99 = f"{r['p99_ms']:.2f}" if r["p99_ms"] is not None else "-"
-            print(f"  K={r['tables']:<4d} {r['actions_per_s']:9,.0f} actions/s  p50 {p50} ms  "
-                  f"p99 {p99} ms  games {r['games_finished']} (stored {r['games_stored']})  "
-                  f"refused {r['refused']}  server RSS {r['server_rss_mb']:.0f} MB "
-                  f"(peak {r['server_rss_peak_mb']:.0f})  CPU server {r['server_cpu_pct']:.0f}% "
-                  f"bots {r['bots_cpu_pct']:.0f}%  errors {r['errors']}")
+            print(
+                f"  K={r['tables']:<4d} {r['actions_per_s']:9,.0f} actions/s  p50 {p50} ms  "
+                f"p99 {p99} ms  games {r['games_finished']} (stored {r['games_stored']})  "
+                f"refused {r['refused']}  server RSS {r['server_rss_mb']:.0f} MB "
+                f"(peak {r['server_rss_peak_mb']:.0f})  CPU server {r['server_cpu_pct']:.0f}% "
+                f"bots {r['bots_cpu_pct']:.0f}%  errors {r['errors']}"
+            )
             for sample in r["error_samples"]:
                 print(f"      error: {sample}")
     return results

@@ -12,7 +12,8 @@ card received as it was received, so ``uno verify FILE`` can check it
 from __future__ import annotations
 
 import json
-from typing import Iterable, Iterator, TextIO
+from collections.abc import Iterable, Iterator
+from typing import TextIO
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_name
@@ -29,19 +30,31 @@ def _colour(value: int) -> str | None:
 def event_dict(event: Event) -> dict:
     """An event as plain JSON values (private events name their only audience)."""
     kind = event.kind.name if isinstance(event.kind, EventKind) else int(event.kind)
-    return {"kind": kind, "player": event.player,
-            "audience": "everyone" if event.audience == EVERYONE else event.audience,
-            "cards": list(event.cards), "card_names": [card_name(c) for c in event.cards],
-            "count": event.count, "colour": _colour(event.colour), "target": event.target,
-            "value": event.value}
+    return {
+        "kind": kind,
+        "player": event.player,
+        "audience": "everyone" if event.audience == EVERYONE else event.audience,
+        "cards": list(event.cards),
+        "card_names": [card_name(c) for c in event.cards],
+        "count": event.count,
+        "colour": _colour(event.colour),
+        "target": event.target,
+        "value": event.value,
+    }
 
 
 def action_dict(step: ReplayStep) -> dict:
     action = step.action
     assert action is not None
     kind = getattr(action.kind, "name", int(action.kind))
-    return {"kind": kind, "card": action.card, "colour": _colour(action.colour),
-            "uno": bool(action.uno), "target": action.target, "extra": list(action.extra)}
+    return {
+        "kind": kind,
+        "card": action.card,
+        "colour": _colour(action.colour),
+        "uno": bool(action.uno),
+        "target": action.target,
+        "extra": list(action.extra),
+    }
 
 
 def _action_from_dict(d: dict) -> Action:
@@ -54,32 +67,60 @@ def jsonl_lines(record: GameRecord) -> Iterator[str]:
     """One JSON document per line: the game, then per step its action (if any)
     and every event it caused, then the result."""
     names = {p["seat"]: p["name"] for p in record.players}
-    yield json.dumps({"type": "game", "id": record.game_id, "table_id": record.table_id,
-                      "title": record.title, "seed": record.seed, "rules": record.rules,
-                      "players": record.players, "status": record.status,
-                      "started_at": record.started_at, "finished_at": record.finished_at,
-                      "actions": len(record.actions), "prng": record.prng,
-                      "commitment": record.commitment, "salt": record.salt,
-                      "received": [[step, EventKind(kind).name, player, list(cards)]
-                                   for step, kind, player, cards in record.received]})
+    yield json.dumps(
+        {
+            "type": "game",
+            "id": record.game_id,
+            "table_id": record.table_id,
+            "title": record.title,
+            "seed": record.seed,
+            "rules": record.rules,
+            "players": record.players,
+            "status": record.status,
+            "started_at": record.started_at,
+            "finished_at": record.finished_at,
+            "actions": len(record.actions),
+            "prng": record.prng,
+            "commitment": record.commitment,
+            "salt": record.salt,
+            "received": [
+                [step, EventKind(kind).name, player, list(cards)]
+                for step, kind, player, cards in record.received
+            ],
+        }
+    )
     last = None
     for step in replay(record):
         last = step
         if step.action is not None:
             i = step.index
-            yield json.dumps({"type": "action", "n": i, "seat": step.seat,
-                              "name": names.get(step.seat, ""), "source": step.source,
-                              "t_ms": record.times_ms[i] if i < len(record.times_ms) else None,
-                              "action": action_dict(step), "label": step.action.describe()})
+            yield json.dumps(
+                {
+                    "type": "action",
+                    "n": i,
+                    "seat": step.seat,
+                    "name": names.get(step.seat, ""),
+                    "source": step.source,
+                    "t_ms": record.times_ms[i] if i < len(record.times_ms) else None,
+                    "action": action_dict(step),
+                    "label": step.action.describe(),
+                }
+            )
         else:
             yield json.dumps({"type": "deal", "before_action": step.index})
         for event in step.events:
             yield json.dumps({"type": "event", "step": step.index, **event_dict(event)})
     scores = _final_scores(record)
-    yield json.dumps({"type": "result", "scores": list(scores),
-                      "stored_scores": list(record.scores), "winners": list(record.winners),
-                      "matches": tuple(scores) == tuple(record.scores),
-                      "steps": 0 if last is None else last.index + 1})
+    yield json.dumps(
+        {
+            "type": "result",
+            "scores": list(scores),
+            "stored_scores": list(record.scores),
+            "winners": list(record.winners),
+            "matches": tuple(scores) == tuple(record.scores),
+            "steps": 0 if last is None else last.index + 1,
+        }
+    )
 
 
 def record_from_jsonl(lines: Iterable[str]) -> GameRecord:
@@ -94,14 +135,24 @@ def record_from_jsonl(lines: Iterable[str]) -> GameRecord:
             doc = json.loads(line)
             if doc.get("type") == "game":
                 record = GameRecord(
-                    table_id=doc["table_id"], title=doc["title"], seed=str(doc["seed"]),
-                    rules=doc["rules"], players=doc["players"], actions=[],
-                    status=doc["status"], started_at=doc["started_at"],
-                    finished_at=doc["finished_at"], game_id=doc.get("id"),
-                    prng=doc.get("prng", "mt19937"), salt=doc.get("salt", ""),
+                    table_id=doc["table_id"],
+                    title=doc["title"],
+                    seed=str(doc["seed"]),
+                    rules=doc["rules"],
+                    players=doc["players"],
+                    actions=[],
+                    status=doc["status"],
+                    started_at=doc["started_at"],
+                    finished_at=doc["finished_at"],
+                    game_id=doc.get("id"),
+                    prng=doc.get("prng", "mt19937"),
+                    salt=doc.get("salt", ""),
                     commitment=doc.get("commitment", ""),
-                    received=[(s, int(EventKind[k]), p, tuple(c))
-                              for s, k, p, c in doc.get("received", [])])
+                    received=[
+                        (s, int(EventKind[k]), p, tuple(c))
+                        for s, k, p, c in doc.get("received", [])
+                    ],
+                )
             elif doc.get("type") == "action" and record is not None:
                 record.actions.append((doc["seat"], _action_from_dict(doc["action"])))
                 record.sources.append(doc.get("source", "player"))
@@ -125,9 +176,11 @@ def write_verdict(record: GameRecord, verdict: Verdict, out: TextIO) -> None:
         return
     out.write(f"seed {record.seed}\nsalt {record.salt}\ncommitment {record.commitment}\n")
     if verdict.fair:
-        out.write(f"FAIR: the commitment opens with this seed and salt, and the "
-                  f"{verdict.cards} cards dealt and drawn in {verdict.rounds} round(s) are "
-                  "exactly those the seed deals\n")
+        out.write(
+            f"FAIR: the commitment opens with this seed and salt, and the "
+            f"{verdict.cards} cards dealt and drawn in {verdict.rounds} round(s) are "
+            "exactly those the seed deals\n"
+        )
     else:
         out.write("NOT FAIR:\n" + "".join(f"  {p}\n" for p in verdict.problems))
 
@@ -171,11 +224,18 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
     """The game move by move, for people."""
     names = {p["seat"]: p["name"] for p in record.players}
     rules = ", ".join(f"{k}={v}" for k, v in sorted(record.rules.items()))
-    out.write(f"game {record.game_id} at table {record.table_id} ({record.title}), "
-              f"{record.status}, seed {record.seed}\n")
-    out.write("players: " + ", ".join(
-        f"{p['seat']} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
-        for p in record.players) + "\n")
+    out.write(
+        f"game {record.game_id} at table {record.table_id} ({record.title}), "
+        f"{record.status}, seed {record.seed}\n"
+    )
+    out.write(
+        "players: "
+        + ", ".join(
+            f"{p['seat']} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
+            for p in record.players
+        )
+        + "\n"
+    )
     out.write(f"rules: {rules}\n")
     for step in replay(record):
         notes = [text for e in step.events if (text := _describe(e, names))]
@@ -191,8 +251,11 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
         out.write(line + "\n")
     scores = _final_scores(record)
     out.write("scores: " + ", ".join(f"{names.get(i, i)} {s}" for i, s in enumerate(scores)))
-    out.write("  (as stored)\n" if tuple(scores) == tuple(record.scores)
-              else f"  (stored: {list(record.scores)}: MISMATCH)\n")
+    out.write(
+        "  (as stored)\n"
+        if tuple(scores) == tuple(record.scores)
+        else f"  (stored: {list(record.scores)}: MISMATCH)\n"
+    )
 
 
 def write_game_list(games: list[dict], out: TextIO) -> None:
@@ -201,5 +264,7 @@ def write_game_list(games: list[dict], out: TextIO) -> None:
         out.write("no stored games\n")
     for g in games:
         players = ", ".join(p["name"] for p in g["players"])
-        out.write(f"{g['id']:6d}  {g['table_id']:<14} {g['status']:<11} {g['actions']:5d} actions"
-                  f"  scores {g['scores']}  {players}\n")
+        out.write(
+            f"{g['id']:6d}  {g['table_id']:<14} {g['status']:<11} {g['actions']:5d} actions"
+            f"  scores {g['scores']}  {players}\n"
+        )

@@ -22,19 +22,27 @@ import asyncio
 import logging
 import os
 import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 
-from unoplay.server import wire
 from unoplay.game.actions import Action
 from unoplay.game.deals import DealCheck, DealReveal, check_deals
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import (Message, Refusal, SeatInfo, SeatsChanged, TableInfo, Update,
-                                   Welcome)
+from unoplay.game.messages import (
+    Message,
+    Refusal,
+    SeatInfo,
+    SeatsChanged,
+    TableInfo,
+    Update,
+    Welcome,
+)
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase, PlayerView
+from unoplay.server import wire
 from unoplay.server.limits import CLIENT_OPTIONS
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
@@ -49,9 +57,14 @@ CHANNEL_OPTIONS = CLIENT_OPTIONS
 #: Environment variable naming a PEM file: its certificates are trusted for TLS.
 TLS_CA_ENV = "UNOPLAY_TLS_CA"
 #: Stream failures worth reconnecting after.
-RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN,
-             grpc.StatusCode.CANCELLED, grpc.StatusCode.DEADLINE_EXCEEDED,
-             grpc.StatusCode.RESOURCE_EXHAUSTED}  # a stream over its budget: back off, resume
+RETRYABLE = {
+    grpc.StatusCode.UNAVAILABLE,
+    grpc.StatusCode.INTERNAL,
+    grpc.StatusCode.UNKNOWN,
+    grpc.StatusCode.CANCELLED,
+    grpc.StatusCode.DEADLINE_EXCEEDED,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}  # a stream over its budget: back off, resume
 #: The server's words when it stops for good: its tables are gone, do not retry.
 SHUTTING_DOWN = "the server is shutting down"
 
@@ -169,9 +182,14 @@ class Connection:
     """A connection to one server. Lobby calls return game values and raise
     :class:`ServerError` (one of its subclasses) when refused."""
 
-    def __init__(self, target: str, timeout: float = 10.0,
-                 root_certificates: bytes | None = None, server_name: str | None = None,
-                 tls: bool | None = None) -> None:
+    def __init__(
+        self,
+        target: str,
+        timeout: float = 10.0,
+        root_certificates: bytes | None = None,
+        server_name: str | None = None,
+        tls: bool | None = None,
+    ) -> None:
         """``target`` is ``host:port``; ``timeout`` (seconds) bounds each unary call.
 
         TLS is used when ``root_certificates`` is given, or ``tls`` is True (the
@@ -209,12 +227,20 @@ class Connection:
         """Wait until the channel is connected. Raises asyncio.TimeoutError."""
         await asyncio.wait_for(self.channel.channel_ready(), timeout)
 
-    async def create_table(self, seats: int = 4, rules: RuleSet | None = None,
-                           title: str = "", turn_seconds: int = 0,
-                           bot_delay: float = 0.0, away_grace: int | None = None,
-                           window_ms: int | None = None, seed: str | int | None = None, *,
-                           preset: str = "", options: Mapping[str, Any] | None = None
-                           ) -> TableInfo:
+    async def create_table(
+        self,
+        seats: int = 4,
+        rules: RuleSet | None = None,
+        title: str = "",
+        turn_seconds: int = 0,
+        bot_delay: float = 0.0,
+        away_grace: int | None = None,
+        window_ms: int | None = None,
+        seed: str | int | None = None,
+        *,
+        preset: str = "",
+        options: Mapping[str, Any] | None = None,
+    ) -> TableInfo:
         """Create a table. The rules are ``rules`` (None: the official preset), or
         ``preset`` with ``options`` (option name -> value, as a form or a
         command line gives them) judged by the server, which names the option
@@ -228,18 +254,23 @@ class Connection:
             rules_pb = wire.rules_request_pb(preset or "official", options or {})
         else:
             rules_pb = wire.rules_pb(rules) if rules is not None else pb.RuleSet()
-        request = ls.CreateTableRequest(title=title, seats=seats, rules=rules_pb,
-                                        turn_seconds=turn_seconds, bot_delay_seconds=bot_delay,
-                                        away_grace_seconds=away_grace, window_ms=window_ms,
-                                        seed=None if seed is None else str(seed))
+        request = ls.CreateTableRequest(
+            title=title,
+            seats=seats,
+            rules=rules_pb,
+            turn_seconds=turn_seconds,
+            bot_delay_seconds=bot_delay,
+            away_grace_seconds=away_grace,
+            window_ms=window_ms,
+            seed=None if seed is None else str(seed),
+        )
         reply = await _answer(self.lobby.CreateTable(request, timeout=self.timeout))
         return wire.table_from_pb(reply.table)
 
     async def list_tables(self) -> list[TableInfo]:
         """Every table on the server, oldest first (a table whose rules this
         version does not know is left out)."""
-        reply = await _answer(self.lobby.ListTables(ls.ListTablesRequest(),
-                                                    timeout=self.timeout))
+        reply = await _answer(self.lobby.ListTables(ls.ListTablesRequest(), timeout=self.timeout))
         tables = []
         for table in reply.tables:
             try:
@@ -255,15 +286,15 @@ class Connection:
         reply = await _answer(self.lobby.JoinTable(request, timeout=self.timeout))
         return Seated(reply.seat, reply.seat_token, wire.table_from_pb(reply.table))
 
-    async def add_bot(self, table_id: str, kind: str = "greedy",
-                      seat: int | None = None) -> Seated:
+    async def add_bot(self, table_id: str, kind: str = "greedy", seat: int | None = None) -> Seated:
         """Put a server-side bot (``kind``: random or greedy) in a free seat."""
         request = ls.AddBotRequest(table_id=table_id, kind=kind, seat=seat)
         reply = await _answer(self.lobby.AddBot(request, timeout=self.timeout))
         return Seated(reply.seat, "", wire.table_from_pb(reply.table))
 
-    async def start_game(self, table_id: str, seat_token: str,
-                         seed: int | None = None) -> TableInfo:
+    async def start_game(
+        self, table_id: str, seat_token: str, seed: int | None = None
+    ) -> TableInfo:
         """Start the game (every seat must be taken). ``seed`` only at a seeded
         table (Refused elsewhere)."""
         request = ls.StartGameRequest(table_id=table_id, seat_token=seat_token, seed=seed)
@@ -323,12 +354,18 @@ class SessionState:
         (resumed in a new process: the deal cannot be replayed)."""
         if self.reveal is None or self.table is None or not self.commitment:
             return None
-        events = self.events[self.game_events_from:]
+        events = self.events[self.game_events_from :]
         if not events or events[0].kind not in (EventKind.DEALER_DRAW, EventKind.ROUND_STARTED):
             return None
-        return check_deals(events, self.seat, self.reveal, table_id=self.table.table_id,
-                           players=len(self.table.seats), rules=self.table.rules.to_dict(),
-                           commitment_seen=self.commitment)
+        return check_deals(
+            events,
+            self.seat,
+            self.reveal,
+            table_id=self.table.table_id,
+            players=len(self.table.seats),
+            rules=self.table.rules.to_dict(),
+            commitment_seen=self.commitment,
+        )
 
     @property
     def game_over(self) -> bool:
@@ -355,9 +392,16 @@ class GameSession:
     to show "reconnecting".
     """
 
-    def __init__(self, connection: Connection, table_id: str, seat_token: str,
-                 max_retries: int = 20, last_seq: int = 0, max_delay: float = 5.0,
-                 on_status: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        table_id: str,
+        seat_token: str,
+        max_retries: int = 20,
+        last_seq: int = 0,
+        max_delay: float = 5.0,
+        on_status: Callable[[str], None] | None = None,
+    ) -> None:
         self.connection = connection
         self.table_id = table_id
         self.seat_token = seat_token
@@ -383,8 +427,9 @@ class GameSession:
     async def _open(self) -> None:
         self._done_writing = False
         self._call = self.connection.games.Play()
-        join = gs.JoinGame(table_id=self.table_id, seat_token=self.seat_token,
-                           last_seq=self.last_seq)
+        join = gs.JoinGame(
+            table_id=self.table_id, seat_token=self.seat_token, last_seq=self.last_seq
+        )
         await self._call.write(gs.PlayRequest(join=join))
 
     async def send(self, action: Action | int) -> bool:
@@ -415,19 +460,23 @@ class GameSession:
     def is_decision(self, received: Received) -> bool:
         """True for an update to decide on: the stream's latest, not a stale
         one from a resumed backlog."""
-        return (isinstance(received.message, Update) and received.seq >= self.state.decide_from
-                and received.seq >= self._batch_update_seq)  # the batch's last update only
+        return (
+            isinstance(received.message, Update)
+            and received.seq >= self.state.decide_from
+            and received.seq >= self._batch_update_seq
+        )  # the batch's last update only
 
     def _backoff(self, retries: int) -> float:
-        return min(self.max_delay, 0.05 * 2 ** retries) * (0.5 + random.random() / 2)
+        return min(self.max_delay, 0.05 * 2**retries) * (0.5 + random.random() / 2)
 
     async def __aiter__(self) -> AsyncIterator[Received]:
         retries = 0
         while True:
             try:
                 if self._call is None:
-                    self._set_status("connecting" if self.reconnects == 0 and retries == 0
-                                     else "reconnecting")
+                    self._set_status(
+                        "connecting" if self.reconnects == 0 and retries == 0 else "reconnecting"
+                    )
                     await self._open()
                 response = await self._call.read()
             except (grpc.aio.AioRpcError, asyncio.CancelledError) as err:
@@ -442,8 +491,11 @@ class GameSession:
                     self._call = None
                     self._set_status("closed")
                     return
-                elif (err.code() not in RETRYABLE or retries >= self.max_retries
-                      or SHUTTING_DOWN in (err.details() or "")):
+                elif (
+                    err.code() not in RETRYABLE
+                    or retries >= self.max_retries
+                    or SHUTTING_DOWN in (err.details() or "")
+                ):
                     self._set_status("closed")
                     raise server_error(err) from err
                 retries += 1
@@ -453,12 +505,19 @@ class GameSession:
                 delay = self._backoff(retries)
                 # A write in flight when the server ends the stream (the game just ended,
                 # unread here yet) fails the call locally as INTERNAL; resuming is routine.
-                race = isinstance(err, grpc.aio.AioRpcError) and \
-                    err.code() is grpc.StatusCode.INTERNAL and "from Core" in (err.details() or "")
-                log.log(logging.DEBUG if race else logging.INFO,
-                        "stream dropped (%s); reconnecting in %.2fs",
-                        f"{err.code()}: {err.details()}" if isinstance(err, grpc.aio.AioRpcError)
-                        else "cut", delay)
+                race = (
+                    isinstance(err, grpc.aio.AioRpcError)
+                    and err.code() is grpc.StatusCode.INTERNAL
+                    and "from Core" in (err.details() or "")
+                )
+                log.log(
+                    logging.DEBUG if race else logging.INFO,
+                    "stream dropped (%s); reconnecting in %.2fs",
+                    f"{err.code()}: {err.details()}"
+                    if isinstance(err, grpc.aio.AioRpcError)
+                    else "cut",
+                    delay,
+                )
                 await asyncio.sleep(delay)
                 continue
             if response is grpc.aio.EOF:
@@ -481,8 +540,11 @@ class GameSession:
                     continue  # a body of a newer server: ignored, as the guide says
                 received = Received(raw.seq, message)
                 self._track(received)
-                if isinstance(message, Event) and message.kind is EventKind.GAME_OVER \
-                        and not self._done_writing:
+                if (
+                    isinstance(message, Event)
+                    and message.kind is EventKind.GAME_OVER
+                    and not self._done_writing
+                ):
                     await self._finish_writing()  # nothing left to send: half-close
                 yield received
 
@@ -494,8 +556,9 @@ class GameSession:
             pass
 
     def _snapshot(self, raw: gs.Snapshot) -> None:
-        welcome = Welcome(raw.welcome.seat, wire.table_from_pb(raw.welcome.table),
-                          raw.welcome.deal_commitment)
+        welcome = Welcome(
+            raw.welcome.seat, wire.table_from_pb(raw.welcome.table), raw.welcome.deal_commitment
+        )
         update = wire.update_from_pb(raw.update) if raw.HasField("update") else None
         self.snapshot = Snapshot(raw.seq, welcome, update, raw.update_seq)
         state = self.state
@@ -549,11 +612,24 @@ class SpectatorSession(GameSession):
     actions. Iterate it like a :class:`GameSession`: messages in order with no
     gaps or repeats, reconnecting and resuming by itself. It never sends."""
 
-    def __init__(self, connection: Connection, table_id: str, max_retries: int = 20,
-                 last_seq: int = 0, max_delay: float = 5.0,
-                 on_status: Callable[[str], None] | None = None) -> None:
-        super().__init__(connection, table_id, "", max_retries=max_retries, last_seq=last_seq,
-                         max_delay=max_delay, on_status=on_status)
+    def __init__(
+        self,
+        connection: Connection,
+        table_id: str,
+        max_retries: int = 20,
+        last_seq: int = 0,
+        max_delay: float = 5.0,
+        on_status: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__(
+            connection,
+            table_id,
+            "",
+            max_retries=max_retries,
+            last_seq=last_seq,
+            max_delay=max_delay,
+            on_status=on_status,
+        )
 
     async def _open(self) -> None:
         self._done_writing = True  # a server stream: nothing to write, nothing to half-close

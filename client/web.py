@@ -44,8 +44,9 @@ ALL_INTERFACES = ("0.0.0.0", "", "::", "[::]")
 log = logging.getLogger("unoplay.web")
 
 
-def session_command(target: str, play_args: Sequence[str] = (), *,
-                    tls_ca: str | None = None) -> str:
+def session_command(
+    target: str, play_args: Sequence[str] = (), *, tls_ca: str | None = None
+) -> str:
     """The shell command one browser tab runs: ``uno play`` against ``target``."""
     argv = [sys.executable, "-m", "unoplay.client.cli"]
     if tls_ca:
@@ -179,9 +180,14 @@ def play_arguments(args: Any) -> list[str]:
         out.append("--new-table")
     if getattr(args, "name", ""):
         out += ["--name", args.name]
-    for flag, name in (("--bots", "bots"), ("--rules", "rules"),
-                       ("--turn-seconds", "turn_seconds"), ("--target", "target"),
-                       ("--bot-delay", "bot_delay"), ("--seed", "seed")):
+    for flag, name in (
+        ("--bots", "bots"),
+        ("--rules", "rules"),
+        ("--turn-seconds", "turn_seconds"),
+        ("--target", "target"),
+        ("--bot-delay", "bot_delay"),
+        ("--seed", "seed"),
+    ):
         value = getattr(args, name, None)
         if value is not None:
             out += [flag, str(value)]

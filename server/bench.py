@@ -99,8 +99,9 @@ def _one_run(name: str, run: int, seconds: float, players: int) -> tuple[float, 
     return rounds / elapsed, actions / elapsed, actions / rounds
 
 
-def measure(names: list[str], runs: int, seconds: float,
-            players: int = 4) -> list[list[tuple[float, float, float]]]:
+def measure(
+    names: list[str], runs: int, seconds: float, players: int = 4
+) -> list[list[tuple[float, float, float]]]:
     """Timed runs of each engine in ``names``, interleaved (A, B, A, B, ...) so
     that a machine that speeds up or slows down affects both alike. Returns,
     per engine, its runs as (rounds/s, actions/s, actions/round)."""
@@ -112,9 +113,13 @@ def measure(names: list[str], runs: int, seconds: float,
 
 
 def _summary(name: str, runs: list[tuple[float, float, float]]) -> Result:
-    return Result(name, statistics.median(r[0] for r in runs),
-                  statistics.median(r[1] for r in runs),
-                  statistics.median(r[2] for r in runs), len(runs))
+    return Result(
+        name,
+        statistics.median(r[0] for r in runs),
+        statistics.median(r[1] for r in runs),
+        statistics.median(r[2] for r in runs),
+        len(runs),
+    )
 
 
 def rlcard_available() -> bool:
@@ -126,8 +131,9 @@ def rlcard_available() -> bool:
     return True
 
 
-def run(runs: int = 5, seconds: float = 1.0, as_json: bool | None = False,
-        with_rlcard: bool = True) -> dict:
+def run(
+    runs: int = 5, seconds: float = 1.0, as_json: bool | None = False, with_rlcard: bool = True
+) -> dict:
     """Run the benchmark, print a report (text, JSON, or nothing for ``as_json``
     None) and return the figures."""
     names = ["unoplay"] + (["rlcard"] if with_rlcard and rlcard_available() else [])
@@ -153,11 +159,15 @@ def run(runs: int = 5, seconds: float = 1.0, as_json: bool | None = False,
     print(f"engine benchmark: 4 players, official rules, median of {runs} runs of {seconds:g} s")
     for r in (ours, theirs):
         if r is not None:
-            print(f"  {r.engine:8s} {r.rounds_per_s:9,.0f} rounds/s {r.actions_per_s:11,.0f} "
-                  f"actions/s  ({r.actions_per_round:.1f} actions/round)")
+            print(
+                f"  {r.engine:8s} {r.rounds_per_s:9,.0f} rounds/s {r.actions_per_s:11,.0f} "
+                f"actions/s  ({r.actions_per_round:.1f} actions/round)"
+            )
     if theirs is not None:
-        print(f"  ratio    {report['ratio_rounds_per_s']:9.2f}x rounds/s "
-              f"{report['ratio_actions_per_s']:10.2f}x actions/s")
+        print(
+            f"  ratio    {report['ratio_rounds_per_s']:9.2f}x rounds/s "
+            f"{report['ratio_actions_per_s']:10.2f}x actions/s"
+        )
     elif "note" in report:
         print(f"  ({report['note']})", file=sys.stderr)
     return report

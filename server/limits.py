@@ -51,18 +51,20 @@ CLIENT_OPTIONS: list[tuple[str, int]] = [
 ]
 
 
-def keepalive_problems(server: list[tuple[str, int]],
-                       client: list[tuple[str, int]]) -> list[str]:
+def keepalive_problems(server: list[tuple[str, int]], client: list[tuple[str, int]]) -> list[str]:
     """Why ``client``'s pings would upset ``server`` (or a dead peer would go
     unnoticed); empty when the two agree."""
     s, c = dict(server), dict(client)
     problems = []
     interval = s.get("grpc.http2.min_ping_interval_without_data_ms", 300_000)
     if c.get("grpc.keepalive_time_ms", 0) <= interval:
-        problems.append(f"clients ping every {c.get('grpc.keepalive_time_ms')} ms but the server "
-                        f"accepts pings only every {interval} ms")
+        problems.append(
+            f"clients ping every {c.get('grpc.keepalive_time_ms')} ms but the server "
+            f"accepts pings only every {interval} ms"
+        )
     if c.get("grpc.keepalive_permit_without_calls") and not s.get(
-            "grpc.keepalive_permit_without_calls"):
+        "grpc.keepalive_permit_without_calls"
+    ):
         problems.append("clients ping idle connections but the server does not permit it")
     if c.get("grpc.http2.max_pings_without_data", 2) != 0:
         problems.append("clients stop pinging after a few pings without data")
@@ -122,7 +124,7 @@ class TokenBucket:
     tokens (capped at the burst size) for work the server asked of the client.
     """
 
-    __slots__ = ("rate", "burst", "tokens", "stamp")
+    __slots__ = ("burst", "rate", "stamp", "tokens")
 
     def __init__(self, rate: float, burst: float, now: float) -> None:
         self.rate = rate

@@ -13,7 +13,7 @@ import logging
 import secrets
 import time
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
@@ -31,8 +31,12 @@ class Lobby:
     ``finished`` keeps the latest finished tables (for tests and tools).
     """
 
-    def __init__(self, max_tables: int | None = None, limits: Limits | None = None,
-                 on_finish: Callable[[Table], None] | None = None) -> None:
+    def __init__(
+        self,
+        max_tables: int | None = None,
+        limits: Limits | None = None,
+        on_finish: Callable[[Table], None] | None = None,
+    ) -> None:
         limits = limits or Limits()
         if max_tables is not None:
             limits = dataclasses.replace(limits, max_tables=max_tables)
@@ -52,7 +56,7 @@ class Lobby:
         if self.on_finish is not None:
             try:
                 self.on_finish(table)
-            except Exception:  # noqa: BLE001 - storage must not break the game
+            except Exception:
                 log.exception("on_finish failed for table %s", table.table_id)
 
     def sweep(self) -> None:
@@ -64,17 +68,29 @@ class Lobby:
             idle = now - table.touched
             if table.state is TableState.FINISHED and idle > limits.finished_ttl:
                 del self.tables[table_id]
-            elif (table.state is TableState.WAITING and idle > limits.waiting_ttl
-                  and not any(s.connections for s in table.seats) and not table.spectators):
+            elif (
+                table.state is TableState.WAITING
+                and idle > limits.waiting_ttl
+                and not any(s.connections for s in table.seats)
+                and not table.spectators
+            ):
                 table.close()
                 del self.tables[table_id]
 
     def open_tables(self) -> int:
         return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED)
 
-    def create(self, title: str, seats: int, rules: RuleSet, turn_seconds: int = 0,
-               bot_delay: float = 0.0, away_grace: float | None = None,
-               window_ms: int = 0, seed: str | None = None) -> Table:
+    def create(
+        self,
+        title: str,
+        seats: int,
+        rules: RuleSet,
+        turn_seconds: int = 0,
+        bot_delay: float = 0.0,
+        away_grace: float | None = None,
+        window_ms: int = 0,
+        seed: str | None = None,
+    ) -> Table:
         """Create a table (see :class:`Table` for the settings; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
         window: the gRPC service passes :func:`default_window_ms` when the
@@ -85,14 +101,24 @@ class Lobby:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()
         if self.open_tables() >= self.limits.max_tables:
-            raise LobbyError("resource_exhausted",
-                             f"this server has {self.limits.max_tables} open tables, its limit")
+            raise LobbyError(
+                "resource_exhausted",
+                f"this server has {self.limits.max_tables} open tables, its limit",
+            )
         number = next(self._ids)
         table_id = f"t{number}-{secrets.token_hex(3)}"
-        table = Table(table_id, title or f"Table {number}", seats, rules, turn_seconds,
-                      bot_delay, on_finish=self._finished,
-                      away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
-                      window_ms=window_ms, seed=seed)
+        table = Table(
+            table_id,
+            title or f"Table {number}",
+            seats,
+            rules,
+            turn_seconds,
+            bot_delay,
+            on_finish=self._finished,
+            away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
+            window_ms=window_ms,
+            seed=seed,
+        )
         self.tables[table_id] = table
         return table
 
@@ -106,8 +132,13 @@ class Lobby:
     def seats_held(self, name: str) -> int:
         """Seats held by people called ``name`` (ignoring case) at open tables."""
         key = name.casefold()
-        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED
-                   for s in t.seats if s.token and s.name.casefold() == key)
+        return sum(
+            1
+            for t in self.tables.values()
+            if t.state is not TableState.FINISHED
+            for s in t.seats
+            if s.token and s.name.casefold() == key
+        )
 
     def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:
         """Seat ``name`` at a table, within the seats-per-name limit."""
@@ -116,8 +147,10 @@ class Lobby:
         table = self.get(table_id)
         name = clean_text("name", name, MAX_NAME)
         if self.seats_held(name) >= self.limits.max_seats_per_name:
-            raise LobbyError("resource_exhausted",
-                             f"{name!r} already holds {self.limits.max_seats_per_name} seats")
+            raise LobbyError(
+                "resource_exhausted",
+                f"{name!r} already holds {self.limits.max_seats_per_name} seats",
+            )
         return table, table.join(name, wanted)
 
     def close(self) -> None:

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import AsyncIterator, Callable
 
 import grpc
 from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
 from unoplay.game.bots import make_bot
 from unoplay.game.messages import (
     TableState,
@@ -65,15 +66,20 @@ def clip(details: str, limit: int = 300) -> str:
     """A status message short enough to send: it may quote what the client sent
     (an unknown table id, a rule value), and grpc refuses status metadata over
     16 KiB (the client would see RESOURCE_EXHAUSTED instead of the real status)."""
-    return details if len(details) <= limit else details[:limit - 1] + "…"
+    return details if len(details) <= limit else details[: limit - 1] + "…"
 
 
 def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
     """The state of ``seat``'s stream now (-1: a spectator's)."""
     log_ = table.log_for(seat)
-    snapshot = gs.Snapshot(seq=len(log_), welcome=gs.Welcome(
-        seat=seat, table=wire.table_pb(table.info()),
-        deal_commitment=table.deal.commitment if table.deal else ""))
+    snapshot = gs.Snapshot(
+        seq=len(log_),
+        welcome=gs.Welcome(
+            seat=seat,
+            table=wire.table_pb(table.info()),
+            deal_commitment=table.deal.commitment if table.deal else "",
+        ),
+    )
     for i in range(len(log_) - 1, -1, -1):
         if isinstance(log_[i], Update):
             wire.fill_update(snapshot.update, log_[i])
@@ -86,10 +92,14 @@ MAX_BATCH = 256  # messages per response, so a long resume stays under size limi
 MAX_BATCH_BYTES = 512 * 1024  # and bytes per response (clients accept 16 MiB)
 
 
-async def stream_log(table: Table, seat: int, last_seq: int,
-                     stop: Callable[[], bool] | None = None,
-                     response: type = gs.PlayResponse,
-                     announce: bool = False) -> AsyncIterator:
+async def stream_log(
+    table: Table,
+    seat: int,
+    last_seq: int,
+    stop: Callable[[], bool] | None = None,
+    response: type = gs.PlayResponse,
+    announce: bool = False,
+) -> AsyncIterator:
     """``response`` messages (PlayResponse or SpectateResponse) carrying batches
     of ``seat``'s log after ``last_seq``, then new ones as they come, until the
     game is over and everything has been sent, the server is closing (after
@@ -133,12 +143,19 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             rules = wire.rules_from_pb(request.rules)
             seats = request.seats or 4
             grace = request.away_grace_seconds if request.HasField("away_grace_seconds") else None
-            window = (request.window_ms if request.HasField("window_ms")
-                      else default_window_ms(rules))
-            table = self.lobby.create(request.title, seats, rules, request.turn_seconds,
-                                      request.bot_delay_seconds, away_grace=grace,
-                                      window_ms=window,
-                                      seed=request.seed if request.HasField("seed") else None)
+            window = (
+                request.window_ms if request.HasField("window_ms") else default_window_ms(rules)
+            )
+            table = self.lobby.create(
+                request.title,
+                seats,
+                rules,
+                request.turn_seconds,
+                request.bot_delay_seconds,
+                away_grace=grace,
+                window_ms=window,
+                seed=request.seed if request.HasField("seed") else None,
+            )
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))
         except LobbyError as err:
@@ -148,16 +165,20 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
 
     async def ListTables(self, request, context):
         self.lobby.sweep()
-        return ls.ListTablesResponse(tables=[wire.table_pb(t.info()) for t in self.lobby.tables.values()])
+        return ls.ListTablesResponse(
+            tables=[wire.table_pb(t.info()) for t in self.lobby.tables.values()]
+        )
 
     async def JoinTable(self, request, context):
         try:
-            table, seat = self.lobby.join(request.table_id, request.name,
-                                          request.seat if request.HasField("seat") else None)
+            table, seat = self.lobby.join(
+                request.table_id, request.name, request.seat if request.HasField("seat") else None
+            )
         except LobbyError as err:
             await _abort(context, err)
-        return ls.JoinTableResponse(seat=seat.index, seat_token=seat.token,
-                                    table=wire.table_pb(table.info()))
+        return ls.JoinTableResponse(
+            seat=seat.index, seat_token=seat.token, table=wire.table_pb(table.info())
+        )
 
     async def AddBot(self, request, context):
         kind = request.kind or "greedy"
@@ -212,14 +233,16 @@ class GameServicer(gs_grpc.GameServiceServicer):
         limits = self.lobby.limits
         try:
             first = await asyncio.wait_for(anext(request_iterator), limits.join_timeout)
-        except (StopAsyncIteration, asyncio.TimeoutError):
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                "the first message of a stream must be a join")
+        except (TimeoutError, StopAsyncIteration):
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a join"
+            )
         except DecodeError:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
         if first.WhichOneof("body") != "join":
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
-                                "the first message of a stream must be a join")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a join"
+            )
         join = first.join
         token = join.seat_token
         try:
@@ -230,14 +253,18 @@ class GameServicer(gs_grpc.GameServiceServicer):
             if table.closing:
                 raise LobbyError("unavailable", SHUTTING_DOWN)
             if seat.connections >= limits.max_streams_per_seat:
-                raise LobbyError("resource_exhausted",
-                                 f"a seat may have {limits.max_streams_per_seat} open streams")
+                raise LobbyError(
+                    "resource_exhausted",
+                    f"a seat may have {limits.max_streams_per_seat} open streams",
+                )
             now = asyncio.get_running_loop().time()
             if seat.joins is None:
                 seat.joins = TokenBucket(limits.joins_per_second, limits.join_burst, now)
             if not seat.joins.take(now):
-                raise LobbyError("resource_exhausted",
-                                 "this seat reconnects too often: wait a second and try again")
+                raise LobbyError(
+                    "resource_exhausted",
+                    "this seat reconnects too often: wait a second and try again",
+                )
         except LobbyError as err:
             await _abort(context, err)
         stream = _Stream()
@@ -252,12 +279,14 @@ class GameServicer(gs_grpc.GameServiceServicer):
         reader = None
         try:
             snapshot = snapshot_pb(table, seat.index)
-            reader = asyncio.create_task(self._read_intents(request_iterator, table, seat,
-                                                            token, stream))
+            reader = asyncio.create_task(
+                self._read_intents(request_iterator, table, seat, token, stream)
+            )
             reader.add_done_callback(_consume)
             first_response = True
-            async for response in stream_log(table, seat.index, join.last_seq, stop,
-                                             gs.PlayResponse, announce=True):
+            async for response in stream_log(
+                table, seat.index, join.last_seq, stop, gs.PlayResponse, announce=True
+            ):
                 if first_response:
                     first_response = False
                     response.snapshot.CopyFrom(snapshot)
@@ -271,8 +300,9 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 reader.cancel()
             table.detach(seat)
 
-    async def _read_intents(self, requests, table: Table, seat: Seat, token: str,
-                            stream: _Stream) -> None:
+    async def _read_intents(
+        self, requests, table: Table, seat: Seat, token: str, stream: _Stream
+    ) -> None:
         """Apply each intent; malformed ones are refused in the seat's log. More
         messages than the seat's budget (shared by its streams) end the stream
         (RESOURCE_EXHAUSTED); a message that cannot be decoded ends it too
@@ -291,8 +321,15 @@ class GameServicer(gs_grpc.GameServiceServicer):
             stream.details = UNDECODABLE
             table.wake()
 
-    def _take_intent(self, request: gs.PlayRequest, table: Table, seat: Seat, token: str,
-                     stream: _Stream, now: float) -> bool:
+    def _take_intent(
+        self,
+        request: gs.PlayRequest,
+        table: Table,
+        seat: Seat,
+        token: str,
+        stream: _Stream,
+        now: float,
+    ) -> bool:
         """Charge one message to the seat's budget and apply it; False when the
         stream must end (over budget, seat given up, server closing)."""
         limits = self.lobby.limits
@@ -302,8 +339,10 @@ class GameServicer(gs_grpc.GameServiceServicer):
             seat.credited = seat.others_updates
         if not bucket.take(now):
             stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
-            stream.details = (f"more than {limits.intents_per_second:g} messages per second "
-                              "beyond what the game asked for")
+            stream.details = (
+                f"more than {limits.intents_per_second:g} messages per second "
+                "beyond what the game asked for"
+            )
             log.info("table %s seat %d: stream over its message budget", table.table_id, index)
             table.wake()
             return False
@@ -312,7 +351,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
             return False
         try:
             self._intent(request, table, index)
-        except Exception:  # noqa: BLE001 - a bug must not kill the stream or the game
+        except Exception:
             log.exception("table %s seat %d: intent %r failed", table.table_id, index, request)
             table.refuse(index, "internal_error", "the server failed on this intent", 0)
         return True
@@ -341,20 +380,24 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             table = self.lobby.get(request.table_id)
             if request.last_seq > len(table.log_for(-1)):
-                raise LobbyError("out_of_range", f"last_seq {request.last_seq} is beyond this stream")
+                raise LobbyError(
+                    "out_of_range", f"last_seq {request.last_seq} is beyond this stream"
+                )
             if table.closing:
                 raise LobbyError("unavailable", SHUTTING_DOWN)
             if table.spectators >= limits.max_spectators:
-                raise LobbyError("resource_exhausted",
-                                 f"a table may have {limits.max_spectators} spectators")
+                raise LobbyError(
+                    "resource_exhausted", f"a table may have {limits.max_spectators} spectators"
+                )
         except LobbyError as err:
             await _abort(context, err)
         table.spectators += 1
         try:
             snapshot = snapshot_pb(table, -1)
             first_response = True
-            async for response in stream_log(table, -1, request.last_seq, None,
-                                             gs.SpectateResponse, announce=True):
+            async for response in stream_log(
+                table, -1, request.last_seq, None, gs.SpectateResponse, announce=True
+            ):
                 if first_response:
                     first_response = False
                     response.snapshot.CopyFrom(snapshot)
@@ -374,9 +417,16 @@ def _consume(task: asyncio.Task) -> None:
 class Server:
     """A running server: the lobby and the ``grpc.aio`` server around it."""
 
-    def __init__(self, grpc_server: grpc.aio.Server, lobby: Lobby, port: int, host: str,
-                 health_servicer: health.aio.HealthServicer | None = None,
-                 recorder: Recorder | None = None, tls: bool = False) -> None:
+    def __init__(
+        self,
+        grpc_server: grpc.aio.Server,
+        lobby: Lobby,
+        port: int,
+        host: str,
+        health_servicer: health.aio.HealthServicer | None = None,
+        recorder: Recorder | None = None,
+        tls: bool = False,
+    ) -> None:
         self.grpc_server = grpc_server
         self.lobby = lobby
         self.port = port
@@ -413,9 +463,15 @@ class Server:
             await self.recorder.close()
 
 
-async def start_server(host: str = "127.0.0.1", port: int = 0, lobby: Lobby | None = None, *,
-                       limits: Limits | None = None, store: GameStore | str | None = None,
-                       tls: tuple[bytes, bytes] | None = None) -> Server:
+async def start_server(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    lobby: Lobby | None = None,
+    *,
+    limits: Limits | None = None,
+    store: GameStore | str | None = None,
+    tls: tuple[bytes, bytes] | None = None,
+) -> Server:
     """Start serving on ``host:port`` (port 0: an ephemeral port, read back).
 
     ``limits`` bound what clients may do; ``store`` (a GameStore or a path)

@@ -28,10 +28,10 @@ import random
 import sqlite3
 import sys
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_code
@@ -214,8 +214,9 @@ class GameStore:
             if version > FORMAT:
                 raise RuntimeError(f"{path}: made by a newer unoplay (format {version})")
             if version == 1:  # upgraded in one transaction: all of it or nothing
-                db.executescript("BEGIN IMMEDIATE;" + _UPGRADE_1 +
-                                 f"PRAGMA user_version = {FORMAT}; COMMIT;")
+                db.executescript(
+                    "BEGIN IMMEDIATE;" + _UPGRADE_1 + f"PRAGMA user_version = {FORMAT}; COMMIT;"
+                )
                 log.info("%s: upgraded from format 1 to %d", path, FORMAT)
             db.executescript(_SCHEMA)
             db.execute(f"PRAGMA user_version = {FORMAT}")
@@ -244,17 +245,33 @@ class GameStore:
                     "INSERT INTO games (table_id, title, seed, rules, players, scores, winners,"
                     " status, started_at, finished_at, n_actions, prng, salt, commitment,"
                     " received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (record.table_id, record.title, str(record.seed), json.dumps(record.rules),
-                     json.dumps(record.players), json.dumps(list(record.scores)),
-                     json.dumps(list(record.winners)), record.status, record.started_at,
-                     record.finished_at, n, record.prng, record.salt, record.commitment,
-                     json.dumps([[s, k, p, list(c)] for s, k, p, c in record.received])))
+                    (
+                        record.table_id,
+                        record.title,
+                        str(record.seed),
+                        json.dumps(record.rules),
+                        json.dumps(record.players),
+                        json.dumps(list(record.scores)),
+                        json.dumps(list(record.winners)),
+                        record.status,
+                        record.started_at,
+                        record.finished_at,
+                        n,
+                        record.prng,
+                        record.salt,
+                        record.commitment,
+                        json.dumps([[s, k, p, list(c)] for s, k, p, c in record.received]),
+                    ),
+                )
                 game_id = cursor.lastrowid
                 conn.executemany(
                     "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
-                    ((game_id, i, seat, _action_json(action), sources[i], times[i])
-                     for i, (seat, action) in enumerate(record.actions)))
+                    (
+                        (game_id, i, seat, _action_json(action), sources[i], times[i])
+                        for i, (seat, action) in enumerate(record.actions)
+                    ),
+                )
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -268,43 +285,89 @@ class GameStore:
         with self._lock:
             rows = self._conn.execute(
                 "SELECT id, table_id, title, players, scores, winners, status, started_at,"
-                " finished_at, n_actions FROM games ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-        return [{"id": r[0], "table_id": r[1], "title": r[2], "players": json.loads(r[3]),
-                 "scores": json.loads(r[4]), "winners": json.loads(r[5]), "status": r[6],
-                 "started_at": r[7], "finished_at": r[8], "actions": r[9]} for r in rows]
+                " finished_at, n_actions FROM games ORDER BY id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            {
+                "id": r[0],
+                "table_id": r[1],
+                "title": r[2],
+                "players": json.loads(r[3]),
+                "scores": json.loads(r[4]),
+                "winners": json.loads(r[5]),
+                "status": r[6],
+                "started_at": r[7],
+                "finished_at": r[8],
+                "actions": r[9],
+            }
+            for r in rows
+        ]
 
     def load(self, game: int | str) -> GameRecord:
         """The game with this id (or the latest game of this table id, or
         ``"last"``). Raises KeyError if there is none."""
         with self._lock:
             conn = self._conn
-            columns = ("SELECT id, table_id, title, seed, rules, players, scores, winners, status,"
-                       " started_at, finished_at, n_actions, prng, salt, commitment, received"
-                       " FROM games")
+            columns = (
+                "SELECT id, table_id, title, seed, rules, players, scores, winners, status,"
+                " started_at, finished_at, n_actions, prng, salt, commitment, received"
+                " FROM games"
+            )
             if isinstance(game, int) or (isinstance(game, str) and game.isdigit()):
                 row = conn.execute(columns + " WHERE id = ?", (int(game),)).fetchone()
             elif game == "last":
                 row = conn.execute(columns + " ORDER BY id DESC LIMIT 1").fetchone()
             else:
-                row = conn.execute(columns + " WHERE table_id = ? ORDER BY id DESC LIMIT 1",
-                                   (game,)).fetchone()
+                row = conn.execute(
+                    columns + " WHERE table_id = ? ORDER BY id DESC LIMIT 1", (game,)
+                ).fetchone()
             if row is None:
                 raise KeyError(f"no stored game {game!r}")
-            actions = conn.execute("SELECT seat, action, source, t_ms FROM actions"
-                                   " WHERE game_id = ? ORDER BY n", (row[0],)).fetchall()
-        (game_id, table_id, title, seed, rules, players, scores, winners, status, started,
-         finished, n_actions, prng, salt, commitment_, received) = row
+            actions = conn.execute(
+                "SELECT seat, action, source, t_ms FROM actions WHERE game_id = ? ORDER BY n",
+                (row[0],),
+            ).fetchall()
+        (
+            game_id,
+            table_id,
+            title,
+            seed,
+            rules,
+            players,
+            scores,
+            winners,
+            status,
+            started,
+            finished,
+            n_actions,
+            prng,
+            salt,
+            commitment_,
+            received,
+        ) = row
         if len(actions) != n_actions:  # cannot happen with transactions; say so if it does
             raise RuntimeError(f"game {game_id}: {len(actions)} of {n_actions} actions stored")
         return GameRecord(
-            table_id=table_id, title=title, seed=seed, rules=json.loads(rules),
+            table_id=table_id,
+            title=title,
+            seed=seed,
+            rules=json.loads(rules),
             players=json.loads(players),
             actions=[(seat, _action_from_json(a)) for seat, a, _, _ in actions],
-            sources=[s for _, _, s, _ in actions], times_ms=[t for _, _, _, t in actions],
-            scores=tuple(json.loads(scores)), winners=tuple(json.loads(winners)),
-            status=status, started_at=started, finished_at=finished, game_id=game_id,
-            prng=prng, salt=salt, commitment=commitment_,
-            received=[(s, k, p, tuple(c)) for s, k, p, c in json.loads(received)])
+            sources=[s for _, _, s, _ in actions],
+            times_ms=[t for _, _, _, t in actions],
+            scores=tuple(json.loads(scores)),
+            winners=tuple(json.loads(winners)),
+            status=status,
+            started_at=started,
+            finished_at=finished,
+            game_id=game_id,
+            prng=prng,
+            salt=salt,
+            commitment=commitment_,
+            received=[(s, k, p, tuple(c)) for s, k, p, c in json.loads(received)],
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,13 +446,18 @@ class Recorder:
     def _save(self, record: GameRecord) -> int | None:
         try:
             game_id = self.store.save(record)
-        except Exception:  # noqa: BLE001 - a storage failure must not stop the server
+        except Exception:
             self.failed += 1
             log.exception("could not store the game of table %s", record.table_id)
             return None
         self.saved += 1
-        log.info("stored game %d (table %s, %s, %d actions)", game_id, record.table_id,
-                 record.status, len(record.actions))
+        log.info(
+            "stored game %d (table %s, %s, %d actions)",
+            game_id,
+            record.table_id,
+            record.status,
+            len(record.actions),
+        )
         return game_id
 
     async def drain(self) -> None:
@@ -420,8 +488,9 @@ class Verdict:
         return self.status == "fair"
 
 
-def _received_name(entry: tuple[int, int, int, tuple[int, ...]], round_no: int,
-                   names: dict[int, str]) -> str:
+def _received_name(
+    entry: tuple[int, int, int, tuple[int, ...]], round_no: int, names: dict[int, str]
+) -> str:
     step, kind, player, _ = entry
     who = f"seat {player + 1} ({names.get(player, '?')})"
     if kind == EventKind.DEALER_DRAW:
@@ -442,15 +511,22 @@ def verify(record: GameRecord) -> Verdict:
     (:func:`~.deals.check_deals`) must agree for every seat. Raises ValueError
     if a stored action is refused (not a game of this engine)."""
     if record.prng == LEGACY_PRNG:
-        return Verdict("unverifiable", ["stored before fair deals (format 1): its seed was "
-                                        "never committed to, so there is nothing to check"])
+        return Verdict(
+            "unverifiable",
+            [
+                "stored before fair deals (format 1): its seed was "
+                "never committed to, so there is nothing to check"
+            ],
+        )
     problems = []
     seats = len(record.players)
     names = {p["seat"]: p["name"] for p in record.players}
     expected = commitment(record.seed, record.salt, record.table_id, seats, record.rules)
     if expected != record.commitment:
-        problems.append(f"the commitment the players got ({record.commitment or 'none'}) is "
-                        f"not the one of the seed and salt ({expected})")
+        problems.append(
+            f"the commitment the players got ({record.commitment or 'none'}) is "
+            f"not the one of the seed and salt ({expected})"
+        )
     replayed: list[tuple[int, int, int, tuple[int, ...]]] = []
     rounds: list[int] = []  # the round of each replayed entry
     events: list[Event] = []
@@ -467,18 +543,24 @@ def verify(record: GameRecord) -> Verdict:
     stored = [(s, int(k), p, tuple(c)) for s, k, p, c in record.received]
     for i, (got, want) in enumerate(zip(stored, replayed)):
         if got != want:
-            problems.append(f"{_received_name(want, rounds[i], names)} differs: stored "
-                            f"{' '.join(map(card_code, got[3]))}, the seed deals "
-                            f"{' '.join(map(card_code, want[3]))}")
+            problems.append(
+                f"{_received_name(want, rounds[i], names)} differs: stored "
+                f"{' '.join(map(card_code, got[3]))}, the seed deals "
+                f"{' '.join(map(card_code, want[3]))}"
+            )
             break
     else:
         if len(stored) != len(replayed):
-            problems.append(f"{len(stored)} deals and draws are stored, the seed and the "
-                            f"actions give {len(replayed)}")
+            problems.append(
+                f"{len(stored)} deals and draws are stored, the seed and the "
+                f"actions give {len(replayed)}"
+            )
     reveal = DealReveal(record.seed, record.salt, expected)
     for seat in range(seats):
-        check = check_deals(events, seat, reveal, table_id=record.table_id, players=seats,
-                            rules=record.rules)
+        check = check_deals(
+            events, seat, reveal, table_id=record.table_id, players=seats, rules=record.rules
+        )
         problems += [f"seat {seat + 1}: {p}" for p in check.problems]
-    return Verdict("unfair" if problems else "fair", problems,
-                   sum(len(c) for *_, c in replayed), round_no)
+    return Verdict(
+        "unfair" if problems else "fair", problems, sum(len(c) for *_, c in replayed), round_no
+    )

@@ -25,8 +25,9 @@ import re
 import secrets
 import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
 from unoplay.game.bots import make_bot
@@ -93,7 +94,6 @@ class LobbyError(Exception):
         self.kind = kind
 
 
-
 @dataclass
 class Seat:
     """One seat: who sits there and the log of messages sent to it."""
@@ -129,8 +129,9 @@ class Seat:
         return self.bot if self.bot is not None else self.stand_in
 
     def info(self) -> SeatInfo:
-        return SeatInfo(self.index, self.name, self.player is not None, self.occupied,
-                        self.connected)
+        return SeatInfo(
+            self.index, self.name, self.player is not None, self.occupied, self.connected
+        )
 
 
 _SPACES = re.compile(r" {2,}")
@@ -166,17 +167,23 @@ def clean_text(what: str, text: str, limit: int) -> str:
     return text
 
 
-
-
 class Table:
     """One table: seats, a game, message logs and timers. See module docstring."""
 
-    def __init__(self, table_id: str, title: str, seats: int, rules: RuleSet,
-                 turn_seconds: int = 0, bot_delay: float = 0.0,
-                 round_pause: float | None = None,
-                 on_finish: Callable[[Table], None] | None = None,
-                 away_grace: float = DEFAULT_AWAY_GRACE, window_ms: int = 0,
-                 seed: str | None = None) -> None:
+    def __init__(
+        self,
+        table_id: str,
+        title: str,
+        seats: int,
+        rules: RuleSet,
+        turn_seconds: int = 0,
+        bot_delay: float = 0.0,
+        round_pause: float | None = None,
+        on_finish: Callable[[Table], None] | None = None,
+        away_grace: float = DEFAULT_AWAY_GRACE,
+        window_ms: int = 0,
+        seed: str | None = None,
+    ) -> None:
         """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
@@ -208,7 +215,7 @@ class Table:
         self.bot_delay = bot_delay
         self.away_grace = away_grace
         self.window_ms = window_ms
-        self.round_pause = (3 * bot_delay if round_pause is None else round_pause)
+        self.round_pause = 3 * bot_delay if round_pause is None else round_pause
         self.state = TableState.WAITING
         self.seats = [Seat(i) for i in range(seats)]
         self.spectator_log: list[Message] = []
@@ -243,10 +250,18 @@ class Table:
 
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
-        return TableInfo(self.table_id, self.title, self.seat_infos(), self.rules,
-                         self.turn_seconds, self.state,
-                         self.game.scores if self.game else (), self.away_grace,
-                         self.window_ms, self.seed is not None)
+        return TableInfo(
+            self.table_id,
+            self.title,
+            self.seat_infos(),
+            self.rules,
+            self.turn_seconds,
+            self.state,
+            self.game.scores if self.game else (),
+            self.away_grace,
+            self.window_ms,
+            self.seed is not None,
+        )
 
     def _free_seat(self, wanted: int | None) -> Seat:
         if self.state is not TableState.WAITING:
@@ -329,23 +344,28 @@ class Table:
         if not all(s.occupied for s in self.seats):
             raise LobbyError("failed_precondition", "every seat must be taken to start")
         if seed is not None and self.seed is None:
-            raise LobbyError("failed_precondition",
-                             "this table deals from a secret seed that nobody chooses; "
-                             "only a seeded table (created with a seed) takes one")
+            raise LobbyError(
+                "failed_precondition",
+                "this table deals from a secret seed that nobody chooses; "
+                "only a seeded table (created with a seed) takes one",
+            )
         if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
             raise LobbyError("invalid", "the position must have the table's seats and rules")
         self.games_started += 1
         if seed is None and self.seed is not None:
             seed = self.seed if self.games_started == 1 else f"{self.seed}/{self.games_started}"
         if game is None:
-            self.game, events = GameState.new(len(self.seats), self.rules,
-                                              new_seed() if seed is None else seed)
+            self.game, events = GameState.new(
+                len(self.seats), self.rules, new_seed() if seed is None else seed
+            )
         else:
             self.game, events = game, []
         salt = new_salt()
-        self.deal = DealReveal(self.game.seed, salt,
-                               commitment(self.game.seed, salt, self.table_id, len(self.seats),
-                                          self.rules.to_dict()))
+        self.deal = DealReveal(
+            self.game.seed,
+            salt,
+            commitment(self.game.seed, salt, self.table_id, len(self.seats), self.rules.to_dict()),
+        )
         self.state = TableState.PLAYING
         self.started_at = time.time()
         welcome_info = self.info()
@@ -442,8 +462,15 @@ class Table:
         if resuming and game is not None and self.state is TableState.PLAYING:
             i = s.index
             window = self._window
-            s.log.append(Update(game.view(i), tuple(game.legal_actions(i)), self._deadline,
-                                self._seats_shown, window.closes if window else 0.0))
+            s.log.append(
+                Update(
+                    game.view(i),
+                    tuple(game.legal_actions(i)),
+                    self._deadline,
+                    self._seats_shown,
+                    window.closes if window else 0.0,
+                )
+            )
         self._notify()
 
     def detach(self, seat: int | Seat) -> None:
@@ -463,8 +490,13 @@ class Table:
 
     def _away_timeout(self, seat: int, epoch: int) -> None:
         s = self.seats[seat]
-        if (epoch != s.away_epoch or s.connections or s.player is not None
-                or self.state is not TableState.PLAYING or self.closing):
+        if (
+            epoch != s.away_epoch
+            or s.connections
+            or s.player is not None
+            or self.state is not TableState.PLAYING
+            or self.closing
+        ):
             return
         s.stand_in = make_bot("greedy")
         log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
@@ -513,16 +545,30 @@ class Table:
         over = game.is_game_over
         deal = self.deal
         return GameRecord(
-            table_id=self.table_id, title=self.title, seed=game.seed,
-            salt=deal.salt if deal else "", commitment=deal.commitment if deal else "",
-            received=list(self.received), rules=self.rules.to_dict(),
-            players=[{"seat": s.index, "name": s.name,
-                      "bot": getattr(s.bot, "name", "bot") if s.bot is not None else ""}
-                     for s in self.seats],
-            actions=list(self.history), sources=list(self.history_sources),
-            times_ms=list(self.history_ms), scores=game.scores,
-            winners=tuple(game.game_winners), status="finished" if over else "interrupted",
-            started_at=self.started_at, finished_at=self.finished_at or time.time())
+            table_id=self.table_id,
+            title=self.title,
+            seed=game.seed,
+            salt=deal.salt if deal else "",
+            commitment=deal.commitment if deal else "",
+            received=list(self.received),
+            rules=self.rules.to_dict(),
+            players=[
+                {
+                    "seat": s.index,
+                    "name": s.name,
+                    "bot": getattr(s.bot, "name", "bot") if s.bot is not None else "",
+                }
+                for s in self.seats
+            ],
+            actions=list(self.history),
+            sources=list(self.history_sources),
+            times_ms=list(self.history_ms),
+            scores=game.scores,
+            winners=tuple(game.game_winners),
+            status="finished" if over else "interrupted",
+            started_at=self.started_at,
+            finished_at=self.finished_at or time.time(),
+        )
 
     def wake(self) -> None:
         """Wake every stream of the table to look at its state (no new message)."""
@@ -560,8 +606,9 @@ class Table:
         for seat in self.seats:
             i = seat.index
             seat.log.extend(e for e in events if e.audience == EVERYONE or e.audience == i)
-            seat.log.append(Update(game.view(i), tuple(game.legal_actions(i)),
-                                   self._deadline, shown, closes))
+            seat.log.append(
+                Update(game.view(i), tuple(game.legal_actions(i)), self._deadline, shown, closes)
+            )
             if i != actor:
                 seat.others_updates += 1
         self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
@@ -626,8 +673,7 @@ class Table:
             return False
         if game.catchable >= 0:
             return True
-        return (self.rules.jump_in and game.phase in JUMP_PHASES
-                and RANK[game.top_card] != Rank.ZERO)
+        return self.rules.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
 
     def _open_window(self, closes: float) -> None:
         game = self.game
@@ -668,10 +714,16 @@ class Table:
         if intent.action is None:
             self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
             return False
-        if intent.action.kind in TURN_KINDS and intent.action.kind is not ActionKind.PLAY \
-                and intent.seat != intent.turn:  # judged as sent: not its turn then
-            self._refuse_held(intent, Reason.NOT_YOUR_TURN,
-                              f"it was {self._name(intent.turn)}'s turn when this arrived")
+        if (
+            intent.action.kind in TURN_KINDS
+            and intent.action.kind is not ActionKind.PLAY
+            and intent.seat != intent.turn
+        ):  # judged as sent: not its turn then
+            self._refuse_held(
+                intent,
+                Reason.NOT_YOUR_TURN,
+                f"it was {self._name(intent.turn)}'s turn when this arrived",
+            )
             return False
         return self.act(intent.seat, intent.action, intent.action_id, intent.source)
 
@@ -710,8 +762,11 @@ class Table:
         if action is None:
             return
         source = "bot" if s.bot is not None else "stand_in"
-        if not self.act(seat, action, source=source) and game.current == seat \
-                and version == self._version:
+        if (
+            not self.act(seat, action, source=source)
+            and game.current == seat
+            and version == self._version
+        ):
             self.act(seat, default_action(game), source=source)  # never stall on a bot
 
 

@@ -9,16 +9,25 @@ tested on its own with fake callbacks (tests/test_windows.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.errors import Reason
 from unoplay.game.view import Phase
 
 #: Actions that only the player to move takes: a jump-in beats them.
-TURN_KINDS = frozenset({ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP, ActionKind.CHALLENGE,
-                         ActionKind.ACCEPT, ActionKind.CHOOSE_COLOUR})
+TURN_KINDS = frozenset(
+    {
+        ActionKind.PLAY,
+        ActionKind.DRAW,
+        ActionKind.KEEP,
+        ActionKind.CHALLENGE,
+        ActionKind.ACCEPT,
+        ActionKind.CHOOSE_COLOUR,
+    }
+)
 #: Phases in which the engine lets anyone jump in (RULES.md section 8).
 JUMP_PHASES = (Phase.PLAY, Phase.DRAWN, Phase.PENALTY)
 
@@ -46,8 +55,12 @@ class Window:
     timer_due: bool = False  #: the turn timer came due while it was open
 
 
-def resolve(window: Window, take: Callable[[HeldIntent], bool],
-            refuse: Callable[[HeldIntent, str, str], None], name: Callable[[int], str]) -> None:
+def resolve(
+    window: Window,
+    take: Callable[[HeldIntent], bool],
+    refuse: Callable[[HeldIntent, str, str], None],
+    name: Callable[[int], str],
+) -> None:
     """Judge the intents held by ``window``, in this order (each by the
     engine, on the game as the earlier ones left it):
 
@@ -63,12 +76,12 @@ def resolve(window: Window, take: Callable[[HeldIntent], bool],
        Otherwise they are applied; an intent that arrives after a change
        that opened a new window is held for that one.
     """
+
     def kind(h: HeldIntent) -> Any:
         return h.action.kind if h.action is not None else None
 
     held = window.held
-    calls = [h for h in held
-             if kind(h) == ActionKind.CALL_UNO and h.seat == window.catchable]
+    calls = [h for h in held if kind(h) == ActionKind.CALL_UNO and h.seat == window.catchable]
     catches = [h for h in held if kind(h) == ActionKind.CATCH]
     jumps = [h for h in held if kind(h) == ActionKind.PLAY and h.seat != window.turn]
     early = {id(h) for h in calls + catches + jumps}

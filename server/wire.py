@@ -11,8 +11,8 @@ always has the same id, so a stale id can never mean a different action.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
-from typing import Iterable, Mapping, Sequence
 
 from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
 from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
@@ -69,8 +69,13 @@ _MULTI_BASE = 20000
 #: ``_RANK_CARDS[rank]``: the ids of every card of that rank, increasing.
 _RANK_CARDS = tuple(tuple(c for c in range(DECK_SIZE) if RANK[c] == r) for r in range(15))
 
-_SIMPLE_IDS = {ActionKind.DRAW: 1, ActionKind.KEEP: 2, ActionKind.CHALLENGE: 3,
-               ActionKind.ACCEPT: 4, ActionKind.CALL_UNO: 5}
+_SIMPLE_IDS = {
+    ActionKind.DRAW: 1,
+    ActionKind.KEEP: 2,
+    ActionKind.CHALLENGE: 3,
+    ActionKind.ACCEPT: 4,
+    ActionKind.CALL_UNO: 5,
+}
 _SIMPLE_FROM_ID = {v: Action(k) for k, v in _SIMPLE_IDS.items()}
 
 
@@ -82,10 +87,18 @@ def action_id(action: Action) -> int:
         if action.extra:
             group = _RANK_CARDS[RANK[action.card]]
             mask = sum(1 << group.index(card) for card in action.extra)
-            return _MULTI_BASE + (((action.card * 256 + mask) * 5 + action.colour + 1) * 2
-                                  + int(action.uno)) * 11 + action.target + 1
-        return 100 + ((action.card * 5 + action.colour + 1) * 2 + int(action.uno)) * 11 \
-            + action.target + 1
+            return (
+                _MULTI_BASE
+                + (((action.card * 256 + mask) * 5 + action.colour + 1) * 2 + int(action.uno)) * 11
+                + action.target
+                + 1
+            )
+        return (
+            100
+            + ((action.card * 5 + action.colour + 1) * 2 + int(action.uno)) * 11
+            + action.target
+            + 1
+        )
     if kind is ActionKind.CHOOSE_COLOUR:
         return 10 + action.colour
     if kind is ActionKind.CATCH:
@@ -142,8 +155,9 @@ def action_from_pb(msg: pb.Action) -> Action:
     if kind == pb.ACTION_KIND_PLAY:
         card = msg.card_id if msg.HasField("card_id") else NONE
         target = msg.target if msg.HasField("target") else NONE
-        return play(card, None if colour == NONE else colour, msg.uno, target,
-                    tuple(msg.extra_card_ids))
+        return play(
+            card, None if colour == NONE else colour, msg.uno, target, tuple(msg.extra_card_ids)
+        )
     if kind == pb.ACTION_KIND_CATCH:
         return catch(msg.target if msg.HasField("target") else NONE)
     if kind == pb.ACTION_KIND_CHOOSE_COLOUR:
@@ -176,17 +190,30 @@ def event_pb(event: Event) -> pb.Event:
 
     The message is shared (every seat's log holds the same public events, and
     hot-path events recur): copy it before changing it."""
-    return pb.Event(kind=int(event.kind), player=event.player,
-                    cards=[CARDS_PB[c] for c in event.cards], count=event.count,
-                    colour=colour_pb(event.colour), target=event.target, value=event.value,
-                    private=event.audience != EVERYONE)
+    return pb.Event(
+        kind=int(event.kind),
+        player=event.player,
+        cards=[CARDS_PB[c] for c in event.cards],
+        count=event.count,
+        colour=colour_pb(event.colour),
+        target=event.target,
+        value=event.value,
+        private=event.audience != EVERYONE,
+    )
 
 
 def event_from_pb(msg: pb.Event, seat: int) -> Event:
     """``pb.Event`` received by ``seat`` back to an engine event."""
-    return Event(EventKind(msg.kind), msg.player, seat if msg.private else EVERYONE,
-                 tuple(c.id for c in msg.cards), msg.count, colour_from_pb(msg.colour),
-                 msg.target, msg.value)
+    return Event(
+        EventKind(msg.kind),
+        msg.player,
+        seat if msg.private else EVERYONE,
+        tuple(c.id for c in msg.cards),
+        msg.count,
+        colour_from_pb(msg.colour),
+        msg.target,
+        msg.value,
+    )
 
 
 # ----------------------------------------------------------------- views
@@ -263,7 +290,11 @@ def rules_pb(rules: RuleSet) -> pb.RuleSet:
     for name, value in rules.to_dict().items():
         field = fields[name]
         if field.enum_type is not None:
-            setattr(msg, name, field.enum_type.values_by_name[_enum_prefix(field) + value.upper()].number)
+            setattr(
+                msg,
+                name,
+                field.enum_type.values_by_name[_enum_prefix(field) + value.upper()].number,
+            )
         else:
             setattr(msg, name, value)
     return msg
@@ -295,16 +326,20 @@ def rules_from_pb(msg: pb.RuleSet) -> RuleSet:
 
 # ----------------------------------------------------------------- tables and stream messages
 
-_TABLE_STATE = {TableState.WAITING: ls.TABLE_STATE_WAITING,
-                TableState.PLAYING: ls.TABLE_STATE_PLAYING,
-                TableState.FINISHED: ls.TABLE_STATE_FINISHED}
+_TABLE_STATE = {
+    TableState.WAITING: ls.TABLE_STATE_WAITING,
+    TableState.PLAYING: ls.TABLE_STATE_PLAYING,
+    TableState.FINISHED: ls.TABLE_STATE_FINISHED,
+}
 _TABLE_STATE_FROM = {v: k for k, v in _TABLE_STATE.items()}
 
 
 @lru_cache(maxsize=4096)
 def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
-    return tuple(pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied,
-                             connected=s.connected) for s in seats)
+    return tuple(
+        pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied, connected=s.connected)
+        for s in seats
+    )
 
 
 def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
@@ -314,11 +349,18 @@ def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
 
 def table_pb(info: TableInfo) -> ls.Table:
     """Public table snapshot as a message."""
-    return ls.Table(table_id=info.table_id, title=info.title, seats=seats_pb(info),
-                    rules=rules_pb(info.rules), turn_seconds=info.turn_seconds,
-                    state=_TABLE_STATE[info.state], scores=info.scores,
-                    away_grace_seconds=int(info.away_grace), window_ms=info.window_ms,
-                    seeded=info.seeded)
+    return ls.Table(
+        table_id=info.table_id,
+        title=info.title,
+        seats=seats_pb(info),
+        rules=rules_pb(info.rules),
+        turn_seconds=info.turn_seconds,
+        state=_TABLE_STATE[info.state],
+        scores=info.scores,
+        away_grace_seconds=int(info.away_grace),
+        window_ms=info.window_ms,
+        seeded=info.seeded,
+    )
 
 
 def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
@@ -375,19 +417,29 @@ def seats_from_pb(msgs: Iterable[pb.SeatInfo]) -> tuple[SeatInfo, ...]:
 def table_from_pb(msg: ls.Table) -> TableInfo:
     """``ls.Table`` to the game's :class:`TableInfo`. Raises RuleError (a
     ValueError) for rules this version does not know (a newer server's option)."""
-    return TableInfo(table_id=msg.table_id, title=msg.title, seats=seats_from_pb(msg.seats),
-                     rules=rules_from_pb(msg.rules), turn_seconds=msg.turn_seconds,
-                     state=_TABLE_STATE_FROM.get(msg.state, TableState.WAITING),
-                     scores=tuple(msg.scores), away_grace=float(msg.away_grace_seconds),
-                     window_ms=msg.window_ms, seeded=msg.seeded)
+    return TableInfo(
+        table_id=msg.table_id,
+        title=msg.title,
+        seats=seats_from_pb(msg.seats),
+        rules=rules_from_pb(msg.rules),
+        turn_seconds=msg.turn_seconds,
+        state=_TABLE_STATE_FROM.get(msg.state, TableState.WAITING),
+        scores=tuple(msg.scores),
+        away_grace=float(msg.away_grace_seconds),
+        window_ms=msg.window_ms,
+        seeded=msg.seeded,
+    )
 
 
 def update_from_pb(msg: gs.PlayerUpdate) -> Update:
     """``gs.PlayerUpdate`` to the game's :class:`Update` (times in Unix seconds)."""
-    return Update(view=view_from_pb(msg.view),
-                  legal=tuple(action_from_pb(a.action) for a in msg.legal_actions),
-                  deadline=msg.deadline_unix_ms / 1000, seats=seats_from_pb(msg.view.seats),
-                  window_closes=msg.window_closes_unix_ms / 1000)
+    return Update(
+        view=view_from_pb(msg.view),
+        legal=tuple(action_from_pb(a.action) for a in msg.legal_actions),
+        deadline=msg.deadline_unix_ms / 1000,
+        seats=seats_from_pb(msg.view.seats),
+        window_closes=msg.window_closes_unix_ms / 1000,
+    )
 
 
 def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
@@ -404,8 +456,9 @@ def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
     if body == "seats_changed":
         return SeatsChanged(seats_from_pb(msg.seats_changed.seats))
     if body == "welcome":
-        return Welcome(msg.welcome.seat, table_from_pb(msg.welcome.table),
-                       msg.welcome.deal_commitment)
+        return Welcome(
+            msg.welcome.seat, table_from_pb(msg.welcome.table), msg.welcome.deal_commitment
+        )
     if body == "deal_revealed":
         d = msg.deal_revealed
         return DealReveal(d.seed, d.salt, d.commitment)

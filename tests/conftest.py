@@ -1,6 +1,7 @@
 """Shared fixtures: a server on an ephemeral loopback port and a connection to it."""
 
 import pytest
+
 from unoplay.client.sdk import Connection
 from unoplay.server.service import start_server
 

@@ -9,10 +9,11 @@ import random
 import shutil
 import subprocess
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import pytest
 from hypothesis import strategies as st
+
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.cards import DECK_SIZE, parse_card
 from unoplay.game.engine import GameState
@@ -42,8 +43,13 @@ def cs(codes: str) -> list[int]:
     return [c(x) for x in codes.split()]
 
 
-def stacked_deck(hands: Sequence[Sequence[int]], starter: int, dealer: int = 0,
-                 direction: int = 1, then: Sequence[int] = ()) -> list[int]:
+def stacked_deck(
+    hands: Sequence[Sequence[int]],
+    starter: int,
+    dealer: int = 0,
+    direction: int = 1,
+    then: Sequence[int] = (),
+) -> list[int]:
     """A deck that deals ``hands`` (7 cards each) and turns up ``starter``.
 
     Follows RULES.md section 2: one card at a time, starting left of the
@@ -65,7 +71,7 @@ def number_hands(n_players: int, avoid: Iterable[int] = ()) -> list[list[int]]:
     """Seven-card hands for ``n_players`` made only of number cards not in ``avoid``."""
     avoid = set(avoid)
     pool = [x for x in range(100) if x % 25 < 19 and x not in avoid]
-    return [pool[7 * i:7 * i + 7] for i in range(n_players)]
+    return [pool[7 * i : 7 * i + 7] for i in range(n_players)]
 
 
 def snapshot(game: GameState) -> tuple:
@@ -90,8 +96,12 @@ def all_cards(game: GameState) -> list[int]:
 def assert_conserved(game: GameState) -> None:
     """All 108 cards present exactly once (RULES.md section 1)."""
     cards = all_cards(game)
-    if len(cards) == DECK_SIZE and len(set(cards)) == DECK_SIZE and min(cards) == 0 \
-            and max(cards) == DECK_SIZE - 1:
+    if (
+        len(cards) == DECK_SIZE
+        and len(set(cards)) == DECK_SIZE
+        and min(cards) == 0
+        and max(cards) == DECK_SIZE - 1
+    ):
         return
     dupes = [x for x, k in Counter(cards).items() if k > 1]
     assert not dupes, f"duplicated cards {dupes}"
@@ -115,12 +125,14 @@ WAIT = 60
 async def until(table, condition: Callable[[], bool], what: str = "condition") -> None:
     """Wait (at most :data:`WAIT` seconds) until ``condition()`` holds, waking on
     the table's changes; fails the test naming ``what`` otherwise."""
+
     async def wait():
         while not condition():
             await table.wait_for_change()
+
     try:
         await asyncio.wait_for(wait(), WAIT)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         pytest.fail(f"timed out waiting for {what}")
 
 
@@ -178,16 +190,37 @@ def make_certificate(tmp_path, names=("localhost",), ips=("127.0.0.1",)):
         pytest.skip("openssl is not installed")
     cert, key = tmp_path / "server.crt", tmp_path / "server.key"
     san = ",".join([f"DNS:{n}" for n in names] + [f"IP:{i}" for i in ips])
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                    "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2", "-subj",
-                    "/CN=unoplay test", "-addext", f"subjectAltName={san}",
-                    "-keyout", str(key), "-out", str(cert)],
-                   check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+            "-subj",
+            "/CN=unoplay test",
+            "-addext",
+            f"subjectAltName={san}",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
     return cert, key
 
 
-def play_out(players: int, rules: RuleSet, seed: str, rng: random.Random,
-             max_rounds: int = 30) -> list[Event]:
+def play_out(
+    players: int, rules: RuleSet, seed: str, rng: random.Random, max_rounds: int = 30
+) -> list[Event]:
     """A whole game of random legal play (out-of-turn actions and refused
     wrong plays included); every event, private ones too."""
     game, events = GameState.new(players, rules, seed)
@@ -197,8 +230,11 @@ def play_out(players: int, rules: RuleSet, seed: str, rng: random.Random,
             seat = game.current
             if rng.random() < 0.1:  # someone out of turn: a catch, a call, a jump-in
                 other = rng.randrange(players)
-                legal = [a for a in game.legal_actions(other)
-                         if a.kind is not ActionKind.CALL_UNO or game.catchable == other]
+                legal = [
+                    a
+                    for a in game.legal_actions(other)
+                    if a.kind is not ActionKind.CALL_UNO or game.catchable == other
+                ]
                 if legal:
                     seat = other
             legal = game.legal_actions(seat)

@@ -17,25 +17,24 @@ import os
 # gRPC's C core (under the SDK) logs to stderr, which is the terminal Textual draws on.
 os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
-import argparse  # noqa: E402
-import getpass  # noqa: E402
-import logging  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from typing import Any  # noqa: E402
+import argparse
+import getpass
+import logging
+from dataclasses import dataclass, field
+from typing import Any
 
-from textual import work  # noqa: E402
-from textual.app import App  # noqa: E402
-from textual.binding import Binding  # noqa: E402
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.screen import ModalScreen
 
-from textual.screen import ModalScreen  # noqa: E402
+from unoplay.game.rules import RuleError, RuleSet, Scoring, parse_rule, preset
 
-from unoplay.game.rules import RuleError, RuleSet, Scoring, parse_rule, preset  # noqa: E402
-
-from ..sdk import Connection, ServerError  # noqa: E402
-from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen  # noqa: E402
-from .seats import MemorySeatStore, SeatStore, data_dir  # noqa: E402
-from .table import Seating, TableScreen  # noqa: E402
-from .watch import WatchScreen  # noqa: E402
+from ..sdk import Connection, ServerError
+from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen
+from .seats import MemorySeatStore, SeatStore, data_dir
+from .table import Seating, TableScreen
+from .watch import WatchScreen
 
 log = logging.getLogger("unoplay.tui")
 
@@ -88,17 +87,25 @@ class PlayOptions:
         turn = getattr(args, "turn_seconds", 0) or 0
         if not 0 <= turn <= 3600:
             raise SystemExit("uno play: --turn-seconds must be 0..3600")
-        return cls(server=getattr(args, "server", "") or "", lan=getattr(args, "lan", False),
-                   name=name or "player", bots=bots, rules_name=rules_name, target=target,
-                   rule_options=options,
-                   turn_seconds=turn, bot_delay=getattr(args, "bot_delay", 0.6),
-                   seed=getattr(args, "seed", None), new_table=new_table)
+        return cls(
+            server=getattr(args, "server", "") or "",
+            lan=getattr(args, "lan", False),
+            name=name or "player",
+            bots=bots,
+            rules_name=rules_name,
+            target=target,
+            rule_options=options,
+            turn_seconds=turn,
+            bot_delay=getattr(args, "bot_delay", 0.6),
+            seed=getattr(args, "seed", None),
+            new_table=new_table,
+        )
 
 
 def _default_name() -> str:
     try:
         return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in some containers
+    except Exception:
         return "player"
 
 
@@ -144,6 +151,7 @@ class UnoApp(App):
 
     def _show(self, screen) -> None:
         """Make ``screen`` the main screen, closing modals and the previous one."""
+
         async def swap() -> None:
             while len(self.screen_stack) > 2:
                 await self.pop_screen()
@@ -151,6 +159,7 @@ class UnoApp(App):
                 await self.switch_screen(screen)
             else:
                 await self.push_screen(screen)
+
         self.call_later(swap)
 
     def show_connect(self, address: str) -> None:
@@ -178,9 +187,17 @@ class UnoApp(App):
         async def push() -> None:
             while isinstance(self.screen, ModalScreen):
                 await self.pop_screen()
-            await self.push_screen(FinalScreen(names, list(view.scores), list(view.game_winners),
-                                               lowest, embedded,
-                                               seating.target if seating else ""))
+            await self.push_screen(
+                FinalScreen(
+                    names,
+                    list(view.scores),
+                    list(view.game_winners),
+                    lowest,
+                    embedded,
+                    seating.target if seating else "",
+                )
+            )
+
         self.call_later(push)
 
     # ------------------------------------------------------------- embedded game
@@ -203,10 +220,14 @@ class UnoApp(App):
             conn = self.connection(target)
             bots = options.bots
             table = await conn.create_table(
-                seats=bots + 1, preset=options.rules_name, options=options.rule_changes(),
+                seats=bots + 1,
+                preset=options.rules_name,
+                options=options.rule_changes(),
                 title=f"{options.name} vs {bots} bots",
-                turn_seconds=options.turn_seconds, bot_delay=options.bot_delay,
-                seed=options.seed)
+                turn_seconds=options.turn_seconds,
+                bot_delay=options.bot_delay,
+                seed=options.seed,
+            )
             joined = await conn.join_table(table.table_id, options.name)
             for _ in range(bots):
                 await conn.add_bot(table.table_id, "greedy")
@@ -218,8 +239,9 @@ class UnoApp(App):
             self.call_later(self._fail, f"uno play: could not start {where}: {detail}")
             return
         self.embedded_table = table.table_id
-        self.show_table(Seating(target, table.table_id, joined.seat_token, options.name,
-                                embedded=True))
+        self.show_table(
+            Seating(target, table.table_id, joined.seat_token, options.name, embedded=True)
+        )
 
     async def _fail(self, message: str) -> None:
         """Leave with ``message`` and exit status 1 (outside the failed worker,

@@ -21,11 +21,10 @@ from textual.validation import Number
 from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 from unoplay.game.messages import TableInfo
+from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 
 from ..sdk import ServerError
-
 from .prompts import Modal
 from .ruleinfo import OPTIONS, OptionInfo
 
@@ -55,10 +54,21 @@ def _option_widget(info: OptionInfo, value: Any) -> Widget:
     if info.kind is bool:
         return Checkbox(_yes_no(value), value, id=wid, compact=True)
     if info.kind is int:
-        return Input(str(value), id=wid, restrict=r"[0-9]*", max_length=len(str(info.high)),
-                     validators=[Number(info.low, info.high)], compact=True)
-    return FormSelect([(v.replace("_", " "), v) for v in info.choices], value=value,
-                      allow_blank=False, id=wid, compact=True)
+        return Input(
+            str(value),
+            id=wid,
+            restrict=r"[0-9]*",
+            max_length=len(str(info.high)),
+            validators=[Number(info.low, info.high)],
+            compact=True,
+        )
+    return FormSelect(
+        [(v.replace("_", " "), v) for v in info.choices],
+        value=value,
+        allow_blank=False,
+        id=wid,
+        compact=True,
+    )
 
 
 def _yes_no(value: bool) -> str:
@@ -82,33 +92,33 @@ class CreateTableScreen(Modal):
         rules = preset("official").to_dict()
         with Vertical(id="dialog", classes="form"):
             yield Static(Text("New table", style="bold"), classes="title")
-            with VerticalScroll(id="form-scroll"):
-                with Grid(id="form-grid"):
-                    yield Label("Title")
-                    yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
-                    yield Label("Seats (2-10)")
-                    yield Input(value="4", id="seats", type="integer", max_length=2,
-                                compact=True)
-                    yield Label("Turn time, s (0: none)")
-                    yield Input(value="30", id="turn", type="integer", max_length=4,
-                                compact=True)
-                    yield Label("Bots to seat now")
-                    yield Input(value="0", id="bots", type="integer", max_length=1,
-                                compact=True)
-                    yield Static(Text("Rules: pick a preset, then change any option",
-                                      style="bold"), classes="section")
-                    yield Label("Preset")
-                    yield FormSelect(presets, value="official", allow_blank=False,
-                                     id="preset", compact=True)
-                    for info in OPTIONS:
-                        yield Label(info.label)
-                        yield _option_widget(info, rules[info.name])
+            with VerticalScroll(id="form-scroll"), Grid(id="form-grid"):
+                yield Label("Title")
+                yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
+                yield Label("Seats (2-10)")
+                yield Input(value="4", id="seats", type="integer", max_length=2, compact=True)
+                yield Label("Turn time, s (0: none)")
+                yield Input(value="30", id="turn", type="integer", max_length=4, compact=True)
+                yield Label("Bots to seat now")
+                yield Input(value="0", id="bots", type="integer", max_length=1, compact=True)
+                yield Static(
+                    Text("Rules: pick a preset, then change any option", style="bold"),
+                    classes="section",
+                )
+                yield Label("Preset")
+                yield FormSelect(
+                    presets, value="official", allow_blank=False, id="preset", compact=True
+                )
+                for info in OPTIONS:
+                    yield Label(info.label)
+                    yield _option_widget(info, rules[info.name])
             yield Static(id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button("Create and sit", name="create", variant="primary", compact=True)
                 yield Button("Cancel", name="cancel", compact=True)
-            yield Static("Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels",
-                         classes="hint")
+            yield Static(
+                "Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels", classes="hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one("#form-error").display = False
@@ -150,8 +160,9 @@ class CreateTableScreen(Modal):
             widget = self.query_one(f"#opt-{info.name}")
             if isinstance(widget, Input):
                 if not widget.value.isdigit():
-                    self.show_error(f"{info.name}: type a whole number {info.low}..{info.high}",
-                                    widget)
+                    self.show_error(
+                        f"{info.name}: type a whole number {info.low}..{info.high}", widget
+                    )
                     return None
                 values[info.name] = int(widget.value)
             else:
@@ -181,8 +192,11 @@ class CreateTableScreen(Modal):
         """Close the form; not while the server creates the table (the table
         would be left there without you): its answer seats you as usual."""
         if self.busy:
-            self._say(Text("The server is creating the table: you sit there once it answers",
-                           style="bold"))
+            self._say(
+                Text(
+                    "The server is creating the table: you sit there once it answers", style="bold"
+                )
+            )
             return
         self.answer(None)
 
@@ -220,23 +234,42 @@ class CreateTableScreen(Modal):
         if seats is None or turn is None or bots is None:
             return
         if bots >= seats:
-            self.show_error("Leave a seat for yourself: fewer bots than seats",
-                            self.query_one("#bots"))
+            self.show_error(
+                "Leave a seat for yourself: fewer bots than seats", self.query_one("#bots")
+            )
             return
         values = self.option_values()
         if values is None:
             return
         self.busy = True
-        self._send(self.query_one("#title", Input).value.strip(), seats, turn, bots,
-                   str(self.query_one("#preset", Select).value), values)
+        self._send(
+            self.query_one("#title", Input).value.strip(),
+            seats,
+            turn,
+            bots,
+            str(self.query_one("#preset", Select).value),
+            values,
+        )
 
     @work(exclusive=True, group="create")
-    async def _send(self, title: str, seats: int, turn: int, bots: int, preset_name: str,
-                    options: dict[str, Any]) -> None:
+    async def _send(
+        self,
+        title: str,
+        seats: int,
+        turn: int,
+        bots: int,
+        preset_name: str,
+        options: dict[str, Any],
+    ) -> None:
         try:
             table = await self.app.connection(self.target).create_table(
-                seats=seats, preset=preset_name, options=options, title=title,
-                turn_seconds=turn, bot_delay=self.bot_delay)
+                seats=seats,
+                preset=preset_name,
+                options=options,
+                title=title,
+                turn_seconds=turn,
+                bot_delay=self.bot_delay,
+            )
         except ServerError as err:
             self.busy = False
             self.show_error(str(err))

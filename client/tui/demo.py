@@ -15,7 +15,8 @@ from textual.app import App
 
 from unoplay.game.actions import DRAW, play
 from unoplay.game.cards import Colour, parse_card
-from unoplay.game.events import Event, EventKind as E
+from unoplay.game.events import Event
+from unoplay.game.events import EventKind as E
 from unoplay.game.messages import SeatInfo, TableInfo, TableState
 from unoplay.game.rules import OFFICIAL
 from unoplay.game.view import Phase, PlayerView
@@ -32,23 +33,51 @@ def crafted_state() -> SessionState:
     c = parse_card
     hand = [c("R7"), c("Y3"), c("GS"), c("B+2"), c("W"), c("W+4"), c("RR"), c("B5"), c("Y9")]
     top = c("R4")
-    names = [("Ada", False, True), ("greedy-1", True, True), ("Bob", False, False),
-             ("greedy-2", True, True)]
-    seats = tuple(SeatInfo(seat=i, name=n, bot=b, occupied=True, connected=on)
-                  for i, (n, b, on) in enumerate(names))
+    names = [
+        ("Ada", False, True),
+        ("greedy-1", True, True),
+        ("Bob", False, False),
+        ("greedy-2", True, True),
+    ]
+    seats = tuple(
+        SeatInfo(seat=i, name=n, bot=b, occupied=True, connected=on)
+        for i, (n, b, on) in enumerate(names)
+    )
     view = PlayerView(
-        seat=0, hand=tuple(hand), hand_sizes=(9, 4, 6, 1), top_card=top, colour=Colour.RED,
-        direction=-1, current=0, phase=Phase.PLAY, pending_penalty=0, drawn_card=-1,
-        uno_called=(False, False, False, True), catchable=-1, draw_pile_size=61,
-        discard_pile_size=14, scores=(120, 45, 0, 210), dealer=2, round_number=3,
-        round_winner=-1, game_winners=())
+        seat=0,
+        hand=tuple(hand),
+        hand_sizes=(9, 4, 6, 1),
+        top_card=top,
+        colour=Colour.RED,
+        direction=-1,
+        current=0,
+        phase=Phase.PLAY,
+        pending_penalty=0,
+        drawn_card=-1,
+        uno_called=(False, False, False, True),
+        catchable=-1,
+        draw_pile_size=61,
+        discard_pile_size=14,
+        scores=(120, 45, 0, 210),
+        dealer=2,
+        round_number=3,
+        round_winner=-1,
+        game_winners=(),
+    )
     legal = [play(c("R7")), play(c("RR"))]
     legal += [play(c("W"), colour) for colour in range(4)]
     legal += [play(c("W+4"), colour) for colour in range(4)]
     legal.append(DRAW)
-    table = TableInfo(table_id="t3-demo", title="Friday night", seats=seats, rules=OFFICIAL,
-                      turn_seconds=30, state=TableState.PLAYING, scores=(120, 45, 0, 210),
-                      away_grace=30.0)
+    table = TableInfo(
+        table_id="t3-demo",
+        title="Friday night",
+        seats=seats,
+        rules=OFFICIAL,
+        turn_seconds=30,
+        state=TableState.PLAYING,
+        scores=(120, 45, 0, 210),
+        away_grace=30.0,
+    )
     events = [
         Event(E.ROUND_STARTED, 2, value=3, count=7),
         Event(E.HAND_DEALT, 0, audience=0, cards=tuple(hand[:7])),
@@ -74,8 +103,15 @@ def crafted_state() -> SessionState:
         Event(E.PLAYED, 1, cards=(c("R4"),), colour=0),
         Event(E.TURN, 0),
     ]
-    return SessionState(seat=0, table=table, view=view, seats=seats, legal=tuple(legal),
-                        deadline_ms=int((NOW + 23) * 1000), events=events)
+    return SessionState(
+        seat=0,
+        table=table,
+        view=view,
+        seats=seats,
+        legal=tuple(legal),
+        deadline_ms=int((NOW + 23) * 1000),
+        events=events,
+    )
 
 
 class DemoApp(App):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from rich.console import Group
 from rich.table import Table
@@ -60,7 +60,7 @@ class Prompt(Modal):
 
 
 def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
-    """"red 7" or, for several cards played together, "red 7 + blue 7"."""
+    """ "red 7" or, for several cards played together, "red 7 + blue 7"."""
     text = card_text(card)
     for other in extra:
         text.append(" + ")
@@ -82,8 +82,13 @@ class ColourPrompt(Prompt):
     ]
     kind = "colour"
 
-    def __init__(self, colours: Sequence[int], card: int | None = None,
-                 starter: bool = False, extra: Sequence[int] = ()) -> None:
+    def __init__(
+        self,
+        colours: Sequence[int],
+        card: int | None = None,
+        starter: bool = False,
+        extra: Sequence[int] = (),
+    ) -> None:
         super().__init__()
         self.colours = sorted(set(c for c in colours if 0 <= c <= 3))
         self.card = card
@@ -95,8 +100,10 @@ class ColourPrompt(Prompt):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             if self.starter:
-                yield Static(Text("The starter card is a Wild: name its colour", style="bold"),
-                             classes="title")
+                yield Static(
+                    Text("The starter card is a Wild: name its colour", style="bold"),
+                    classes="title",
+                )
             elif self.extra and self.card is not None:
                 title = Text("Which colour stays in force? You play ", style="bold")
                 title.append_text(_cards_text(self.card, self.extra))
@@ -107,11 +114,13 @@ class ColourPrompt(Prompt):
                 yield Static(title, classes="title")
             with Horizontal(classes="buttons"):
                 for c in self.colours:
-                    yield Button(f"{_KEYS[c]}  {colour_word(c)}", name=str(c),
-                                 classes=f"colour-{c}")
+                    yield Button(
+                        f"{_KEYS[c]}  {colour_word(c)}", name=str(c), classes=f"colour-{c}"
+                    )
             keys = " ".join(f"{_KEYS[c]}/{c + 1}" for c in self.colours)  # only those offered
-            yield Static(f"{keys} to choose" + ("" if self.starter else " · Esc cancels"),
-                         classes="hint")
+            yield Static(
+                f"{keys} to choose" + ("" if self.starter else " · Esc cancels"), classes="hint"
+            )
 
     def action_pick(self, colour: int) -> None:
         if colour in self.colours:
@@ -136,8 +145,15 @@ class PenaltyPrompt(Prompt):
     kind = "penalty"
     cancellable = False
 
-    def __init__(self, by: str | None, card: int, penalty: int, colour: int,
-                 can_challenge: bool, can_answer: bool) -> None:
+    def __init__(
+        self,
+        by: str | None,
+        card: int,
+        penalty: int,
+        colour: int,
+        can_challenge: bool,
+        can_answer: bool,
+    ) -> None:
         """``by``: who played ``card`` on you, None for the round's starter card."""
         super().__init__()
         self.by, self.card, self.penalty, self.colour = by, card, penalty, colour
@@ -163,9 +179,11 @@ class PenaltyPrompt(Prompt):
             body.append(str(self.penalty), style="bold")
             body.append(" and lose your turn.")
             if self.can_challenge:
-                body.append("\nChallenge: if they held a card of the colour in force "
-                            "before their Wild Draw Four, they draw instead; if not, you draw "
-                            "2 more.")
+                body.append(
+                    "\nChallenge: if they held a card of the colour in force "
+                    "before their Wild Draw Four, they draw instead; if not, you draw "
+                    "2 more."
+                )
             if self.can_answer:
                 body.append("\nOr answer with a card marked “play” in your hand (house rules).")
             yield Static(body, classes="body")
@@ -194,8 +212,9 @@ class TargetPrompt(Prompt):
     ]
     kind = "target"
 
-    def __init__(self, card: int, choices: Sequence[tuple[int, str, int]],
-                 extra: Sequence[int] = ()) -> None:
+    def __init__(
+        self, card: int, choices: Sequence[tuple[int, str, int]], extra: Sequence[int] = ()
+    ) -> None:
         super().__init__()
         self.card = card
         self.extra = tuple(extra)
@@ -286,16 +305,19 @@ HELP = """\
 
 
 #: The keys and the mark of multi-play, in :data:`HELP` only where it is on.
-_MARKING = (" Space  mark the selected card to play several together (multi-play);\n"
-            "        Enter then plays the marked cards, Esc clears the marks.\n")
+_MARKING = (
+    " Space  mark the selected card to play several together (multi-play);\n"
+    "        Enter then plays the marked cards, Esc clears the marks.\n"
+)
 _MARKED = " ✓ marked to be played together."
 
 
 def keys_help(multi_play: bool) -> Text:
     """The keys, marks and prompts part of the help; Space and ✓ (marking cards
     to play together) only when ``multi_play`` is on at the table."""
-    return Text.from_markup(HELP.format(marking=_MARKING if multi_play else "",
-                                        marked=_MARKED if multi_play else ""))
+    return Text.from_markup(
+        HELP.format(marking=_MARKING if multi_play else "", marked=_MARKED if multi_play else "")
+    )
 
 
 def rules_help(rules: RuleSet) -> Group:
@@ -366,9 +388,12 @@ class QuitPrompt(Prompt):
                     yield Button("Esc  Stay", name="", variant="primary")
             elif self.playing:
                 yield Static(Text("Leave the table?", style="bold"), classes="title")
-                yield Static("Your seat stays yours: the turn timer (then a stand-in bot) "
-                             "plays it until you come back (same server, table and name, from "
-                             "this machine). Or give it to a bot for good.", classes="body")
+                yield Static(
+                    "Your seat stays yours: the turn timer (then a stand-in bot) "
+                    "plays it until you come back (same server, table and name, from "
+                    "this machine). Or give it to a bot for good.",
+                    classes="body",
+                )
                 with Horizontal(classes="buttons"):
                     yield Button("l  Lobby", name="lobby")
                     yield Button("q  Quit uno", name="quit", variant="error")
@@ -420,8 +445,9 @@ class RoundResultScreen(Modal):
     def compose(self) -> ComposeResult:
         r = self.result
         with Vertical(id="dialog", classes="results"):
-            title = Text(f"Round {r.round_number}: {r.winner} went out, +{r.points} points",
-                         style="bold")
+            title = Text(
+                f"Round {r.round_number}: {r.winner} went out, +{r.points} points", style="bold"
+            )
             yield Static(title, classes="title")
             table = Table(expand=True, box=None, header_style="bold")
             table.add_column("Player")
@@ -432,8 +458,9 @@ class RoundResultScreen(Modal):
                 table.add_row(*map(str, row))
             yield Static(table, classes="body", id="round-table")
             target = f"first to {r.target} wins" if r.target else ""
-            yield Static(f"{target} · the next round starts by itself · Enter continues",
-                         classes="hint")
+            yield Static(
+                f"{target} · the next round starts by itself · Enter continues", classes="hint"
+            )
 
     def action_close(self) -> None:
         self.answer(None)

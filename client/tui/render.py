@@ -7,12 +7,13 @@ out, so the screen reads on a monochrome terminal.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.text import Text
 
 from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
-from unoplay.game.events import Event, EventKind as E
+from unoplay.game.events import Event
+from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet, preset_name
 
 #: Width and height of a card drawn by :func:`card_lines` (borders included).
@@ -32,8 +33,13 @@ FACE = (
 INK = ("#ef5350", "#f4c20d", "#43a047", "#42a5f5", "#bdbdbd")
 _RAINBOW = ("#ef5350", "#f4c20d", "#43a047", "#42a5f5")
 
-_RANK_SHORT = {Rank.SKIP: "Skip", Rank.REVERSE: "Rev", Rank.DRAW_TWO: "+2",
-               Rank.WILD: "Wild", Rank.WILD_DRAW_FOUR: "Wild+4"}
+_RANK_SHORT = {
+    Rank.SKIP: "Skip",
+    Rank.REVERSE: "Rev",
+    Rank.DRAW_TWO: "+2",
+    Rank.WILD: "Wild",
+    Rank.WILD_DRAW_FOUR: "Wild+4",
+}
 
 
 def rank_short(card: int) -> str:
@@ -66,9 +72,16 @@ def card_text(card: int, colour: int | None = None) -> Text:
     return text
 
 
-def card_lines(card: int, *, label: str = "", selected: bool = False,
-               playable: bool = False, dim: bool = False, jump: bool = False,
-               marked: bool = False) -> list[Text]:
+def card_lines(
+    card: int,
+    *,
+    label: str = "",
+    selected: bool = False,
+    playable: bool = False,
+    dim: bool = False,
+    jump: bool = False,
+    marked: bool = False,
+) -> list[Text]:
     """A card as :data:`CARD_H` lines of :data:`CARD_W` cells.
 
     ``label`` goes in the top edge (the number key), ``playable`` writes
@@ -81,12 +94,13 @@ def card_lines(card: int, *, label: str = "", selected: bool = False,
     if dim:
         edge = "#616161"
     face = FACE[c] if not dim else "#9e9e9e on #303030"
-    tl, tr, bl, br, h, v = ("┏", "┓", "┗", "┛", "━", "┃") if selected else \
-        ("╭", "╮", "╰", "╯", "─", "│")
+    tl, tr, bl, br, h, v = (
+        ("┏", "┓", "┗", "┛", "━", "┃") if selected else ("╭", "╮", "╰", "╯", "─", "│")
+    )
     edge_style = f"bold {edge}" if selected else edge
     inner = CARD_W - 2
     top = Text(tl, style=edge_style)
-    label = label[:inner - 2]
+    label = label[: inner - 2]
     top.append(label, style="bold reverse" if selected else "bold")
     if marked:
         top.append(h * (inner - len(label) - 2), style=edge_style)
@@ -137,8 +151,9 @@ def rules_line(preset: str, changes: Sequence[str], width: int) -> Text:
         shown = ", ".join(changes[:count])
         if count < len(changes):
             shown += ", …" if count else "…"
-        line = Text.assemble(("Rules ", "dim"), (preset, "bold"), f": {shown}",
-                             (" · ? explains", "dim"))
+        line = Text.assemble(
+            ("Rules ", "dim"), (preset, "bold"), f": {shown}", (" · ? explains", "dim")
+        )
         if line.cell_len <= width:
             return line
     line.truncate(width, overflow="ellipsis")
@@ -189,8 +204,10 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
     elif k is E.SKIPPED:
         text.append(f"{P} {'are' if you else 'is'} skipped", style="italic")
     elif k is E.DIRECTION_CHANGED:
-        text.append("Direction: " + ("↻ clockwise" if event.value == 1 else "↺ counter-clockwise"),
-                    style="italic")
+        text.append(
+            "Direction: " + ("↻ clockwise" if event.value == 1 else "↺ counter-clockwise"),
+            style="italic",
+        )
     elif k is E.COLOUR_CHOSEN:
         text.append(f"{P} named ")
         text.append_text(colour_text(event.colour))
@@ -216,8 +233,10 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
             return None
         text.append("Your turn", style="bold reverse")
     elif k is E.ROUND_STARTED:
-        text.append(f"── Round {event.value}: {p} deal{'' if you else 's'} "
-                    f"{event.count} cards each ──", style="bold")
+        text.append(
+            f"── Round {event.value}: {p} deal{'' if you else 's'} {event.count} cards each ──",
+            style="bold",
+        )
     elif k is E.HAND_DEALT:
         text.append(f"You were dealt {len(event.cards)} cards")
     elif k is E.STARTER_FLIPPED:
@@ -251,11 +270,15 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
     elif k is E.PLAYER_OUT:
         text.append(f"{P} {'are' if you else 'is'} out (place {event.value})", style="bold")
     elif k is E.TIMED_OUT:
-        text.append(f"{'Your' if you else p + chr(39) + 's'} time ran out: the table plays "
-                    f"for {'you' if you else 'them'}", style="italic")
+        text.append(
+            f"{'Your' if you else p + chr(39) + 's'} time ran out: the table plays "
+            f"for {'you' if you else 'them'}",
+            style="italic",
+        )
     elif k.name == "LAST_CARD_NOT_NUMBER":
-        text.append(f"{P} went out on an action card: draw{'' if you else 's'} one instead",
-                    style="bold")
+        text.append(
+            f"{P} went out on an action card: draw{'' if you else 's'} one instead", style="bold"
+        )
     else:  # pragma: no cover - a kind added later
         text.append(f"{k.name.lower().replace('_', ' ')}: {p}")
     return text

@@ -12,8 +12,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from unoplay.game.rules import (OPTION_NAMES, RuleSet, differences, option_range,
-                                option_type, preset_name)
+from unoplay.game.rules import (
+    OPTION_NAMES,
+    RuleSet,
+    differences,
+    option_range,
+    option_type,
+    preset_name,
+)
 
 #: Form labels; an int option gets its range appended, e.g. "UNO penalty (0-10)".
 _LABELS = {
@@ -72,21 +78,31 @@ _SHORT: dict[Any, str] = {
 _MEANINGS: dict[Any, str] = {
     ("first_player", "dealer"): "the dealer (the highest draw) plays first",
     ("first_player", "left_of_dealer"): "the player left of the dealer plays first",
-    ("reverse_starter", "right_of_dealer_first"):
-        "a Reverse starter: counter-clockwise from the dealer's right",
-    ("reverse_starter", "first_player_then_reverse"):
-        "a Reverse starter: the first player plays, then play turns",
+    (
+        "reverse_starter",
+        "right_of_dealer_first",
+    ): "a Reverse starter: counter-clockwise from the dealer's right",
+    (
+        "reverse_starter",
+        "first_player_then_reverse",
+    ): "a Reverse starter: the first player plays, then play turns",
     ("reverse_starter", "dealer_first"): "a Reverse starter: the dealer plays first, ↺",
-    ("wild_starter", "first_player_names_only"):
-        "a Wild starter: the first player names its colour, the next plays",
+    (
+        "wild_starter",
+        "first_player_names_only",
+    ): "a Wild starter: the first player names its colour, the next plays",
     ("wild_starter", "dealer_names"): "a Wild starter: the dealer names its colour",
-    ("wild_starter", "first_player_names_and_plays"):
-        "a Wild starter: the first player names its colour and plays",
+    (
+        "wild_starter",
+        "first_player_names_and_plays",
+    ): "a Wild starter: the first player names its colour and plays",
     ("starter_wild_redraw", True): "any wild starter card goes back, another is turned up",
     ("initial_direction", "counter_clockwise"): "play starts counter-clockwise",
     ("initial_direction", "clockwise"): "play starts clockwise",
-    ("wd4_restriction", "any_match"):
-        "a Wild Draw Four only with no card matching colour, number or symbol",
+    (
+        "wd4_restriction",
+        "any_match",
+    ): "a Wild Draw Four only with no card matching colour, number or symbol",
     ("wd4_restriction", "colour"): "a Wild Draw Four only with no card of the colour in force",
     ("unnamed_wild_keeps_colour", True): "a wild played without a colour keeps the old one",
     ("challenge_success_skips_challenger", False): "a successful challenger plays on",
@@ -97,19 +113,24 @@ _MEANINGS: dict[Any, str] = {
     ("scoring", "penalty"): "everyone scores their own hand; the lowest score wins",
     ("scoring", "winner_takes"): "the winner scores the other hands; the highest wins",
     ("stacking", "draw_two"): "a +2 answers a +2 and passes the summed penalty on",
-    ("stacking", "plus_four_over_two"):
-        "+2 on +2, +4 on +2 or +4 (never +2 on +4); the sum passes on",
+    (
+        "stacking",
+        "plus_four_over_two",
+    ): "+2 on +2, +4 on +2 or +4 (never +2 on +4); the sum passes on",
     ("stacking", "any"): "any draw card answers any other; the sum passes on",
-    ("reverse_deflects_draw", True):
-        "a Reverse of the colour in force sends a pending penalty back",
+    (
+        "reverse_deflects_draw",
+        True,
+    ): "a Reverse of the colour in force sends a pending penalty back",
     ("jump_in", True): "play a card identical to the top one out of turn (marked jump!)",
     ("multi_play", "identical"): "identical cards go down together (Space marks them)",
-    ("multi_play", "same_rank"):
-        "cards of one number or symbol go down together (Space marks them)",
+    (
+        "multi_play",
+        "same_rank",
+    ): "cards of one number or symbol go down together (Space marks them)",
     ("swap_on_five", True): "a 5 swaps hands with a player you choose",
     ("seven_zero", True): "a 7 swaps hands with a player you choose; a 0 passes all hands on",
-    ("number_first_and_last", True):
-        "the first card of a round and your last card must be numbers",
+    ("number_first_and_last", True): "the first card of a round and your last card must be numbers",
     "uno_penalty": "caught without UNO: draw {value}",
     "false_uno_penalty": "calling UNO when it is not due: draw {value}",
     "wrong_play_penalty": "trying a card that may not be played: draw {value}",
@@ -155,8 +176,9 @@ def _words(value: Any) -> str:
 def short_text(name: str, value: Any) -> str:
     """A few words for ``name`` set to ``value``, e.g. "stacking +4/+2"."""
     value = value.value if isinstance(value, StrEnum) else value
-    text = _SHORT.get((name, value)) or (_SHORT.get(name) if isinstance(value, int) and
-                                         not isinstance(value, bool) else None)
+    text = _SHORT.get((name, value)) or (
+        _SHORT.get(name) if isinstance(value, int) and not isinstance(value, bool) else None
+    )
     if text:
         return text.format(value=value)
     if value is True:
@@ -169,8 +191,9 @@ def short_text(name: str, value: Any) -> str:
 def meaning(name: str, value: Any) -> str:
     """One line saying what ``name`` set to ``value`` does at the table."""
     value = value.value if isinstance(value, StrEnum) else value
-    text = _MEANINGS.get((name, value)) or (_MEANINGS.get(name) if isinstance(value, int) and
-                                            not isinstance(value, bool) else None)
+    text = _MEANINGS.get((name, value)) or (
+        _MEANINGS.get(name) if isinstance(value, int) and not isinstance(value, bool) else None
+    )
     if text:
         return text.format(value=value)
     return f"{_words(name)}: {_words(value)}"

@@ -25,8 +25,11 @@ from .table import Seating
 
 log = logging.getLogger("unoplay.tui")
 
-_STATE = {TableState.WAITING: "waiting", TableState.PLAYING: "playing",
-          TableState.FINISHED: "finished"}
+_STATE = {
+    TableState.WAITING: "waiting",
+    TableState.PLAYING: "playing",
+    TableState.FINISHED: "finished",
+}
 
 
 #: The lobby's columns; the title and the players take the width the others leave.
@@ -99,18 +102,23 @@ class ConnectScreen(Screen):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect"):
-            yield Static(Text(" UNO ", style="bold #ffffff on #c62828") +
-                         Text("  connect to a server", style="bold"), classes="title")
+            yield Static(
+                Text(" UNO ", style="bold #ffffff on #c62828")
+                + Text("  connect to a server", style="bold"),
+                classes="title",
+            )
             yield Label("Your name")
             yield Input(value=self.app.options.name, id="name", max_length=24)
             yield Label("Servers on the LAN (↑/↓, Enter to connect)")
             yield OptionList(id="servers")
             yield Static("Looking for servers…", id="lan-status", classes="hint")
             yield Label("Or type an address")
-            yield Input(value=self.address, placeholder="host:port, e.g. 192.168.1.20:50051",
-                        id="address")
-            yield Static("Enter connects · F2 plays locally against bots · Esc quits",
-                         classes="hint")
+            yield Input(
+                value=self.address, placeholder="host:port, e.g. 192.168.1.20:50051", id="address"
+            )
+            yield Static(
+                "Enter connects · F2 plays locally against bots · Esc quits", classes="hint"
+            )
         yield Footer()
 
     def on_mount(self) -> None:
@@ -122,12 +130,13 @@ class ConnectScreen(Screen):
         browser = self.browser = Browser(on_change=self._servers_changed)
         try:
             await browser.start()
-        except Exception as err:  # noqa: BLE001 - browsing is optional
+        except Exception as err:
             log.warning("mDNS browsing failed: %s", err)
             self.browser = None
             await browser.close()
             self.query_one("#lan-status", Static).update(
-                f"LAN browsing is unavailable here ({err}); type an address below.")
+                f"LAN browsing is unavailable here ({err}); type an address below."
+            )
 
     async def on_unmount(self) -> None:
         browser, self.browser = self.browser, None
@@ -137,21 +146,26 @@ class ConnectScreen(Screen):
     def _servers_changed(self) -> None:
         if not self.is_attached:
             return
-        servers = sorted(self.browser.servers.values() if self.browser else [],
-                         key=lambda s: s.name)
+        servers = sorted(
+            self.browser.servers.values() if self.browser else [], key=lambda s: s.name
+        )
         view = self.query_one("#servers", OptionList)
         was = view.highlighted
         keep = self.found[was].target if was is not None and was < len(self.found) else None
         self.found = servers
         view.clear_options()
-        view.add_options([Option(f"{server.name}  ({server.target})", id=server.target)
-                          for server in servers])
+        view.add_options(
+            [Option(f"{server.name}  ({server.target})", id=server.target) for server in servers]
+        )
         if servers:
             targets = [server.target for server in servers]
             view.highlighted = targets.index(keep) if keep in targets else 0
         status = self.query_one("#lan-status", Static)
-        status.update(f"{len(servers)} server{'s' if len(servers) != 1 else ''} found on the LAN"
-                      if servers else "Looking for servers…")
+        status.update(
+            f"{len(servers)} server{'s' if len(servers) != 1 else ''} found on the LAN"
+            if servers
+            else "Looking for servers…"
+        )
 
     @on(OptionList.OptionSelected, "#servers")
     def _picked(self, event: OptionList.OptionSelected) -> None:
@@ -244,7 +258,8 @@ class LobbyScreen(Screen):
         except ServerError as err:
             if self.is_attached:
                 self.query_one("#lobby-status", Static).update(
-                    Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350"))
+                    Text(f"Cannot reach {self.target}: {_error_text(err)}", style="bold #ef5350")
+                )
             return
         self.show(tables)
 
@@ -261,13 +276,13 @@ class LobbyScreen(Screen):
         for label, width in zip(_COLUMNS, widths):
             widget.add_column(label, width=width)
         for t, row in zip(tables, rows):
-            widget.add_row(*(_elide(cell, width) for cell, width in zip(row, widths)),
-                           key=t.table_id)
+            widget.add_row(
+                *(_elide(cell, width) for cell, width in zip(row, widths)), key=t.table_id
+            )
         if tables:
             widget.move_cursor(row=min(keep, len(tables) - 1))
         waiting = sum(1 for t in tables if t.state == TableState.WAITING)
-        status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, "
-                      f"{waiting} waiting. ")
+        status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, {waiting} waiting. ")
         status.append("Enter sits (or rejoins) · n new table · b adds a bot", style="dim")
         self.query_one("#lobby-status", Static).update(status)
 
@@ -277,10 +292,14 @@ class LobbyScreen(Screen):
         state = _STATE.get(table.state, "?")
         if self.app.store.get(self.target, table.table_id, self.app.options.name):
             state += " (yours)"
-        return (table.title, f"{taken}/{len(table.seats)}", _players(table),
-                rules_label(table.rules) + (f" · {SEEDED_NOTE}" if table.seeded else ""),
-                f"{table.turn_seconds}s" if table.turn_seconds else "-",
-                state)
+        return (
+            table.title,
+            f"{taken}/{len(table.seats)}",
+            _players(table),
+            rules_label(table.rules) + (f" · {SEEDED_NOTE}" if table.seeded else ""),
+            f"{table.turn_seconds}s" if table.turn_seconds else "-",
+            state,
+        )
 
     def on_resize(self) -> None:
         self.show(self.tables)
@@ -298,8 +317,11 @@ class LobbyScreen(Screen):
         if table is None:
             self.notify("No table yet: press n to create one", severity="warning")
             return
-        self.notify(f"uno bot --server {self.target} --table {table.table_id}",
-                    title=f"Table id: {table.table_id}", timeout=15)
+        self.notify(
+            f"uno bot --server {self.target} --table {table.table_id}",
+            title=f"Table id: {table.table_id}",
+            timeout=15,
+        )
 
     def action_sit(self) -> None:
         table = self._current()
@@ -329,8 +351,9 @@ class LobbyScreen(Screen):
         self.app.show_table(Seating(self.target, table_id, token, name))
 
     def action_new(self) -> None:
-        self.app.push_screen(CreateTableScreen(self.target, self.app.options.bot_delay),
-                             self._created)
+        self.app.push_screen(
+            CreateTableScreen(self.target, self.app.options.bot_delay), self._created
+        )
 
     def _created(self, new: NewTable | None) -> None:
         """The form created a table: sit there, seat its bots, start once full."""
@@ -376,8 +399,15 @@ class FinalScreen(Screen):
         Binding("q", "app.quit_now", "Quit"),
     ]
 
-    def __init__(self, names: list[str], scores: list[int], winners: list[int],
-                 lowest_wins: bool, embedded: bool, target: str = "") -> None:
+    def __init__(
+        self,
+        names: list[str],
+        scores: list[int],
+        winners: list[int],
+        lowest_wins: bool,
+        embedded: bool,
+        target: str = "",
+    ) -> None:
         super().__init__()
         self.names, self.scores, self.winners = names, scores, winners
         self.lowest_wins, self.embedded, self.target = lowest_wins, embedded, target
@@ -389,16 +419,21 @@ class FinalScreen(Screen):
         with Vertical(id="final"):
             yield Static(title, classes="title")
             yield DataTable(id="standings", cursor_type="none", zebra_stripes=True)
-            hint = "n new game · Esc look at the table · q quit" if self.embedded else \
-                "l back to the lobby · Esc look at the table · q quit"
+            hint = (
+                "n new game · Esc look at the table · q quit"
+                if self.embedded
+                else "l back to the lobby · Esc look at the table · q quit"
+            )
             yield Static(hint, classes="hint")
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("Place", "Player", "Score")
-        order = sorted(range(len(self.scores)),
-                       key=lambda i: self.scores[i] if self.lowest_wins else -self.scores[i])
+        order = sorted(
+            range(len(self.scores)),
+            key=lambda i: self.scores[i] if self.lowest_wins else -self.scores[i],
+        )
         place = 0
         last = None
         for rank, i in enumerate(order, 1):

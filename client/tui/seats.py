@@ -74,8 +74,11 @@ class SeatStore:
     def put(self, server: str, table_id: str, name: str, token: str, seat: int) -> None:
         """Remember a seat token."""
         now = time.time()
-        data = {k: v for k, v in self._load().items()
-                if isinstance(v, dict) and now - v.get("saved", 0) < MAX_AGE}
+        data = {
+            k: v
+            for k, v in self._load().items()
+            if isinstance(v, dict) and now - v.get("saved", 0) < MAX_AGE
+        }
         data[self.key(server, table_id, name)] = {"token": token, "seat": seat, "saved": now}
         self._save(data)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from rich.text import Text
 from textual import on, work
@@ -24,16 +24,25 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.view import Phase
-from unoplay.game.events import Event, EventKind
+from unoplay.game.bots import seat_after
 from unoplay.game.deals import DealReveal
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableInfo, Update, Welcome
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet
+from unoplay.game.view import Phase
 
-from unoplay.game.bots import seat_after
 from ..sdk import GameSession, Received, SeatGone, ServerError, SessionState, TableNotFound
-from .prompts import (ColourPrompt, DrawnPrompt, HelpScreen, PenaltyPrompt, Prompt,
-                      QuitPrompt, RoundResult, RoundResultScreen, TargetPrompt)
+from .prompts import (
+    ColourPrompt,
+    DrawnPrompt,
+    HelpScreen,
+    PenaltyPrompt,
+    Prompt,
+    QuitPrompt,
+    RoundResult,
+    RoundResultScreen,
+    TargetPrompt,
+)
 from .render import SEEDED_NOTE, card_text, event_line, rules_label, seat_name
 from .ruleinfo import differences, preset_name, short_text
 from .widgets import GameLog, HandView, PileView, PlayersPanel, RulesLine
@@ -82,8 +91,12 @@ class TableScreen(Screen):
         Binding("q", "leave", "Leave"),
     ]
 
-    def __init__(self, seating: Seating | None = None, state: SessionState | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        seating: Seating | None = None,
+        state: SessionState | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         super().__init__()
         self.seating = seating
         self.state = state or SessionState()
@@ -233,8 +246,9 @@ class TableScreen(Screen):
         hand = self.query_one(HandView)
         if view is not None:
             cards = view.hand
-            if self.uno_armed and (len(cards) > len(hand.cards) > 0
-                                   or view.phase >= Phase.ROUND_OVER):
+            if self.uno_armed and (
+                len(cards) > len(hand.cards) > 0 or view.phase >= Phase.ROUND_OVER
+            ):
                 self.uno_armed = False  # you drew, or the round ended: the plan changed
             plays = [a for a in state.legal if a.kind is PLAY]
             playable = frozenset(a.card for a in plays)
@@ -248,8 +262,11 @@ class TableScreen(Screen):
                 if first is not None:
                     self._selected_card = first
             self._was_my_turn = my_turn
-            index = cards.index(self._selected_card) if self._selected_card in cards else \
-                min(hand.selected, max(len(cards) - 1, 0))
+            index = (
+                cards.index(self._selected_card)
+                if self._selected_card in cards
+                else min(hand.selected, max(len(cards) - 1, 0))
+            )
             hand.cards = cards
             hand.playable = playable
             hand.partners = frozenset(c for a in plays for c in a.extra)
@@ -275,8 +292,10 @@ class TableScreen(Screen):
         widget.display = bool(changed) or seeded
         if widget.display:
             notes = [SEEDED_NOTE] if seeded else []
-            widget.show(preset_name(rules) if rules is not None else "custom",
-                        notes + [short_text(n, v) for n, v in changed])
+            widget.show(
+                preset_name(rules) if rules is not None else "custom",
+                notes + [short_text(n, v) for n, v in changed],
+            )
 
     def _draw_topbar(self) -> None:
         view = self.state.view
@@ -305,17 +324,20 @@ class TableScreen(Screen):
         elif view is None:
             seats = self._seats()
             taken = sum(1 for s in seats if s.occupied)
-            line.append(f"Waiting for the game to start: {taken}/{len(seats)} seats taken",
-                        style="bold")
-            hint.append("b add a bot to an empty seat · s start when every seat is taken · "
-                        "q leave")
+            line.append(
+                f"Waiting for the game to start: {taken}/{len(seats)} seats taken", style="bold"
+            )
+            hint.append("b add a bot to an empty seat · s start when every seat is taken · q leave")
         elif view.phase is Phase.GAME_OVER:
             winners = " and ".join(self.name_of(w) for w in view.game_winners)
             line.append(f"Game over: {winners} won", style="bold")
             hint.append("q final standings")
         elif view.phase is Phase.ROUND_OVER:
-            line.append(f"Round over: {self.name_of(view.round_winner)} went out. "
-                        "The next round starts shortly…", style="bold")
+            line.append(
+                f"Round over: {self.name_of(view.round_winner)} went out. "
+                "The next round starts shortly…",
+                style="bold",
+            )
         elif self.my_turn:
             line.append(" YOUR TURN ", style="bold #1a1a1a on #f4c20d")
             if view.phase is Phase.PLAY:
@@ -324,8 +346,10 @@ class TableScreen(Screen):
                 line.append(" play the card you drew, or keep it")
             elif view.phase is Phase.PENALTY:
                 if self._declined == self._decision_key():
-                    line.append(" answer with a card marked “play” (Enter on another card: "
-                                "back to the choice)")
+                    line.append(
+                        " answer with a card marked “play” (Enter on another card: "
+                        "back to the choice)"
+                    )
                 else:
                     kinds = {a.kind for a in state.legal}
                     options = ["accept it"]
@@ -333,8 +357,11 @@ class TableScreen(Screen):
                         options.append("challenge")
                     if PLAY in kinds:
                         options.append("answer with a card")
-                    said = ", ".join(options[:-1]) + " or " + options[-1] \
-                        if len(options) > 1 else options[0]
+                    said = (
+                        ", ".join(options[:-1]) + " or " + options[-1]
+                        if len(options) > 1
+                        else options[0]
+                    )
                     line.append(f" +{view.pending_penalty} on you: {said}")
             else:
                 line.append(" name the colour of the starter card")
@@ -347,21 +374,27 @@ class TableScreen(Screen):
             if seconds is not None and not bot:
                 line.append(f"  {seconds}s left", style="dim")
             if any(a.kind is PLAY for a in state.legal):
-                line.append("  You may jump in: Enter on a card marked “jump!”",
-                            style="bold #f4c20d")
+                line.append(
+                    "  You may jump in: Enter on a card marked “jump!”", style="bold #f4c20d"
+                )
         if window is not None:
             line.append(f"  ⏳ {window:.1f}s", style="dim")  # the window: see ? help
         if view is not None and view.phase < Phase.ROUND_OVER:
             catch = [a for a in state.legal if a.kind is CATCH]
             if window is not None and self.sending:
-                hint = Text("Sent: your move is judged when the out-of-turn window closes",
-                            style="bold")
+                hint = Text(
+                    "Sent: your move is judged when the out-of-turn window closes", style="bold"
+                )
             elif catch:
-                hint = Text(f"{self.name_of(catch[0].target)} did not call UNO: press c to catch!",
-                            style="bold #ef5350")
+                hint = Text(
+                    f"{self.name_of(catch[0].target)} did not call UNO: press c to catch!",
+                    style="bold #ef5350",
+                )
             elif any(a.kind is CALL_UNO for a in state.legal) and view.catchable == self.me:
-                hint = Text("You have one card: press u to call UNO before you are caught!",
-                            style="bold #f4c20d")
+                hint = Text(
+                    "You have one card: press u to call UNO before you are caught!",
+                    style="bold #f4c20d",
+                )
             elif self._marked:
                 hand = [c for c in view.hand if c in self._marked]
                 hint = Text("Marked: ", style="bold")
@@ -369,18 +402,21 @@ class TableScreen(Screen):
                     hint.append_text(Text(" + ") + card_text(card) if i else card_text(card))
                 hint.append(" · Enter plays them · Space unmarks · Esc clears", style="dim")
             elif self.uno_armed:
-                hint = Text("UNO armed: your next play calls UNO (u to disarm)",
-                            style="bold #f4c20d")
-            elif len(view.hand) == 2 and (self.my_turn or any(a.kind is PLAY
-                                                              for a in state.legal)):
-                hint = Text("Two cards left: press u so your play calls UNO",
-                            style="bold #f4c20d")
+                hint = Text(
+                    "UNO armed: your next play calls UNO (u to disarm)", style="bold #f4c20d"
+                )
+            elif len(view.hand) == 2 and (self.my_turn or any(a.kind is PLAY for a in state.legal)):
+                hint = Text("Two cards left: press u so your play calls UNO", style="bold #f4c20d")
             elif not hint.plain and self.multi_play:
-                hint = Text("←/→ 1-9 select · Space mark · Enter play · d draw · u UNO · "
-                            "c catch · ? help", style="dim")
+                hint = Text(
+                    "←/→ 1-9 select · Space mark · Enter play · d draw · u UNO · c catch · ? help",
+                    style="dim",
+                )
             elif not hint.plain:
-                hint = Text("←/→ or 1-9 select · Enter play · d draw · u UNO · c catch · "
-                            "? help", style="dim")
+                hint = Text(
+                    "←/→ or 1-9 select · Enter play · d draw · u UNO · c catch · ? help",
+                    style="dim",
+                )
         status = self.query_one("#status", Static)
         status.update(line + Text("\n") + hint)
 
@@ -451,9 +487,13 @@ class TableScreen(Screen):
         if isinstance(message, Welcome):
             self.table = self.state.table
             if self.state.view is None and self._logged == 0 and not self.state.commitment:
-                self.query_one(GameLog).add(Text(
-                    f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
-                    "when every seat is taken and someone presses s.", style="italic"))
+                self.query_one(GameLog).add(
+                    Text(
+                        f"You sit in seat {self.me + 1} of {len(self._seats())}. The game starts "
+                        "when every seat is taken and someone presses s.",
+                        style="italic",
+                    )
+                )
             self._draw_topbar()
         elif isinstance(message, Event):
             self._write_events()
@@ -478,14 +518,23 @@ class TableScreen(Screen):
         check = self.state.deal_check()
         log_ = self.query_one(GameLog)
         if check is None:
-            log_.add(Text("The deal's seed is revealed (uno verify checks a stored game).",
-                          style="dim"))
+            log_.add(
+                Text("The deal's seed is revealed (uno verify checks a stored game).", style="dim")
+            )
         elif check.fair:
-            log_.add(Text(f"✓ Deals verified: the {check.checked} cards you saw are exactly "
-                          "those of the seed committed to at the start.", style="#66bb6a"))
+            log_.add(
+                Text(
+                    f"✓ Deals verified: the {check.checked} cards you saw are exactly "
+                    "those of the seed committed to at the start.",
+                    style="#66bb6a",
+                )
+            )
         else:
-            log_.add(Text(f"✗ The deals do not match the seed: {check.problems[0]}",
-                          style="bold #ef5350"))
+            log_.add(
+                Text(
+                    f"✗ The deals do not match the seed: {check.problems[0]}", style="bold #ef5350"
+                )
+            )
             self.notify(check.problems[0], title="Unfair deal", severity="error", timeout=30)
 
     def _after_update(self) -> None:
@@ -524,9 +573,16 @@ class TableScreen(Screen):
                 points = event.value
         names = [self.name_of_cap(i) for i in range(n)]
         target = self.table.rules.target_score if self.table is not None else 500
-        return RoundResult(view.round_number, names[view.round_winner] if view.round_winner >= 0
-                           else "?", points, names, list(view.hand_sizes), hands,
-                           list(view.scores), target)
+        return RoundResult(
+            view.round_number,
+            names[view.round_winner] if view.round_winner >= 0 else "?",
+            points,
+            names,
+            list(view.hand_sizes),
+            hands,
+            list(view.scores),
+            target,
+        )
 
     # ------------------------------------------------------------- prompts
 
@@ -545,8 +601,14 @@ class TableScreen(Screen):
 
     def _decision_key(self) -> tuple:
         view = self.state.view
-        return (view.round_number, view.current, view.phase, view.pending_penalty,
-                view.top_card, view.discard_pile_size)
+        return (
+            view.round_number,
+            view.current,
+            view.phase,
+            view.pending_penalty,
+            view.top_card,
+            view.discard_pile_size,
+        )
 
     def _close_prompt(self) -> None:
         prompt, self._prompt = self._prompt, None
@@ -579,9 +641,17 @@ class TableScreen(Screen):
                     break
             else:  # no history of this round here: the player before
                 by = self.name_of_cap(seat_after(view, view.current, -1))
-            self._open(PenaltyPrompt(by, view.top_card, view.pending_penalty,
-                                     view.colour, CHALLENGE in kinds, PLAY in kinds),
-                       self._answer_penalty)
+            self._open(
+                PenaltyPrompt(
+                    by,
+                    view.top_card,
+                    view.pending_penalty,
+                    view.colour,
+                    CHALLENGE in kinds,
+                    PLAY in kinds,
+                ),
+                self._answer_penalty,
+            )
         elif want == "drawn":
             with_uno = any(a.kind is PLAY and a.uno for a in self.state.legal)
             self._open(DrawnPrompt(view.drawn_card, with_uno), self._answer_drawn)
@@ -651,20 +721,29 @@ class TableScreen(Screen):
             self.sending = False
             self.notify("Not connected: reconnecting…", severity="warning")
 
-    def _play_card(self, card: int, uno: bool | None = None, colour: int | None = None,
-                   target: int | None = None, extra: tuple[int, ...] = ()) -> None:
+    def _play_card(
+        self,
+        card: int,
+        uno: bool | None = None,
+        colour: int | None = None,
+        target: int | None = None,
+        extra: tuple[int, ...] = (),
+    ) -> None:
         """Play ``card`` (with the cards ``extra`` under multi-play) with a
         variant the server listed, asking for the colour (of a wild, or the one
         left in force by cards of several colours) and, under the swap house
         rules, the player to swap with."""
-        plays = [a for a in self.state.legal
-                 if a.kind is PLAY and a.card == card and a.extra == extra]
+        plays = [
+            a for a in self.state.legal if a.kind is PLAY and a.card == card and a.extra == extra
+        ]
         if not plays:
             if colour is not None or target is not None:
                 self.notify("That play is no longer possible", severity="warning")
             elif self.my_turn:
-                self.notify(Text.assemble("The ", card_text(card), " cannot be played now")
-                            .plain, severity="warning")
+                self.notify(
+                    Text.assemble("The ", card_text(card), " cannot be played now").plain,
+                    severity="warning",
+                )
             elif self.state.view is not None and self.state.view.phase < Phase.ROUND_OVER:
                 self.notify("It is not your turn", severity="warning", timeout=2)
             return
@@ -681,11 +760,14 @@ class TableScreen(Screen):
             return
         colours = sorted({a.colour for a in plays})
         if len(colours) > 1:
+
             def chose_colour(c: int | None) -> None:
                 if c is not None:
                     self._play_card(card, want_uno, c, target, extra)
-            self._open(ColourPrompt([c for c in colours if c >= 0], card=card, extra=extra),
-                       chose_colour)
+
+            self._open(
+                ColourPrompt([c for c in colours if c >= 0], card=card, extra=extra), chose_colour
+            )
             return
         targets = sorted({a.target for a in plays})
         if len(targets) > 1:
@@ -694,8 +776,12 @@ class TableScreen(Screen):
             def chose_target(t: int | None) -> None:
                 if t is not None:
                     self._play_card(card, want_uno, colours[0], t, extra)
-            choices = [(t, self.name_of(t), sizes[t] if 0 <= t < len(sizes) else 0)
-                       for t in targets if t >= 0]
+
+            choices = [
+                (t, self.name_of(t), sizes[t] if 0 <= t < len(sizes) else 0)
+                for t in targets
+                if t >= 0
+            ]
             self._open(TargetPrompt(card, choices, extra=extra), chose_target)
             return
         self._send(plays[0])
@@ -703,8 +789,11 @@ class TableScreen(Screen):
     def _play_marked(self) -> None:
         """Play the marked cards together: the legal play that lays exactly them."""
         marked = frozenset(self._marked)
-        plays = [a for a in self.state.legal
-                 if a.kind is PLAY and frozenset((a.card, *a.extra)) == marked]
+        plays = [
+            a
+            for a in self.state.legal
+            if a.kind is PLAY and frozenset((a.card, *a.extra)) == marked
+        ]
         if plays:
             self._play_card(plays[0].card, extra=plays[0].extra)
             return
@@ -716,8 +805,10 @@ class TableScreen(Screen):
             reason = "this table plays one card at a time"
         else:
             reason = "no play lays exactly these cards now"
-        self.notify(f"Cannot play {names}: {reason}. Space unmarks, Esc clears the marks.",
-                    severity="warning")
+        self.notify(
+            f"Cannot play {names}: {reason}. Space unmarks, Esc clears the marks.",
+            severity="warning",
+        )
 
     def _can_act(self) -> bool:
         return self.state.view is not None and not self.sending
@@ -753,8 +844,10 @@ class TableScreen(Screen):
             self._play_marked()
             return
         card = hand.cards[hand.selected]
-        if not any(a.kind is PLAY and a.card == card for a in self.state.legal) \
-                and self._wanted_prompt() is not None:
+        if (
+            not any(a.kind is PLAY and a.card == card for a in self.state.legal)
+            and self._wanted_prompt() is not None
+        ):
             self._declined = None  # bring the decision back
             self._sync_prompt()
             return
@@ -808,8 +901,9 @@ class TableScreen(Screen):
             self._send(call[0])
             return
         self.uno_armed = not self.uno_armed
-        self.notify("UNO armed: your next play calls UNO" if self.uno_armed
-                    else "UNO disarmed", timeout=2)
+        self.notify(
+            "UNO armed: your next play calls UNO" if self.uno_armed else "UNO disarmed", timeout=2
+        )
         self._draw_status(self._last_seconds)
 
     def action_catch(self) -> None:
@@ -858,8 +952,9 @@ class TableScreen(Screen):
         seating = self.seating
         if seating is not None and not seating.embedded and not self.finished:
             try:
-                await self.app.connection(seating.target).leave_table(seating.table_id,
-                                                                      seating.token)
+                await self.app.connection(seating.target).leave_table(
+                    seating.table_id, seating.token
+                )
                 self.app.store.forget(seating.target, seating.table_id, seating.name)
             except ServerError as err:
                 self.notify(f"Could not leave: {err}", severity="error")

@@ -13,9 +13,8 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import Static
 
-from unoplay.game.view import Phase
-
 from unoplay.game.messages import Welcome
+from unoplay.game.view import Phase
 
 from ..sdk import Received, SpectatorSession
 from .prompts import HelpScreen, rules_help
@@ -114,8 +113,9 @@ class WatchScreen(TableScreen, inherit_bindings=False):
                 line.append(f"  {seconds}s left", style="dim")
         if window is not None:
             line.append(f"  ⏳ {window:.1f}s", style="dim")
-        hint = Text("You watch: hand sizes, never cards · q or Esc back to the lobby · ? help",
-                    style="dim")
+        hint = Text(
+            "You watch: hand sizes, never cards · q or Esc back to the lobby · ? help", style="dim"
+        )
         self.query_one("#status", Static).update(line + Text("\n") + hint)
 
     def action_help(self) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Sequence
+from collections.abc import Sequence
 
 from rich.table import Table
 from rich.text import Text
@@ -87,8 +87,15 @@ class HandView(Widget):
             label = str(i + 1) if i < 9 else ("0" if i == 9 else "")
             marked = card in self.marked
             dim = self.my_turn and not playable and card not in self.partners
-            lines = card_lines(card, label=label, selected=i == self.selected,
-                               playable=playable, dim=dim, jump=self.jump, marked=marked)
+            lines = card_lines(
+                card,
+                label=label,
+                selected=i == self.selected,
+                playable=playable,
+                dim=dim,
+                jump=self.jump,
+                marked=marked,
+            )
             for row, line in zip(rows, lines):
                 row.append_text(line)
             under = ("▲" if i == self.selected else "") + ("✓" if marked else "")
@@ -122,8 +129,9 @@ class PlayersPanel(Widget):
         self.me = -1
         self.teams = False
 
-    def show(self, view: PlayerView | None, seats: Sequence, me: int = -1,
-             teams: bool = False) -> None:
+    def show(
+        self, view: PlayerView | None, seats: Sequence, me: int = -1, teams: bool = False
+    ) -> None:
         """Draw ``view`` (None: seats only); ``teams``: mark partners (section 9)."""
         self.view, self.seats, self.me, self.teams = view, seats, me, teams
         self.refresh(layout=True)
@@ -139,8 +147,13 @@ class PlayersPanel(Widget):
         n = len(view.hand_sizes) if view else len(seats)
         me = view.seat if view else self.me
         if view is not None:
-            table.add_row("", Text("Player", style="dim"), Text("Cards", style="dim"), "",
-                          Text("Score", style="dim"))
+            table.add_row(
+                "",
+                Text("Player", style="dim"),
+                Text("Cards", style="dim"),
+                "",
+                Text("Score", style="dim"),
+            )
         for i in range(n):
             info = seats[i] if i < len(seats) else None
             name = Text(seat_name(seats, i, -1) if info and info.name else "(empty)")
@@ -168,8 +181,9 @@ class PlayersPanel(Widget):
             score = Text(str(view.scores[i]) if i < len(view.scores) else "0")
             if turn:
                 name.stylize("bold")
-            table.add_row(marker, name, Text(str(size), style="bold" if size <= 2 else ""),
-                          uno, score)
+            table.add_row(
+                marker, name, Text(str(size), style="bold" if size <= 2 else ""), uno, score
+            )
         return table
 
 
@@ -202,18 +216,23 @@ class PileView(Widget):
         card = card_lines(view.top_card)
         info = [Text(), Text(), Text(), Text()]
         info[0].append("Colour ")
-        info[0].append_text(colour_text(view.colour, upper=True) if 0 <= view.colour <= 3
-                            else Text("(to be named)", style="italic"))
+        info[0].append_text(
+            colour_text(view.colour, upper=True)
+            if 0 <= view.colour <= 3
+            else Text("(to be named)", style="italic")
+        )
         info[1].append(f"Draw pile {view.draw_pile_size}", style="bold")
         info[1].append(f" · discards {view.discard_pile_size}", style="dim")
         info[2].append("↻ clockwise" if view.direction == 1 else "↺ counter-clockwise")
         if view.pending_penalty:
             who = seat_name(self.seats, view.current, me)
-            info[3].append(f"+{view.pending_penalty} pending on {who}",
-                           style="bold #ffffff on #c62828")
+            info[3].append(
+                f"+{view.pending_penalty} pending on {who}", style="bold #ffffff on #c62828"
+            )
         elif view.phase >= Phase.ROUND_OVER:
-            info[3].append("Game over" if view.phase is Phase.GAME_OVER else "Round over",
-                           style="bold")
+            info[3].append(
+                "Game over" if view.phase is Phase.GAME_OVER else "Round over", style="bold"
+            )
         else:
             info[3].append(f"Round {view.round_number}", style="dim")
         lines = []

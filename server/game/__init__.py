@@ -10,8 +10,9 @@ The names most programs need are here; the modules hold the rest.
 """
 
 if __name__ != "unoplay.game":  # it lives in server/game/, but is one package, imported once
-    raise ImportError(f"import unoplay.game, not {__name__}: two copies would hold two "
-                      "sets of enums")
+    raise ImportError(
+        f"import unoplay.game, not {__name__}: two copies would hold two sets of enums"
+    )
 
 from .actions import ACCEPT, CALL_UNO, CHALLENGE, DRAW, KEEP, NONE, Action, ActionKind
 from .bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
@@ -23,8 +24,37 @@ from .research import Game
 from .rules import OFFICIAL, PRESETS, RuleError, RuleSet
 from .view import Outcome, Phase, PlayerView, Termination
 
-__all__ = ["ACCEPT", "BOT_KINDS", "CALL_UNO", "CHALLENGE", "DECK_SIZE", "DRAW", "EVERYONE",
-           "KEEP", "NONE", "OFFICIAL", "PRESETS", "Action", "ActionKind", "Bot", "Colour",
-           "Event", "EventKind", "Game", "GameState", "GreedyBot", "IllegalAction", "Outcome",
-           "Phase", "PlayerView", "RandomBot", "Rank", "Reason", "RuleError", "RuleSet",
-           "Termination", "card_name", "make_bot"]
+__all__ = [
+    "ACCEPT",
+    "BOT_KINDS",
+    "CALL_UNO",
+    "CHALLENGE",
+    "DECK_SIZE",
+    "DRAW",
+    "EVERYONE",
+    "KEEP",
+    "NONE",
+    "OFFICIAL",
+    "PRESETS",
+    "Action",
+    "ActionKind",
+    "Bot",
+    "Colour",
+    "Event",
+    "EventKind",
+    "Game",
+    "GameState",
+    "GreedyBot",
+    "IllegalAction",
+    "Outcome",
+    "Phase",
+    "PlayerView",
+    "RandomBot",
+    "Rank",
+    "Reason",
+    "RuleError",
+    "RuleSet",
+    "Termination",
+    "card_name",
+    "make_bot",
+]

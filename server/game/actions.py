@@ -8,7 +8,7 @@ instances, so producing the legal actions allocates no new actions.
 from __future__ import annotations
 
 from enum import IntEnum
-from functools import lru_cache
+from functools import cache
 from typing import NamedTuple
 
 from .cards import COLOURS, DECK_SIZE, IS_WILD, Colour, card_name
@@ -78,16 +78,23 @@ CALL_UNO = Action(ActionKind.CALL_UNO)
 
 # _PLAYS[card][colour + 1][uno]: every play, made once.
 _PLAYS = [
-    [[Action(ActionKind.PLAY, card, colour, uno) for uno in (False, True)]
-     for colour in range(NONE, 4)]
+    [
+        [Action(ActionKind.PLAY, card, colour, uno) for uno in (False, True)]
+        for colour in range(NONE, 4)
+    ]
     for card in range(DECK_SIZE)
 ]
 _CATCHES: dict[int, Action] = {}
 _CHOICES = tuple(Action(ActionKind.CHOOSE_COLOUR, colour=int(c)) for c in COLOURS)
 
 
-def play(card: int, colour: int | None = None, uno: bool = False, target: int = NONE,
-         extra: tuple[int, ...] = ()) -> Action:
+def play(
+    card: int,
+    colour: int | None = None,
+    uno: bool = False,
+    target: int = NONE,
+    extra: tuple[int, ...] = (),
+) -> Action:
     """The action of playing ``card`` (0..107), naming ``colour`` for a wild and
     ``target``, the seat to swap hands with, for a swapping 7 or 5, and laying
     the cards ``extra`` with it under ``multi_play`` (section 8; kept in
@@ -117,7 +124,7 @@ def choose_colour(colour: int) -> Action:
     return Action(ActionKind.CHOOSE_COLOUR, colour=colour)
 
 
-@lru_cache(maxsize=None)
+@cache
 def play_table(with_uno: bool, unnamed_wild: bool) -> tuple[tuple[Action, ...], ...]:
     """``play_table(...)[card]``: :func:`play_variants` for every card, made once."""
     return tuple(tuple(play_variants(c, with_uno, unnamed_wild)) for c in range(DECK_SIZE))

@@ -15,7 +15,7 @@ Drive a bot by asking it after every action, in turn or not::
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
@@ -192,9 +192,15 @@ class GreedyBot(Bot):
             else:
                 colour = COLOUR[card] if a.colour < 0 else a.colour
                 kept = counts[colour] - sum(COLOUR[c] == colour for c in (card, *a.extra))
-                key = (a.uno, 2, _ATTACK.get(rank, 0) if attack else 0, shed,
-                       kept, STANDARD_POINTS[card],
-                       -sizes[a.target] if a.target >= 0 else 0)  # swap into the smallest hand
+                key = (
+                    a.uno,
+                    2,
+                    _ATTACK.get(rank, 0) if attack else 0,
+                    shed,
+                    kept,
+                    STANDARD_POINTS[card],
+                    -sizes[a.target] if a.target >= 0 else 0,
+                )  # swap into the smallest hand
             if best_key is None or key > best_key:
                 best, best_key = a, key
         if best is not None:
@@ -235,6 +241,7 @@ def make_bot(kind: str, seed: int | None = None) -> Bot:
     try:
         cls = BOT_KINDS[kind]
     except KeyError:
-        raise ValueError(f"unknown bot kind {kind!r}; known kinds: "
-                         f"{', '.join(sorted(BOT_KINDS))}") from None
+        raise ValueError(
+            f"unknown bot kind {kind!r}; known kinds: {', '.join(sorted(BOT_KINDS))}"
+        ) from None
     return cls(seed)

@@ -111,8 +111,15 @@ STANDARD_POINTS: tuple[int, ...] = tuple(
 )
 #: Card points under ``point_values=classic`` (RULES.md section 7).
 CLASSIC_POINTS: tuple[int, ...] = tuple(
-    r if r <= 9 else {Rank.SKIP: 10, Rank.REVERSE: 10, Rank.DRAW_TWO: 10,
-                      Rank.WILD: 20, Rank.WILD_DRAW_FOUR: 40}[Rank(r)]
+    r
+    if r <= 9
+    else {
+        Rank.SKIP: 10,
+        Rank.REVERSE: 10,
+        Rank.DRAW_TWO: 10,
+        Rank.WILD: 20,
+        Rank.WILD_DRAW_FOUR: 40,
+    }[Rank(r)]
     for r in RANK
 )
 

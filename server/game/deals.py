@@ -26,8 +26,8 @@ import random
 import secrets
 import sys
 from array import array
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from .cards import CLASSIC_POINTS, DECK_SIZE, RANK, STANDARD_POINTS, Rank
 from .events import EVERYONE, Event, EventKind
@@ -59,8 +59,12 @@ def new_salt() -> str:
 def check_seed_text(seed: str) -> str:
     """``seed`` if it is a seed a table may be given (1..64 printable ASCII
     characters, no blanks at either end); raises ValueError otherwise."""
-    if not 1 <= len(seed) <= MAX_SEED_CHARS or not seed.isascii() or not seed.isprintable() \
-            or seed != seed.strip():
+    if (
+        not 1 <= len(seed) <= MAX_SEED_CHARS
+        or not seed.isascii()
+        or not seed.isprintable()
+        or seed != seed.strip()
+    ):
         raise ValueError(f"a seed is 1..{MAX_SEED_CHARS} printable ASCII characters")
     return seed
 
@@ -92,7 +96,7 @@ class DealRandom(random.Random):
         self._words: list[int] = []
         super().__init__(seed)
 
-    def seed(self, a: object = "", version: int = 2) -> None:  # noqa: ARG002 - Random's signature
+    def seed(self, a: object = "", version: int = 2) -> None:
         """Restart the stream at block 0 of the key of ``a`` (text; an int is its decimal)."""
         self._key = seed_key(a if isinstance(a, (str, int)) else str(a))
         self._counter = 0
@@ -100,8 +104,10 @@ class DealRandom(random.Random):
         self.gauss_next = None
 
     def _refill(self) -> list[int]:
-        block = array("I", hashlib.shake_256(self._key + self._counter.to_bytes(8, "little"))
-                      .digest(BLOCK_BYTES))
+        block = array(
+            "I",
+            hashlib.shake_256(self._key + self._counter.to_bytes(8, "little")).digest(BLOCK_BYTES),
+        )
         if _BIG_ENDIAN_HOST:
             block.byteswap()
         self._counter += 1
@@ -174,22 +180,26 @@ def rules_text(rules: Mapping[str, object]) -> str:
     """Every option of a rule set as ``name=value``, sorted by name and joined
     by commas; values as ``RuleSet.to_dict()`` gives them (true/false, decimal,
     a choice's name). E.g. ``challenge_success_skips_challenger=true,...``."""
+
     def plain(value: object) -> str:
         if isinstance(value, bool):
             return "true" if value else "false"
         return str(value)
+
     return ",".join(f"{name}={plain(rules[name])}" for name in sorted(rules))
 
 
-def commitment_text(seed: str, salt: str, table_id: str, seats: int,
-                    rules: Mapping[str, object]) -> str:
+def commitment_text(
+    seed: str, salt: str, table_id: str, seats: int, rules: Mapping[str, object]
+) -> str:
     """The text whose SHA-256 is the commitment: six lines, each ending in a line feed."""
-    return (f"{_COMMITMENT_TAG}\ntable: {table_id}\nseats: {seats}\n"
-            f"rules: {rules_text(rules)}\nsalt: {salt}\nseed: {seed}\n")
+    return (
+        f"{_COMMITMENT_TAG}\ntable: {table_id}\nseats: {seats}\n"
+        f"rules: {rules_text(rules)}\nsalt: {salt}\nseed: {seed}\n"
+    )
 
 
-def commitment(seed: str, salt: str, table_id: str, seats: int,
-               rules: Mapping[str, object]) -> str:
+def commitment(seed: str, salt: str, table_id: str, seats: int, rules: Mapping[str, object]) -> str:
     """The commitment to a game's deals (64 lowercase hex digits): SHA-256 of
     :func:`commitment_text`. ``rules`` is ``RuleSet.to_dict()``. The salt
     keeps a short, guessable seed (a seeded table's) from being found by trying."""
@@ -210,8 +220,9 @@ class DealReveal:
 
 
 #: Events that give someone cards (what a stored game keeps to be verified).
-RECEIVED_KINDS = frozenset({EventKind.DEALER_DRAW, EventKind.HAND_DEALT,
-                            EventKind.STARTER_FLIPPED, EventKind.DREW_CARDS})
+RECEIVED_KINDS = frozenset(
+    {EventKind.DEALER_DRAW, EventKind.HAND_DEALT, EventKind.STARTER_FLIPPED, EventKind.DREW_CARDS}
+)
 
 
 @dataclass
@@ -238,8 +249,9 @@ class DealCheck:
 
     def __post_init__(self) -> None:
         self._rng = DealRandom(self.seed)
-        self._points = CLASSIC_POINTS if self.rules.get("point_values") == "classic" \
-            else STANDARD_POINTS
+        self._points = (
+            CLASSIC_POINTS if self.rules.get("point_values") == "classic" else STANDARD_POINTS
+        )
         self._direction = -1 if self.rules.get("initial_direction") == "counter_clockwise" else 1
         self._ring = list(range(self.players))  # seats in play, clockwise
         self._hands: list[list[int]] = [[] for _ in range(self.players)]
@@ -278,15 +290,17 @@ class DealCheck:
             got += self._pop(n - len(got))
         return got
 
-    def _expect(self, what: str, seen: Iterable[int], predicted: Iterable[int],
-                as_set: bool = False) -> None:
+    def _expect(
+        self, what: str, seen: Iterable[int], predicted: Iterable[int], as_set: bool = False
+    ) -> None:
         seen, predicted = list(seen), list(predicted)
         if as_set:
             seen, predicted = sorted(seen), sorted(predicted)
         self.checked += len(seen)
         if seen != predicted:
-            self.problems.append(f"round {self._round}: {what}: seen {seen}, "
-                                 f"the seed deals {predicted}")
+            self.problems.append(
+                f"round {self._round}: {what}: seen {seen}, the seed deals {predicted}"
+            )
 
     def feed(self, event: Event) -> None:
         """Take the next event the receiver got (private ones are its own)."""
@@ -324,8 +338,10 @@ class DealCheck:
         elif k is EventKind.DREW:
             got = self._draw_cards(event.count)
             if len(got) != event.count:
-                self.problems.append(f"round {self._round}: seat {p} drew {event.count} "
-                                     f"cards, the piles held {len(got)}")
+                self.problems.append(
+                    f"round {self._round}: seat {p} drew {event.count} "
+                    f"cards, the piles held {len(got)}"
+                )
             self._hands[p] += got
             if p == self.seat and got:
                 self._my_draws.append(got)
@@ -338,8 +354,10 @@ class DealCheck:
                 if card in hand:
                     hand.remove(card)
                 else:
-                    self.problems.append(f"round {self._round}: seat {p} played card {card}, "
-                                         "which the seed did not give them")
+                    self.problems.append(
+                        f"round {self._round}: seat {p} played card {card}, "
+                        "which the seed did not give them"
+                    )
             self._discard += event.cards
             self.checked += len(event.cards)
             if any(RANK[c] == Rank.WILD_DRAW_FOUR for c in event.cards):
@@ -361,17 +379,19 @@ class DealCheck:
         elif k is EventKind.HAND_RECEIVED:
             self._expect(f"the hand seat {p} received", event.cards, self._hands[p], as_set=True)
         elif k is EventKind.HAND_SHOWN:
-            self._expect(f"the hand seat {p} showed", event.cards, self._shown.get(p, []),
-                         as_set=True)
+            self._expect(
+                f"the hand seat {p} showed", event.cards, self._shown.get(p, []), as_set=True
+            )
         elif k is EventKind.HAND_SCORED:
             points = sum(self._points[c] for c in self._hands[p])
             self.checked += len(self._hands[p])
             if points != event.value:
-                self.problems.append(f"round {self._round}: seat {p}'s hand scored "
-                                     f"{event.value} points, the seed's hand holds {points}")
-        elif k is EventKind.PLAYER_OUT:
-            if p in self._ring:
-                self._ring.remove(p)
+                self.problems.append(
+                    f"round {self._round}: seat {p}'s hand scored "
+                    f"{event.value} points, the seed's hand holds {points}"
+                )
+        elif k is EventKind.PLAYER_OUT and p in self._ring:
+            self._ring.remove(p)
 
     @property
     def fair(self) -> bool:
@@ -379,8 +399,16 @@ class DealCheck:
         return not self.problems
 
 
-def check_deals(events: Iterable[Event], seat: int, reveal: DealReveal, *, table_id: str,
-                players: int, rules: Mapping[str, object], commitment_seen: str = "") -> DealCheck:
+def check_deals(
+    events: Iterable[Event],
+    seat: int,
+    reveal: DealReveal,
+    *,
+    table_id: str,
+    players: int,
+    rules: Mapping[str, object],
+    commitment_seen: str = "",
+) -> DealCheck:
     """Check a receiver's events against a revealed seed (see :class:`DealCheck`).
 
     ``commitment_seen`` is the commitment the receiver got at the start; the

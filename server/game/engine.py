@@ -31,7 +31,8 @@ A round between random players:
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from . import actions as A
 from . import house, scoring
@@ -106,16 +107,55 @@ class GameState:
     """
 
     __slots__ = (
-        "rules", "players", "seed", "_rng", "_hands", "_draw", "_discard", "_colour",
-        "_direction", "_current", "_phase", "_pending", "_drawn", "_uno", "_catchable",
-        "_wd4_by", "_wd4_guilty", "_wd4_hand", "_after_choice", "_scores", "_dealer",
-        "_round", "_round_winner", "_unshuffled", "_house", "_defer_draws", "_stack_rank",
-        "_first_play", "_game_winners", "_points", "_plays", "_plays_uno", "_plain",
-        "_strict", "_false_uno", "_ring", "_pos", "_out", "_fits", "_start_direction",
+        "_after_choice",
+        "_catchable",
+        "_colour",
+        "_current",
+        "_dealer",
+        "_defer_draws",
+        "_direction",
+        "_discard",
+        "_draw",
+        "_drawn",
+        "_false_uno",
+        "_first_play",
+        "_fits",
+        "_game_winners",
+        "_hands",
+        "_house",
+        "_out",
+        "_pending",
+        "_phase",
+        "_plain",
+        "_plays",
+        "_plays_uno",
+        "_points",
+        "_pos",
+        "_ring",
+        "_rng",
+        "_round",
+        "_round_winner",
+        "_scores",
+        "_stack_rank",
+        "_start_direction",
+        "_strict",
+        "_uno",
+        "_unshuffled",
+        "_wd4_by",
+        "_wd4_guilty",
+        "_wd4_hand",
+        "players",
+        "rules",
+        "seed",
     )
 
-    def __init__(self, players: int, rules: RuleSet | None = None, seed: str | int | None = None,
-                 rng: Any = None):
+    def __init__(
+        self,
+        players: int,
+        rules: RuleSet | None = None,
+        seed: str | int | None = None,
+        rng: Any = None,
+    ):
         """A game not yet dealt; use :meth:`new` instead.
 
         Raises ValueError if ``players`` is outside 2..10.
@@ -156,7 +196,9 @@ class GameState:
         self._round = 0
         self._round_winner = NONE
         self._game_winners: tuple[int, ...] = ()
-        self._points = CLASSIC_POINTS if rules.point_values is PointValues.CLASSIC else STANDARD_POINTS
+        self._points = (
+            CLASSIC_POINTS if rules.point_values is PointValues.CLASSIC else STANDARD_POINTS
+        )
         unnamed = rules.unnamed_wild_keeps_colour
         self._plays = A.play_table(False, unnamed)
         self._plays_uno = A.play_table(True, unnamed)
@@ -164,8 +206,13 @@ class GameState:
         self._house = rules.seven_zero or rules.swap_on_five or rules.number_first_and_last
         self._defer_draws = rules.defers_draws
         # No option that changes how a card is played or refused: plays take the fast path.
-        self._plain = not (self._house or self._defer_draws or rules.jump_in
-                           or rules.wrong_play_penalty or rules.multi_play is not MultiPlay.OFF)
+        self._plain = not (
+            self._house
+            or self._defer_draws
+            or rules.jump_in
+            or rules.wrong_play_penalty
+            or rules.multi_play is not MultiPlay.OFF
+        )
         self._strict = rules.uno_call_strict
         self._false_uno = rules.false_uno_penalty
         self._stack_rank = NONE  # rank of the last draw card on a pending penalty
@@ -174,9 +221,16 @@ class GameState:
     # ------------------------------------------------------------------ set-up
 
     @classmethod
-    def new(cls, players: int, rules: RuleSet | None = None, seed: str | int | None = None, *,
-            dealer: int | None = None, deck: Sequence[int] | None = None,
-            rng: Any = None) -> tuple[GameState, list[Event]]:
+    def new(
+        cls,
+        players: int,
+        rules: RuleSet | None = None,
+        seed: str | int | None = None,
+        *,
+        dealer: int | None = None,
+        deck: Sequence[int] | None = None,
+        rng: Any = None,
+    ) -> tuple[GameState, list[Event]]:
         """Start a game: choose the dealer by draw (section 2) and deal round 1.
 
         Returns the state and the events of the set-up. ``seed`` is text (an
@@ -369,8 +423,11 @@ class GameState:
         for k in range(m):  # one card at a time from the dealer's next seat: every m-th card
             hands[ring[(at + d * (1 + k)) % m]] = dealt[k::m]
         self._hands = hands
-        events.append(new_event((E.ROUND_STARTED, self._dealer, EVERYONE, (), HAND_SIZE, NONE,
-                                 NONE, self._round)))
+        events.append(
+            new_event(
+                (E.ROUND_STARTED, self._dealer, EVERYONE, (), HAND_SIZE, NONE, NONE, self._round)
+            )
+        )
         for p in ring:
             events.append(new_event((EV_HAND_DEALT, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
         redraw = self.rules.starter_wild_redraw
@@ -677,11 +734,14 @@ class GameState:
             raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {self._current}'s turn")
         if self._phase is not phase:
             if self._phase is PENALTY:
-                raise IllegalAction(Reason.PENALTY_PENDING,
-                                    "answer the pending penalty first (accept it, or challenge or stack)")
+                raise IllegalAction(
+                    Reason.PENALTY_PENDING,
+                    "answer the pending penalty first (accept it, or challenge or stack)",
+                )
             if self._phase is CHOOSE_COLOUR:
-                raise IllegalAction(Reason.COLOUR_CHOICE_PENDING,
-                                    "name the colour of the Wild starter first")
+                raise IllegalAction(
+                    Reason.COLOUR_CHOICE_PENDING, "name the colour of the Wild starter first"
+                )
             raise IllegalAction(reason, message)
 
     def _play(self, seat: int, action: Action) -> list[Event]:
@@ -693,12 +753,17 @@ class GameState:
         top = self._discard[-1]
         # Fast path (no house rule touches plays): accept the common legal play
         # here; anything else goes to the full validator, which refuses it.
-        if self._plain and seat == self._current and target == NONE and not extra \
-                and 0 <= card < DECK_SIZE and card in hand \
-                and (self._fits[card] if phase is PLAYING
-                     else phase is DRAWN and card == self._drawn) \
-                and (0 <= colour <= 3 if IS_WILD[card] else colour == NONE) \
-                and (not uno or len(hand) == 2):
+        if (
+            self._plain
+            and seat == self._current
+            and target == NONE
+            and not extra
+            and 0 <= card < DECK_SIZE
+            and card in hand
+            and (self._fits[card] if phase is PLAYING else phase is DRAWN and card == self._drawn)
+            and (0 <= colour <= 3 if IS_WILD[card] else colour == NONE)
+            and (not uno or len(hand) == 2)
+        ):
             jump = False
             if colour == NONE:
                 colour = COLOUR[card]
@@ -728,8 +793,13 @@ class GameState:
         self._catchable = NONE
         self._first_play = False
         left = len(hand)
-        events = [new_event((EV_PLAYED, seat, EVERYONE, laid if extra else (card,), 0, colour,
-                             NONE, int(jump))) if jump or extra else PLAYED[seat][card][colour]]
+        events = [
+            new_event(
+                (EV_PLAYED, seat, EVERYONE, laid if extra else (card,), 0, colour, NONE, int(jump))
+            )
+            if jump or extra
+            else PLAYED[seat][card][colour]
+        ]
         if left == 1:
             self._uno[seat] = uno
             if uno:
@@ -746,7 +816,9 @@ class GameState:
         at = self._pos[seat]
         d = self._direction
         if rank <= 9 or rank == WILD_RANK:
-            if (target != NONE or (rank == 0 and self._house and self.rules.seven_zero)) and not out:
+            if (
+                target != NONE or (rank == 0 and self._house and self.rules.seven_zero)
+            ) and not out:
                 house.swap(self, seat, rank, target, events)
             nxt = ring[(at + d) % m]
         elif rank == SKIP:  # k Skips skip the next k players, round the table if need be
@@ -817,16 +889,25 @@ class GameState:
                 raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
         else:
             if colour != NONE and not extra:
-                raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
-                                    "only a wild card takes a named colour")
-            if phase is PLAYING and not jump and COLOUR[card] != self._colour \
-                    and RANK[card] != RANK[top]:
-                raise IllegalAction(Reason.DOES_NOT_MATCH,
-                                    f"the {card_name(card)} does not match the {card_name(top)}")
+                raise IllegalAction(
+                    Reason.COLOUR_NOT_ALLOWED, "only a wild card takes a named colour"
+                )
+            if (
+                phase is PLAYING
+                and not jump
+                and COLOUR[card] != self._colour
+                and RANK[card] != RANK[top]
+            ):
+                raise IllegalAction(
+                    Reason.DOES_NOT_MATCH,
+                    f"the {card_name(card)} does not match the {card_name(top)}",
+                )
             colour = house.multi_colour(card, extra, colour) if extra else COLOUR[card]
         left = len(hand) - 1 - len(extra)
         if uno and left != 1:
-            raise IllegalAction(Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card")
+            raise IllegalAction(
+                Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card"
+            )
         if self._house:
             house.check_house_play(self, seat, card, RANK[card], target, left + 1)
         elif target != NONE:
@@ -849,15 +930,20 @@ class GameState:
         colour = self._colour
         if self.rules.wd4_restriction is Wd4Restriction.ANY_MATCH:
             top_rank = RANK[top]
-            return any(COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == top_rank)
-                       for c in hand)
+            return any(
+                COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == top_rank) for c in hand
+            )
         return any(COLOUR[c] == colour for c in hand)
 
     def _draw_turn(self, seat: int) -> list[Event]:
         """Section 3: draw one card instead of playing; play it at once if it fits."""
         if seat != self._current or self._phase is not PLAYING:
-            self._require_turn(seat, PLAYING, Reason.ALREADY_DREW,
-                               "you drew already: play the drawn card or keep it")
+            self._require_turn(
+                seat,
+                PLAYING,
+                Reason.ALREADY_DREW,
+                "you drew already: play the drawn card or keep it",
+            )
         self._catchable = NONE
         events: list[Event] = []
         first_number = self._first_play and self._house and self.rules.number_first_and_last
@@ -870,8 +956,7 @@ class GameState:
         got = self._draw_cards(seat, 1, events)
         if got:
             card = got[0]
-            if self._fits[card] and not (
-                    first_number and not IS_NUMBER[card]):
+            if self._fits[card] and not (first_number and not IS_NUMBER[card]):
                 self._phase = DRAWN
                 self._drawn = card
                 return events
@@ -881,8 +966,9 @@ class GameState:
     def _keep(self, seat: int) -> list[Event]:
         """Section 3: keep the drawn card; the turn passes."""
         if seat != self._current or self._phase is not DRAWN:
-            self._require_turn(seat, DRAWN, Reason.NOTHING_TO_KEEP,
-                               "keep is only for a card you just drew")
+            self._require_turn(
+                seat, DRAWN, Reason.NOTHING_TO_KEEP, "keep is only for a card you just drew"
+            )
         events = [KEPT[seat]]
         self._drawn = NONE
         self._pass_turn(seat, events)
@@ -890,11 +976,13 @@ class GameState:
 
     def _challenge(self, seat: int) -> list[Event]:
         """Section 4: challenge the Wild Draw Four; the hand is shown to the challenger."""
-        self._require_turn(seat, PENALTY, Reason.NOTHING_TO_CHALLENGE,
-                           "there is no Wild Draw Four to challenge")
+        self._require_turn(
+            seat, PENALTY, Reason.NOTHING_TO_CHALLENGE, "there is no Wild Draw Four to challenge"
+        )
         if self._wd4_by == NONE:  # a Draw Two or a deflected penalty (section 8)
-            raise IllegalAction(Reason.NOTHING_TO_CHALLENGE,
-                                "only a Wild Draw Four played on you can be challenged")
+            raise IllegalAction(
+                Reason.NOTHING_TO_CHALLENGE, "only a Wild Draw Four played on you can be challenged"
+            )
         self._catchable = NONE
         by = self._wd4_by
         guilty = self._wd4_guilty
@@ -920,8 +1008,7 @@ class GameState:
 
     def _accept(self, seat: int) -> list[Event]:
         """Section 3: accept the Wild Draw Four: draw the penalty and lose the turn."""
-        self._require_turn(seat, PENALTY, Reason.NOTHING_TO_ACCEPT,
-                           "there is no penalty to accept")
+        self._require_turn(seat, PENALTY, Reason.NOTHING_TO_ACCEPT, "there is no penalty to accept")
         self._catchable = NONE
         pending = self._pending
         events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
@@ -940,8 +1027,9 @@ class GameState:
         """Section 5: call UNO on its own, before anyone catches you."""
         if self._catchable == seat:
             if self.rules.uno_call_strict:
-                raise IllegalAction(Reason.UNO_CALL_STRICT,
-                                    "UNO counts only when called with the play")
+                raise IllegalAction(
+                    Reason.UNO_CALL_STRICT, "UNO counts only when called with the play"
+                )
             self._uno[seat] = True
             self._catchable = NONE
             return [Event(E.UNO_CALLED, seat)]
@@ -949,9 +1037,11 @@ class GameState:
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
         if not self._can_draw():  # it would cost nothing (section 5)
-            raise IllegalAction(Reason.UNO_NOT_NEEDED,
-                                "you have no UNO to call, and with both piles empty a false "
-                                "call would cost nothing")
+            raise IllegalAction(
+                Reason.UNO_NOT_NEEDED,
+                "you have no UNO to call, and with both piles empty a false "
+                "call would cost nothing",
+            )
         events = [Event(E.UNO_FALSE_CALL, seat, count=penalty)]
         self._draw_cards(seat, penalty, events)
         return events
@@ -975,8 +1065,9 @@ class GameState:
 
     def _choose_colour(self, seat: int, colour: int) -> list[Event]:
         """Section 2: name the colour of a Wild starter card."""
-        self._require_turn(seat, CHOOSE_COLOUR, Reason.NO_COLOUR_TO_CHOOSE,
-                           "there is no colour to name now")
+        self._require_turn(
+            seat, CHOOSE_COLOUR, Reason.NO_COLOUR_TO_CHOOSE, "there is no colour to name now"
+        )
         if not 0 <= colour <= 3:
             raise IllegalAction(Reason.BAD_COLOUR, f"there is no colour {colour}")
         self._colour = colour
@@ -1032,19 +1123,24 @@ class GameState:
                     events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
                     got += self._pop_cards(k - len(got))
         n = len(got)
-        events.append(DREW[seat][n] if n < 9 else
-                      new_event((EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0)))
+        events.append(
+            DREW[seat][n] if n < 9 else new_event((EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0))
+        )
         if got:
             self._hands[seat] += got
             self._uno[seat] = False
             if self._catchable == seat:
                 self._catchable = NONE
-            events.append(DREW_ONE[seat][got[0]] if n == 1 else
-                          new_event((EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0)))
+            events.append(
+                DREW_ONE[seat][got[0]]
+                if n == 1
+                else new_event((EV_DREW_CARDS, seat, seat, tuple(got), 0, NONE, NONE, 0))
+            )
         return got
 
     def __repr__(self) -> str:
-        return (f"<GameState players={self.players} round={self._round} "
-                f"phase={self._phase.name} current={self._current} "
-                f"top={card_name(self._discard[-1]) if self._discard else None}>")
-
+        return (
+            f"<GameState players={self.players} round={self._round} "
+            f"phase={self._phase.name} current={self._current} "
+            f"top={card_name(self._discard[-1]) if self._discard else None}>"
+        )

@@ -43,8 +43,12 @@ class Reason(StrEnum):
     NUMBER_FIRST = "number_first"  #: the first card of a round must be a number card
     PLAYER_OUT = "player_out"  #: the seat is out of play (elimination, tournament)
     MULTI_PLAY_OFF = "multi_play_off"  #: one card per play at this table
-    CARDS_DO_NOT_GO_TOGETHER = "cards_do_not_go_together"  #: multi_play: not the same rank (or not identical)
-    ONE_CARD_ONLY = "one_card_only"  #: a jump-in, the drawn card or a deflecting Reverse is one card
+    CARDS_DO_NOT_GO_TOGETHER = (
+        "cards_do_not_go_together"  #: multi_play: not the same rank (or not identical)
+    )
+    ONE_CARD_ONLY = (
+        "one_card_only"  #: a jump-in, the drawn card or a deflecting Reverse is one card
+    )
     COLOUR_NOT_PLAYED = "colour_not_played"  #: multi_play: name one of the colours played
 
 

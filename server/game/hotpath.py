@@ -49,8 +49,9 @@ EV_HAND_SCORED = E.HAND_SCORED
 EV_LAST_NOT_NUMBER = E.LAST_CARD_NOT_NUMBER
 EV_WRONG_PLAY = E.WRONG_PLAY
 # Refusals that count as "an illegal play" for wrong_play_penalty (section 8).
-WRONG_PLAYS = frozenset({Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD,
-                          Reason.PENALTY_PENDING, Reason.NUMBER_FIRST})
+WRONG_PLAYS = frozenset(
+    {Reason.DOES_NOT_MATCH, Reason.ONLY_DRAWN_CARD, Reason.PENALTY_PENDING, Reason.NUMBER_FIRST}
+)
 
 
 # Events of the hot path, made once: events are immutable tuples, so one shared
@@ -61,24 +62,34 @@ SEATS = range(MAX_PLAYERS)
 TURN = tuple(new_event((EV_TURN, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in SEATS)
 SKIPPED = tuple(new_event((EV_SKIPPED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in SEATS)
 UNO_CALLED = tuple(new_event((EV_UNO_CALLED, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in SEATS)
-DIRECTION_CHANGED = {d: new_event((E.DIRECTION_CHANGED, NONE, EVERYONE, (), 0, NONE, NONE, d))
-                      for d in (1, -1)}
+DIRECTION_CHANGED = {
+    d: new_event((E.DIRECTION_CHANGED, NONE, EVERYONE, (), 0, NONE, NONE, d)) for d in (1, -1)
+}
 KEPT = tuple(new_event((E.KEPT, p, EVERYONE, (), 0, NONE, NONE, 0)) for p in SEATS)
-PLAYED = tuple(tuple(tuple(new_event((EV_PLAYED, p, EVERYONE, (c,), 0, colour, NONE, 0))
-                            for colour in range(4)) for c in range(DECK_SIZE)) for p in SEATS)
-DREW = tuple(tuple(new_event((EV_DREW, p, EVERYONE, (), k, NONE, NONE, 0)) for k in range(9))
-              for p in SEATS)
-STARTER_FLIPPED = tuple(new_event((E.STARTER_FLIPPED, NONE, EVERYONE, (c,), 0, NONE, NONE, 0))
-                         for c in range(DECK_SIZE))
-DREW_ONE = tuple(tuple(new_event((EV_DREW_CARDS, p, p, (c,), 0, NONE, NONE, 0))
-                        for c in range(DECK_SIZE)) for p in SEATS)
+PLAYED = tuple(
+    tuple(
+        tuple(new_event((EV_PLAYED, p, EVERYONE, (c,), 0, colour, NONE, 0)) for colour in range(4))
+        for c in range(DECK_SIZE)
+    )
+    for p in SEATS
+)
+DREW = tuple(
+    tuple(new_event((EV_DREW, p, EVERYONE, (), k, NONE, NONE, 0)) for k in range(9)) for p in SEATS
+)
+STARTER_FLIPPED = tuple(
+    new_event((E.STARTER_FLIPPED, NONE, EVERYONE, (c,), 0, NONE, NONE, 0)) for c in range(DECK_SIZE)
+)
+DREW_ONE = tuple(
+    tuple(new_event((EV_DREW_CARDS, p, p, (c,), 0, NONE, NONE, 0)) for c in range(DECK_SIZE))
+    for p in SEATS
+)
 
 # FITS[colour][top rank][card]: does ``card`` match the colour in force or the
 # top card's number/symbol, or is it a wild (section 3)? colour 4: none named yet.
 FITS = tuple(
-    tuple(tuple(COLOUR[c] == colour or RANK[c] == rank or COLOUR[c] == WILD
-                for c in range(DECK_SIZE)) for rank in range(15))
+    tuple(
+        tuple(COLOUR[c] == colour or RANK[c] == rank or COLOUR[c] == WILD for c in range(DECK_SIZE))
+        for rank in range(15)
+    )
     for colour in range(5)
 )
-
-

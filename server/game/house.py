@@ -46,17 +46,23 @@ def play_variants(game: GameState, seat: int) -> list[Action]:
     plays = []
     for card in hand:
         for action in table[card]:
-            for target in (targets if RANK[card] in (5, 7) and len(hand) > 1 else (NONE,)):
+            for target in targets if RANK[card] in (5, 7) and len(hand) > 1 else (NONE,):
                 if target != NONE:
-                    action = A.play(card, None if action.colour == NONE else action.colour,
-                                    action.uno, target)
+                    action = A.play(
+                        card, None if action.colour == NONE else action.colour, action.uno, target
+                    )
                 try:
                     game._validate_play(seat, action)
                 except IllegalAction:
                     continue
                 plays.append(action)
-    if game.rules.multi_play is not MultiPlay.OFF and plays and len(hand) > 1 \
-            and seat == game._current and game._phase is not DRAWN:
+    if (
+        game.rules.multi_play is not MultiPlay.OFF
+        and plays
+        and len(hand) > 1
+        and seat == game._current
+        and game._phase is not DRAWN
+    ):
         plays += multi_plays(game, seat, targets, {a.card for a in plays})
     return plays
 
@@ -71,8 +77,11 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
     plays = []
     for card in sorted(firsts):
         rank = RANK[card]
-        mates = [c for c in hand if c != card and RANK[c] == rank
-                 and (not identical or COLOUR[c] == COLOUR[card])]
+        mates = [
+            c
+            for c in hand
+            if c != card and RANK[c] == rank and (not identical or COLOUR[c] == COLOUR[card])
+        ]
         for size in range(1, len(mates) + 1):
             for extra in combinations(sorted(mates), size):
                 if any(c < card and c in firsts for c in extra):
@@ -86,10 +95,11 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
                         colours = [NONE]
                 swaps = rank in (5, 7) and left > 0
                 for colour in colours:
-                    for uno in ((False, True) if left == 1 else (False,)):
-                        for target in (targets if swaps else (NONE,)):
-                            action = A.play(card, None if colour == NONE else colour, uno,
-                                            target, extra)
+                    for uno in (False, True) if left == 1 else (False,):
+                        for target in targets if swaps else (NONE,):
+                            action = A.play(
+                                card, None if colour == NONE else colour, uno, target, extra
+                            )
                             try:
                                 game._validate_play(seat, action)
                             except IllegalAction:
@@ -98,7 +108,9 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
     return plays
 
 
-def check_extra(game: GameState, hand: list[int], card: int, extra: tuple[int, ...], jump: bool) -> None:
+def check_extra(
+    game: GameState, hand: list[int], card: int, extra: tuple[int, ...], jump: bool
+) -> None:
     """Section 8 (``multi_play``): refuse ``extra`` cards that may not be laid
     with ``card``. Only a play in turn may lay several cards: a jump-in, the
     card just drawn and a deflecting Reverse are played alone."""
@@ -106,24 +118,30 @@ def check_extra(game: GameState, hand: list[int], card: int, extra: tuple[int, .
     if mode is MultiPlay.OFF:
         raise IllegalAction(Reason.MULTI_PLAY_OFF, "one card per play at this table")
     if jump or game._phase is DRAWN or (game._phase is PENALTY and RANK[card] == REVERSE):
-        raise IllegalAction(Reason.ONE_CARD_ONLY,
-                            "a jump-in, a drawn card or a deflecting Reverse is played alone")
+        raise IllegalAction(
+            Reason.ONE_CARD_ONLY, "a jump-in, a drawn card or a deflecting Reverse is played alone"
+        )
     seen = {card}
     for c in extra:
         if not 0 <= c < DECK_SIZE:
             raise IllegalAction(Reason.NO_SUCH_CARD, f"there is no card {c}")
         if c in seen:
-            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                f"the {card_name(c)} is listed twice")
+            raise IllegalAction(
+                Reason.CARDS_DO_NOT_GO_TOGETHER, f"the {card_name(c)} is listed twice"
+            )
         seen.add(c)
         if c not in hand:
             raise IllegalAction(Reason.CARD_NOT_IN_HAND, f"you do not hold the {card_name(c)}")
         if RANK[c] != RANK[card]:
-            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                "cards played together must have the same number or symbol")
+            raise IllegalAction(
+                Reason.CARDS_DO_NOT_GO_TOGETHER,
+                "cards played together must have the same number or symbol",
+            )
         if mode is MultiPlay.IDENTICAL and COLOUR[c] != COLOUR[card]:
-            raise IllegalAction(Reason.CARDS_DO_NOT_GO_TOGETHER,
-                                "only identical cards may be played together at this table")
+            raise IllegalAction(
+                Reason.CARDS_DO_NOT_GO_TOGETHER,
+                "only identical cards may be played together at this table",
+            )
 
 
 def multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
@@ -133,12 +151,12 @@ def multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
     colours.add(COLOUR[card])
     if len(colours) == 1:
         if colour != NONE:
-            raise IllegalAction(Reason.COLOUR_NOT_ALLOWED,
-                                "the cards share one colour: name none")
+            raise IllegalAction(Reason.COLOUR_NOT_ALLOWED, "the cards share one colour: name none")
         return COLOUR[card]
     if colour == NONE:
-        raise IllegalAction(Reason.COLOUR_MISSING,
-                            "name the colour in force: one of the colours played")
+        raise IllegalAction(
+            Reason.COLOUR_MISSING, "name the colour in force: one of the colours played"
+        )
     if colour not in colours:
         raise IllegalAction(Reason.COLOUR_NOT_PLAYED, "name one of the colours played")
     return colour
@@ -171,8 +189,9 @@ def check_out_of_phase_play(game: GameState, seat: int, card: int) -> bool:
     if seat == game._current:
         if phase is DRAWN:
             if card != game._drawn:
-                raise IllegalAction(Reason.ONLY_DRAWN_CARD,
-                                    f"only the drawn {card_name(game._drawn)} may be played")
+                raise IllegalAction(
+                    Reason.ONLY_DRAWN_CARD, f"only the drawn {card_name(game._drawn)} may be played"
+                )
             return False
         if phase is PENALTY:
             if answers_penalty(game, card):
@@ -197,12 +216,15 @@ def answers_penalty(game: GameState, card: int) -> bool:
     if rank == DRAW_TWO and stacking is not Stacking.OFF:
         if RANK[game._discard[-1]] == DRAW_TWO:
             return True  # matches by symbol
-        return (game._stack_rank == DRAW_TWO or stacking is Stacking.ANY) \
-            and COLOUR[card] == game._colour
+        return (game._stack_rank == DRAW_TWO or stacking is Stacking.ANY) and COLOUR[
+            card
+        ] == game._colour
     return False
 
 
-def check_house_play(game: GameState, seat: int, card: int, rank: int, target: int, held: int) -> None:
+def check_house_play(
+    game: GameState, seat: int, card: int, rank: int, target: int, held: int
+) -> None:
     """Refusals that only house rules add: first/last card numbers, swap targets."""
     rules = game.rules
     if rules.number_first_and_last and game._first_play and not IS_NUMBER[card]:
@@ -210,16 +232,19 @@ def check_house_play(game: GameState, seat: int, card: int, rank: int, target: i
     swaps = (rank == 7 and rules.seven_zero) or (rank == 5 and rules.swap_on_five)
     if swaps and held > 1:
         if target == NONE:
-            raise IllegalAction(Reason.TARGET_MISSING,
-                                f"name the player to swap hands with for the {card_name(card)}")
+            raise IllegalAction(
+                Reason.TARGET_MISSING,
+                f"name the player to swap hands with for the {card_name(card)}",
+            )
         if not 0 <= target < game.players or target == seat or game._pos[target] < 0:
             raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
     elif target != NONE:
         raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
 
 
-def pass_penalty(game: GameState, seat: int, rank: int, k: int, jump: bool, out: bool,
-                  events: list[Event]) -> list[Event]:
+def pass_penalty(
+    game: GameState, seat: int, rank: int, k: int, jump: bool, out: bool, events: list[Event]
+) -> list[Event]:
     """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
     if rank == REVERSE and not jump:
         game._reverse(events)  # deflect: back to the player who played the draw card

@@ -24,8 +24,8 @@ legal actions never share an index.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Sequence
 
 from .actions import (
     ACCEPT,
@@ -114,7 +114,7 @@ class Game:
             return [NONE, *range(n)] if swaps else [NONE]
 
         for card in range(DECK_SIZE):
-            for colour in (wild_colours if IS_WILD[card] else [NONE]):
+            for colour in wild_colours if IS_WILD[card] else [NONE]:
                 for uno in (False, True):
                     for target in targets(RANK[card]):
                         actions.append(play(card, None if colour == NONE else colour, uno, target))
@@ -135,6 +135,13 @@ class Game:
                     for colour in colours:
                         for uno in (False, True):
                             for target in targets(rank):
-                                actions.append(play(cards[0], None if colour == NONE else colour,
-                                                    uno, target, cards[1:]))
+                                actions.append(
+                                    play(
+                                        cards[0],
+                                        None if colour == NONE else colour,
+                                        uno,
+                                        target,
+                                        cards[1:],
+                                    )
+                                )
         return actions

@@ -8,9 +8,10 @@ plain ``str`` enums or ints so they map one-to-one onto the wire and the CLI.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Mapping
+from typing import Any
 
 
 class FirstPlayer(StrEnum):
@@ -168,21 +169,26 @@ class RuleSet:
         impossible combination is a clear error, never a crash mid-game)."""
         if self.format is GameFormat.TOURNAMENT:
             if self.scoring is not Scoring.PENALTY:
-                raise RuleError("format=tournament needs scoring=penalty: a player is out "
-                                "when their own hand points reach the target")
+                raise RuleError(
+                    "format=tournament needs scoring=penalty: a player is out "
+                    "when their own hand points reach the target"
+                )
             if self.target_score == 0:
-                raise RuleError("format=tournament needs a target_score above 0: reaching it "
-                                "puts a player out")
+                raise RuleError(
+                    "format=tournament needs a target_score above 0: reaching it puts a player out"
+                )
         if self.format is GameFormat.ELIMINATION and self.target_score != 0:
-            raise RuleError("format=elimination is one round played down to the last player: "
-                            "set target_score=0")
+            raise RuleError(
+                "format=elimination is one round played down to the last player: set target_score=0"
+            )
 
     def check_players(self, players: int) -> None:
         """Raise RuleError if this rule set cannot be played by ``players`` seats
         (teams need 4, 6 or 8: partners sit opposite, section 9)."""
         if self.format is GameFormat.TEAMS and players not in (4, 6, 8):
-            raise RuleError(f"format=teams needs 4, 6 or 8 players (partners sit opposite), "
-                            f"not {players}")
+            raise RuleError(
+                f"format=teams needs 4, 6 or 8 players (partners sit opposite), not {players}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         """Option name -> plain value (str, bool or int), every option included."""
@@ -251,8 +257,17 @@ def option_range(name: str) -> tuple[int, int]:
     """(lowest, highest) value of the integer option ``name``. Raises KeyError."""
     return _INT_RANGES[name]
 
-_TRUE = {"true": True, "on": True, "yes": True, "1": True,
-         "false": False, "off": False, "no": False, "0": False}
+
+_TRUE = {
+    "true": True,
+    "on": True,
+    "yes": True,
+    "1": True,
+    "false": False,
+    "off": False,
+    "no": False,
+    "0": False,
+}
 
 
 def parse_option(name: str, text: str) -> Any:
@@ -273,6 +288,8 @@ def parse_option(name: str, text: str) -> Any:
         except ValueError:
             raise RuleError(f"{name}: expected an integer, got {text!r}") from None
     return text
+
+
 assert set(OPTION_NAMES) == set(_FIELD_TYPES)
 
 #: The official rules (RULES.md section 10): sections 1-7 with their defaults.
@@ -282,9 +299,13 @@ OFFICIAL = RuleSet()
 PRESETS: dict[str, RuleSet] = {
     "official": OFFICIAL,
     # The common Chinese table rules of the seeds (RULES.md section 10).
-    "house": RuleSet(stacking=Stacking.PLUS_FOUR_OVER_TWO, jump_in=True,
-                     multi_play=MultiPlay.SAME_RANK, false_uno_penalty=2,
-                     reverse_deflects_draw=True),
+    "house": RuleSet(
+        stacking=Stacking.PLUS_FOUR_OVER_TWO,
+        jump_in=True,
+        multi_play=MultiPlay.SAME_RANK,
+        false_uno_penalty=2,
+        reverse_deflects_draw=True,
+    ),
 }
 
 
@@ -309,13 +330,22 @@ def parse_rule(text: str) -> tuple[str, Any]:
 
 def preset_name(rules: RuleSet) -> str:
     """The preset ``rules`` matches (whatever its target score), or "custom"."""
-    return next((name for name, p in PRESETS.items()
-                 if p.replace(target_score=rules.target_score) == rules), "custom")
+    return next(
+        (
+            name
+            for name, p in PRESETS.items()
+            if p.replace(target_score=rules.target_score) == rules
+        ),
+        "custom",
+    )
 
 
 def differences(rules: RuleSet) -> list[tuple[str, Any]]:
     """(option, value) of every option that differs from ``official``, target
     score excepted (it is shown on its own), in ``OPTION_NAMES`` order."""
     mine, base = rules.to_dict(), OFFICIAL.to_dict()
-    return [(name, mine[name]) for name in OPTION_NAMES
-            if name != "target_score" and mine[name] != base[name]]
+    return [
+        (name, mine[name])
+        for name in OPTION_NAMES
+        if name != "target_score" and mine[name] != base[name]
+    ]

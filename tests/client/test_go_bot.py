@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.sdk import run_bot
 from unoplay.game.bots import make_bot
@@ -44,22 +45,43 @@ CATCH_RACE_REASONS = {"not_one_card", "already_called", "catch_too_late"}
 # jumped_in (inside an out-of-turn window), or judged on the new state, with a
 # turn reason (proto/README.md, section 3, "Races"), or with round_over or
 # game_over when the jump-in was the player's last card.
-JUMP_IN_RACE_REASONS = {"jumped_in", "round_over", "game_over", "not_your_turn", "does_not_match", "penalty_pending",
-                        "already_drew", "nothing_to_keep", "nothing_to_accept",
-                        "nothing_to_challenge", "only_drawn_card", "card_not_in_hand"}
-TURN_KINDS = {"ACTION_KIND_PLAY", "ACTION_KIND_DRAW", "ACTION_KIND_KEEP",
-              "ACTION_KIND_CHALLENGE", "ACTION_KIND_ACCEPT", "ACTION_KIND_CHOOSE_COLOUR"}
+JUMP_IN_RACE_REASONS = {
+    "jumped_in",
+    "round_over",
+    "game_over",
+    "not_your_turn",
+    "does_not_match",
+    "penalty_pending",
+    "already_drew",
+    "nothing_to_keep",
+    "nothing_to_accept",
+    "nothing_to_challenge",
+    "only_drawn_card",
+    "card_not_in_hand",
+}
+TURN_KINDS = {
+    "ACTION_KIND_PLAY",
+    "ACTION_KIND_DRAW",
+    "ACTION_KIND_KEEP",
+    "ACTION_KIND_CHALLENGE",
+    "ACTION_KIND_ACCEPT",
+    "ACTION_KIND_CHOOSE_COLOUR",
+}
 
 
 def _missing() -> str | None:
     if BOT.is_file() and os.access(BOT, os.X_OK):
         return None
     if GO is None:
-        return ("go is not on PATH: the Go bot (client/go_bot) is NOT tested; apt-get install "
-                "golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev "
-                "golang-github-golang-protobuf-1-5-dev, then run `make go-bot`")
-    return (f"{BOT.relative_to(ROOT)} is not built: the Go bot is NOT tested; run `make go-bot` "
-            "(its NOTICE names what is missing)")
+        return (
+            "go is not on PATH: the Go bot (client/go_bot) is NOT tested; apt-get install "
+            "golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev "
+            "golang-github-golang-protobuf-1-5-dev, then run `make go-bot`"
+        )
+    return (
+        f"{BOT.relative_to(ROOT)} is not built: the Go bot is NOT tested; run `make go-bot` "
+        "(its NOTICE names what is missing)"
+    )
 
 
 MISSING = _missing()
@@ -83,11 +105,16 @@ async def run_go(*args: str, **env: str) -> GoRun:
     """Run the Go bot to its end (bounded), with only ``env``'s UNO_ variables."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("UNO")}
     process = await asyncio.create_subprocess_exec(
-        str(BOT), *args, env={**base, **env}, stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        str(BOT),
+        *args,
+        env={**base, **env},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         out, err = await asyncio.wait_for(process.communicate(), WAIT)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
         out, err = await process.communicate()
         pytest.fail(f"the Go bot did not finish in {WAIT}s; stderr:\n{err.decode()[-3000:]}")
@@ -118,16 +145,18 @@ def assert_only_races(summary: dict, jump_in: bool) -> None:
             assert jump_in and kind in TURN_KINDS and reason in JUMP_IN_RACE_REASONS, summary
 
 
-async def match_with_go(server, tmp_path, bots: str, games: int, seed: int,
-                        rules: RuleSet) -> tuple[dict, list[dict]]:
+async def match_with_go(
+    server, tmp_path, bots: str, games: int, seed: int, rules: RuleSet
+) -> tuple[dict, list[dict]]:
     """``uno match --bots BOTS --seat <go bot>``: its report, and the Go bot's
     summary line of each game (``uno match`` discards a seat's stdout, so a
     shell appends it to a file)."""
     lines = tmp_path / f"go-{seed}.jsonl"
-    shell = f"exec \"$0\" >> {shlex.quote(str(lines))}"
+    shell = f'exec "$0" >> {shlex.quote(str(lines))}'
     entrants = parse_entrants(bots, [f"sh -c {shlex.quote(shell)} {shlex.quote(str(BOT))}"])
     report = await asyncio.wait_for(
-        run_match(entrants, games=games, seed=seed, rules=rules, server=server.address), WAIT)
+        run_match(entrants, games=games, seed=seed, rules=rules, server=server.address), WAIT
+    )
     summaries = [json.loads(line) for line in lines.read_text().splitlines()]
     n = len(entrants)
     assert [e["games"] for e in report["entrants"]] == [games] * n
@@ -147,13 +176,17 @@ async def match_with_go(server, tmp_path, bots: str, games: int, seed: int,
 def false_uno_calls(table, seat: int) -> int:
     """UNO calls by ``seat`` that were not due (accepted, at a cost, under a
     false_uno_penalty, so they show as events, not as refusals)."""
-    return sum(1 for m in table.log_for(seat)
-               if isinstance(m, Event) and m.kind is EventKind.UNO_FALSE_CALL and m.player == seat)
+    return sum(
+        1
+        for m in table.log_for(seat)
+        if isinstance(m, Event) and m.kind is EventKind.UNO_FALSE_CALL and m.player == seat
+    )
 
 
 async def test_uno_match_runs_the_go_bot_under_the_official_rules(server, tmp_path):
-    report, summaries, _ = await match_with_go(server, tmp_path, "greedy,random", games=8, seed=31,
-                                            rules=RuleSet(target_score=0))
+    report, summaries, _ = await match_with_go(
+        server, tmp_path, "greedy,random", games=8, seed=31, rules=RuleSet(target_score=0)
+    )
     for s in summaries:
         assert_only_races(s, jump_in=False)
     assert sum(s["errors"] for s in summaries) < 8  # a catch race is lost now and then
@@ -165,8 +198,14 @@ async def test_uno_match_runs_the_go_bot_under_the_house_preset(server, tmp_path
     # Stacking, jump-in (the greedy bot jumps in), several cards in one play,
     # a false UNO call costs 2 (CALL_UNO is then listed for every seat at all
     # times): the bot must never make one.
-    report, summaries, tables = await match_with_go(server, tmp_path, "greedy,greedy,random", games=8,
-                                            seed=41, rules=preset("house").replace(target_score=0))
+    _report, summaries, tables = await match_with_go(
+        server,
+        tmp_path,
+        "greedy,greedy,random",
+        games=8,
+        seed=41,
+        rules=preset("house").replace(target_score=0),
+    )
     for s in summaries:
         assert_only_races(s, jump_in=True)
         assert false_uno_calls(tables[s["table"]], s["seat"]) == 0
@@ -176,11 +215,22 @@ async def test_uno_match_runs_the_go_bot_under_the_house_preset(server, tmp_path
 async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, conn):
     table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150), seed=5)
     table = server.lobby.get(table_info.table_id)
-    go = asyncio.create_task(run_go(
-        "--server", server.address, "--table", table.table_id, "--name", "gopher",
-        # Testing hooks: cut its own stream after these messages, and right
-        # after sending these intents (the intent may be lost in the drop).
-        "--drop-after", "5,40,41", "--drop-after-intent", "3,12"))
+    go = asyncio.create_task(
+        run_go(
+            "--server",
+            server.address,
+            "--table",
+            table.table_id,
+            "--name",
+            "gopher",
+            # Testing hooks: cut its own stream after these messages, and right
+            # after sending these intents (the intent may be lost in the drop).
+            "--drop-after",
+            "5,40,41",
+            "--drop-after-intent",
+            "3,12",
+        )
+    )
     # Wait for the bot to take its seat: the table wakes waiters on every change.
     while not any(s.name == "gopher" for s in table.seats):
         await asyncio.wait_for(table.wait_for_change(), WAIT)
@@ -188,8 +238,14 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
     tasks = []
     for kind in ("greedy", "greedy"):
         joined = await conn.join_table(table.table_id, kind)
-        tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat),
-                                                 conn.session(table.table_id, joined.seat_token))))
+        tasks.append(
+            asyncio.create_task(
+                run_bot(
+                    make_bot(kind, seed=joined.seat),
+                    conn.session(table.table_id, joined.seat_token),
+                )
+            )
+        )
     await conn.start_game(table.table_id, joined.seat_token)
     run = await go
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
@@ -200,8 +256,9 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
 
 
 async def test_go_bot_creates_and_starts_a_table_of_its_own(server):
-    run = await run_go("--server", server.address, "--bots", "2", "--bot-kind", "greedy",
-                       "--target", "0")
+    run = await run_go(
+        "--server", server.address, "--bots", "2", "--bot-kind", "greedy", "--target", "0"
+    )
     table = server.lobby.get(run.summary["table"])
     assert_finished_cleanly(table, run, 0)
     assert [s.bot is not None for s in table.seats] == [False, True, True]
@@ -214,8 +271,9 @@ async def test_go_bot_plays_over_tls_with_the_ca_from_the_environment(tmp_path):
     cert, key = make_certificate(tmp_path)
     srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
     try:
-        run = await run_go("--bots", "1", "--target", "0", UNO_SERVER=srv.address,
-                           UNOPLAY_TLS_CA=str(cert))
+        run = await run_go(
+            "--bots", "1", "--target", "0", UNO_SERVER=srv.address, UNOPLAY_TLS_CA=str(cert)
+        )
         assert_finished_cleanly(srv.lobby.get(run.summary["table"]), run, 0)
         # Without trusting the certificate there is no way in: the bot gives up.
         plain = await run_go("--server", srv.address, "--bots", "1")
@@ -226,15 +284,25 @@ async def test_go_bot_plays_over_tls_with_the_ca_from_the_environment(tmp_path):
 
 async def test_go_bot_exits_with_an_error_for_a_forged_token(server, conn):
     table = await conn.create_table(seats=2)
-    run = await run_go(UNO_SERVER=server.address, UNO_TABLE=table.table_id,
-                       UNO_TOKEN="forged-token", UNO_SEAT="0")
+    run = await run_go(
+        UNO_SERVER=server.address, UNO_TABLE=table.table_id, UNO_TOKEN="forged-token", UNO_SEAT="0"
+    )
     assert run.returncode == 1
     assert "UNAUTHENTICATED" in run.stderr
     assert not run.summary["game_over"]
 
 
-@pytest.mark.parametrize("args", [["--bogus"], ["--token", "t"], ["--drop-after", "x"],
-                                  ["--table", "t1", "--bots", "2"], ["--bots", "0"], ["extra"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["--token", "t"],
+        ["--drop-after", "x"],
+        ["--table", "t1", "--bots", "2"],
+        ["--bots", "0"],
+        ["extra"],
+    ],
+)
 async def test_go_bot_exits_2_for_a_bad_command_line(args):
     run = await run_go(*args)
     assert run.returncode == 2, run.stderr
@@ -251,11 +319,18 @@ async def test_go_bot_heuristic_follows_its_rules_not_the_list_order():
     if "HOME" not in env:
         env["GOCACHE"] = str(BOT_DIR / "build" / "gocache")
     process = await asyncio.create_subprocess_exec(
-        GO, "test", "-count=1", ".", cwd=BOT_DIR, env=env, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT)
+        GO,
+        "test",
+        "-count=1",
+        ".",
+        cwd=BOT_DIR,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
     try:
         out, _ = await asyncio.wait_for(process.communicate(), 300)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
         await process.communicate()
         pytest.fail("go test did not finish in 300 s")

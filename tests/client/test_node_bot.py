@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
 from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
 from unoplay.game.bots import make_bot
@@ -42,11 +43,15 @@ CATCH_RACE_REASONS = {"not_one_card", "already_called", "catch_too_late"}
 
 def _missing() -> str | None:
     if NODE is None:
-        return ("node is not on PATH: the Node.js bot (client/node_bot) is NOT tested; "
-                "install Node.js 18+ and run `make node-bot`")
+        return (
+            "node is not on PATH: the Node.js bot (client/node_bot) is NOT tested; "
+            "install Node.js 18+ and run `make node-bot`"
+        )
     if not (BOT_DIR / "node_modules" / "@grpc" / "grpc-js").is_dir():
-        return ("client/node_bot/node_modules is missing: the Node.js bot is NOT tested; "
-                "run `make node-bot` (npm ci --prefix client/node_bot)")
+        return (
+            "client/node_bot/node_modules is missing: the Node.js bot is NOT tested; "
+            "run `make node-bot` (npm ci --prefix client/node_bot)"
+        )
     return None
 
 
@@ -75,14 +80,20 @@ class NodeBot:
     async def start(cls, *args: str, **env: str) -> NodeBot:
         base = {k: v for k, v in os.environ.items() if not k.startswith("UNO_")}
         process = await asyncio.create_subprocess_exec(
-            NODE, str(BOT), *args, env={**base, **env}, stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            NODE,
+            str(BOT),
+            *args,
+            env={**base, **env},
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
         return cls(process)
 
     async def result(self) -> NodeRun:
         try:
             out, err = await asyncio.wait_for(self.process.communicate(), WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.process.kill()
             out, err = await self.process.communicate()
             pytest.fail(f"the Node bot did not finish in {WAIT}s; stderr:\n{err.decode()[-3000:]}")
@@ -91,20 +102,40 @@ class NodeBot:
         return NodeRun(self.process.returncode, summary, err.decode())
 
 
-async def play_with_node(server, conn, kinds: list[str], seed: int, rules: RuleSet,
-                         node_seat: int = 0, node_args: tuple[str, ...] = ()):
+async def play_with_node(
+    server,
+    conn,
+    kinds: list[str],
+    seed: int,
+    rules: RuleSet,
+    node_seat: int = 0,
+    node_args: tuple[str, ...] = (),
+):
     """One game: the Node bot in ``node_seat`` (seated by the test, token in its
     environment as ``uno match`` does), Python bots of ``kinds`` in the others."""
     n = len(kinds) + 1
     table = await conn.create_table(seats=n, rules=rules, title=f"node {seed}", seed=seed)
-    joins = [await conn.join_table(table.table_id, "node" if s == node_seat else f"py{s}")
-             for s in range(n)]
+    joins = [
+        await conn.join_table(table.table_id, "node" if s == node_seat else f"py{s}")
+        for s in range(n)
+    ]
     python_seats = [s for s in range(n) if s != node_seat]
-    tasks = [asyncio.create_task(run_bot(make_bot(kind, seed=seed * 10 + s),
-                                         conn.session(table.table_id, joins[s].seat_token)))
-             for kind, s in zip(kinds, python_seats)]
-    node = await NodeBot.start(*node_args, UNO_SERVER=server.address, UNO_TABLE=table.table_id,
-                               UNO_TOKEN=joins[node_seat].seat_token, UNO_SEAT=str(node_seat))
+    tasks = [
+        asyncio.create_task(
+            run_bot(
+                make_bot(kind, seed=seed * 10 + s),
+                conn.session(table.table_id, joins[s].seat_token),
+            )
+        )
+        for kind, s in zip(kinds, python_seats)
+    ]
+    node = await NodeBot.start(
+        *node_args,
+        UNO_SERVER=server.address,
+        UNO_TABLE=table.table_id,
+        UNO_TOKEN=joins[node_seat].seat_token,
+        UNO_SEAT=str(node_seat),
+    )
     await conn.start_game(table.table_id, joins[0].seat_token)
     run = await node.result()
     states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
@@ -128,11 +159,14 @@ def assert_finished_cleanly(table, run: NodeRun, seat: int) -> None:
 async def test_node_bot_plays_full_games_against_greedy_bots_with_no_refused_intent(server, conn):
     # Greedy bots always call UNO, so nobody can be caught and there is no race
     # for a catch: every intent the Node bot sends must be accepted.
-    for seed, kinds, node_seat, target in ((11, ["greedy"] * 3, 0, 500),
-                                           (12, ["greedy"], 1, 200),
-                                           (13, ["greedy"] * 4, 3, 0)):
-        table, run, states = await play_with_node(server, conn, kinds, seed,
-                                                  RuleSet(target_score=target), node_seat)
+    for seed, kinds, node_seat, target in (
+        (11, ["greedy"] * 3, 0, 500),
+        (12, ["greedy"], 1, 200),
+        (13, ["greedy"] * 4, 3, 0),
+    ):
+        table, run, states = await play_with_node(
+            server, conn, kinds, seed, RuleSet(target_score=target), node_seat
+        )
         assert_finished_cleanly(table, run, node_seat)
         assert run.summary["errors"] == 0, run.summary
         assert "ActionError" not in run.stderr
@@ -147,8 +181,9 @@ async def test_node_bot_plays_against_random_bots_and_only_loses_catch_races(ser
     # loses the race is refused, which no bot can avoid; nothing else may be.
     refusals = 0
     for seed in (21, 22, 23):
-        table, run, states = await play_with_node(server, conn, ["random", "random", "greedy"],
-                                                  seed, RuleSet(target_score=0), seed % 4)
+        table, run, _states = await play_with_node(
+            server, conn, ["random", "random", "greedy"], seed, RuleSet(target_score=0), seed % 4
+        )
         assert_finished_cleanly(table, run, seed % 4)
         s = run.summary
         assert set(s["error_reasons"]) <= CATCH_RACE_REASONS, s
@@ -162,10 +197,19 @@ async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, 
     table_info = await conn.create_table(seats=3, rules=RuleSet(target_score=150), seed=5)
     table = server.lobby.get(table_info.table_id)
     node = await NodeBot.start(
-        "--server", server.address, "--table", table.table_id, "--name", "nodey",
+        "--server",
+        server.address,
+        "--table",
+        table.table_id,
+        "--name",
+        "nodey",
         # Testing hooks: cut its own stream after these messages, and right
         # after sending these intents (the intent may be lost in the drop).
-        "--drop-after", "5,40,41", "--drop-after-intent", "3,12")
+        "--drop-after",
+        "5,40,41",
+        "--drop-after-intent",
+        "3,12",
+    )
     # Wait for the bot to take its seat: the table wakes waiters on every change.
     while not any(s.name == "nodey" for s in table.seats):
         await asyncio.wait_for(table.wait_for_change(), WAIT)
@@ -173,8 +217,14 @@ async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, 
     tasks = []
     for kind in ("greedy", "greedy"):
         joined = await conn.join_table(table.table_id, kind)
-        tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat),
-                                                 conn.session(table.table_id, joined.seat_token))))
+        tasks.append(
+            asyncio.create_task(
+                run_bot(
+                    make_bot(kind, seed=joined.seat),
+                    conn.session(table.table_id, joined.seat_token),
+                )
+            )
+        )
     await conn.start_game(table.table_id, joined.seat_token)
     run = await node.result()
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
@@ -186,8 +236,9 @@ async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, 
 
 async def test_node_bot_exits_with_an_error_for_a_forged_token(server, conn):
     table = await conn.create_table(seats=2)
-    node = await NodeBot.start(UNO_SERVER=server.address, UNO_TABLE=table.table_id,
-                               UNO_TOKEN="forged-token")
+    node = await NodeBot.start(
+        UNO_SERVER=server.address, UNO_TABLE=table.table_id, UNO_TOKEN="forged-token"
+    )
     run = await node.result()
     assert run.returncode == 1
     assert "UNAUTHENTICATED" in run.stderr
@@ -198,7 +249,8 @@ async def test_uno_match_runs_the_node_bot_as_an_external_seat(server):
     entrants = parse_entrants("greedy,random", [f"{NODE} {BOT}"])
     report = await asyncio.wait_for(
         run_match(entrants, games=3, seed=7, rules=RuleSet(target_score=0), server=server.address),
-        WAIT)
+        WAIT,
+    )
     assert [e["games"] for e in report["entrants"]] == [3, 3, 3]
     assert sum(e["wins"] for e in report["entrants"]) == pytest.approx(3)
     assert len(server.lobby.finished) == 3
@@ -208,12 +260,16 @@ async def test_uno_match_stops_when_an_external_bot_fails_instead_of_crediting_i
     failing = f"{shlex.quote(sys.executable)} -c 'import sys; sys.exit(3)'"
     entrants = parse_entrants("greedy", [failing])
     with pytest.raises(MatchError, match="exited with code 3"):
-        await asyncio.wait_for(run_match(entrants, games=2, seed=7, rules=RuleSet(target_score=0),
-                                         server=server.address), WAIT)
+        await asyncio.wait_for(
+            run_match(
+                entrants, games=2, seed=7, rules=RuleSet(target_score=0), server=server.address
+            ),
+            WAIT,
+        )
     assert not server.lobby.finished  # no game was counted
 
 
-SCENARIOS = r'''
+SCENARIOS = r"""
 const { choose } = require(process.argv[1]);
 const card = (id, colour, rank) => ({ id, colour: `COLOUR_${colour}`, rank: `RANK_${rank}` });
 const act = (id, kind, extra = {}) => ({ id, action: { kind: `ACTION_KIND_${kind}`, colour: 'COLOUR_UNSPECIFIED', uno: false, ...extra }, label: '' });
@@ -236,13 +292,18 @@ out.accept_small_hand = choose(view({ phase: 'PHASE_PENALTY', hand_sizes: [5, 5,
 out.wait_out_of_turn = choose(view({ current: 2 }), [act(5, 'CALL_UNO')], -1);
 out.call_own_uno = choose(view({ current: 2, catchable: 0 }), [act(5, 'CALL_UNO')], -1).id;
 console.log(JSON.stringify(out));
-'''
+"""
 
 
 async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
     process = await asyncio.create_subprocess_exec(
-        NODE, "-e", SCENARIOS, str(BOT), stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE)
+        NODE,
+        "-e",
+        SCENARIOS,
+        str(BOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(process.communicate(), WAIT)
     assert process.returncode == 0, err.decode()
     picks = json.loads(out)
@@ -261,25 +322,36 @@ async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
 def _transcript(seat: int, rules: RuleSet, seed: str, players: int, events) -> dict:
     """What a seat received, in the shapes @grpc/proto-loader gives (enums as names)."""
     from google.protobuf.json_format import MessageToDict
+
     from unoplay.game.deals import commitment
     from unoplay.server import wire
 
     def plain(message) -> dict:
-        return MessageToDict(message, preserving_proto_field_name=True,
-                             always_print_fields_with_no_presence=True)
+        return MessageToDict(
+            message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
 
     salt = "5a" * 16
     value = commitment(seed, salt, "t9-node", players, rules.to_dict())
-    return {"seat": seat, "table_id": "t9-node", "seats": players,
-            "rules": plain(wire.rules_pb(rules)), "commitment": value,
-            "reveal": {"seed": seed, "salt": salt, "commitment": value},
-            "events": [plain(wire.event_pb(e)) for e in events
-                       if e.audience in (-1, seat)]}
+    return {
+        "seat": seat,
+        "table_id": "t9-node",
+        "seats": players,
+        "rules": plain(wire.rules_pb(rules)),
+        "commitment": value,
+        "reveal": {"seed": seed, "salt": salt, "commitment": value},
+        "events": [plain(wire.event_pb(e)) for e in events if e.audience in (-1, seat)],
+    }
 
 
 def _node_check(transcript: dict) -> tuple[int, dict]:
-    out = subprocess.run([NODE, str(BOT_DIR / "deals.js")], input=json.dumps(transcript),
-                         capture_output=True, text=True, timeout=WAIT)
+    out = subprocess.run(
+        [NODE, str(BOT_DIR / "deals.js")],
+        input=json.dumps(transcript),
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
     return out.returncode, json.loads(out.stdout)
 
 
@@ -289,15 +361,28 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     import random
 
     from helpers import play_out
+
     from unoplay.game.events import EventKind
     from unoplay.game.rules import PRESETS
 
-    cases = [(PRESETS["house"].replace(target_score=0), 4), (RuleSet(target_score=200), 3),
-             (RuleSet(target_score=0, seven_zero=True, swap_on_five=True, point_values="classic",
-                      initial_direction="counter_clockwise", wrong_play_penalty=1), 5),
-             (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
-             (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
-             (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10)]
+    cases = [
+        (PRESETS["house"].replace(target_score=0), 4),
+        (RuleSet(target_score=200), 3),
+        (
+            RuleSet(
+                target_score=0,
+                seven_zero=True,
+                swap_on_five=True,
+                point_values="classic",
+                initial_direction="counter_clockwise",
+                wrong_play_penalty=1,
+            ),
+            5,
+        ),
+        (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
+        (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
+        (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10),
+    ]
     for i, (rules, players) in enumerate(cases):
         seed = f"node-{i}"
         events = play_out(players, rules, seed, random.Random(i))
@@ -307,8 +392,7 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     # One card of a hand dealt to seat 1, changed.
     rules = RuleSet(target_score=0)
     events = play_out(3, rules, "forged", random.Random(5))
-    at = next(k for k, e in enumerate(events)
-              if e.kind is EventKind.HAND_DEALT and e.player == 1)
+    at = next(k for k, e in enumerate(events) if e.kind is EventKind.HAND_DEALT and e.player == 1)
     cards = list(events[at].cards)
     cards[3] = next(c for c in range(108) if c not in cards)
     events[at] = events[at]._replace(cards=tuple(cards))

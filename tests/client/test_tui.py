@@ -17,14 +17,15 @@ import stat
 import subprocess
 import sys
 import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 from helpers import c, cs
 from rich.console import Console
 from textual.app import App
 from textual.widgets import Checkbox, Input, Select, Static
+
 from unoplay.client.discovery import Browser
 from unoplay.client.sdk import Connection, Received, SessionState, run_bot
 from unoplay.client.tui import table as tui_table
@@ -68,15 +69,17 @@ def data_dir(tmp_path, monkeypatch):
     return tmp_path
 
 
-async def wait_until(pilot, predicate: Callable[[], object], what: str,
-                     timeout: float = WAIT) -> None:
+async def wait_until(
+    pilot, predicate: Callable[[], object], what: str, timeout: float = WAIT
+) -> None:
     """Let the app run until ``predicate()`` is true; fail after ``timeout`` seconds."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while not predicate():
         if loop.time() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; "
-                                 f"screen is {pilot.app.screen!r}")
+            raise AssertionError(
+                f"timed out after {timeout:.0f}s waiting for {what}; screen is {pilot.app.screen!r}"
+            )
         await pilot.pause(0.01)
 
 
@@ -88,14 +91,15 @@ def screen_lines(app) -> list[str]:
 def shown_in(app, widget) -> list[str]:
     """The rows of the terminal inside ``widget``'s region, as plain text."""
     region = widget.region
-    return [line[region.x:region.right] for line in screen_lines(app)[region.y:region.bottom]]
+    return [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
 
 
 def _my_move(app) -> bool:
     """True when the app waits for the player: a prompt, a result, or their turn."""
     screen = app.screen
-    if isinstance(screen, (ColourPrompt, PenaltyPrompt, DrawnPrompt, RoundResultScreen,
-                           FinalScreen)):
+    if isinstance(
+        screen, (ColourPrompt, PenaltyPrompt, DrawnPrompt, RoundResultScreen, FinalScreen)
+    ):
         return True
     return isinstance(screen, TableScreen) and screen.ready
 
@@ -117,8 +121,11 @@ async def test_a_complete_round_by_key_presses_against_bots():
     app = UnoApp(options)
     presses = {"play": 0, "draw": 0, "prompt": 0}
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
-                         and app.screen.state.view is not None, "the table")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            "the table",
+        )
         table = app.screen
         assert app.server is not None and table.seating.embedded
         for _ in range(3000):
@@ -161,8 +168,9 @@ async def test_a_complete_round_by_key_presses_against_bots():
         game = app.server.lobby.get(app.embedded_table).game
         assert game.is_game_over
         names = [s.name for s in app.server.lobby.get(app.embedded_table).seats]
-        expected = {("You" if name == "Ada" else name): score
-                    for name, score in zip(names, game.scores)}
+        expected = {
+            ("You" if name == "Ada" else name): score for name, score in zip(names, game.scores)
+        }
         assert final.standings() == expected
         assert presses["play"] > 0
         # The seed came at the end, and every card Ada saw was checked against it.
@@ -189,8 +197,11 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             form.query_one("#title").value = "Test table"
             await pilot.click("#title")
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
-                             and app.screen.state.view is not None, "the game")
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                "the game",
+            )
             table = app.screen
             seat, table_id = table.state.seat, table.seating.table_id
             token = table.seating.token
@@ -202,19 +213,28 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("q")
             await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the quit prompt")
             await pilot.press("l")
-            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                             and app.screen.tables, "the lobby again")
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables,
+                "the lobby again",
+            )
             listed = app.screen.tables[0]
             assert listed.state is TableState.PLAYING
             assert listed.seats[seat].name == "Ada" and not listed.seats[seat].bot
             await pilot.press("i")  # the table's id, for `uno bot --table`
-            await wait_until(pilot, lambda: any(f"--table {table_id}" in str(n.message)
-                                                for n in app._notifications), "the table id")
+            await wait_until(
+                pilot,
+                lambda: any(f"--table {table_id}" in str(n.message) for n in app._notifications),
+                "the table id",
+            )
             lobby = app.screen
             # Enter on the table takes the seat back with the stored token.
             await pilot.press("enter")
-            await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
-                             and app.screen.state.view is not None, "the table again")
+            await wait_until(
+                pilot,
+                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                "the table again",
+            )
             lobby.show(lobby.tables)  # a list refresh ending after the lobby was left: no crash
             again = app.screen
             assert again is not table
@@ -238,17 +258,21 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
             await conn.add_bot(quick.table_id, "random")
     app = UnoApp(PlayOptions(server=server.address, name="Ada"))
     async with app.run_test(size=(140, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen)
-                         and app.screen.tables, "the tables")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables, "the tables"
+        )
         lobby = app.screen.query_one("#tables")
 
         def cut(cell: str, full: str) -> bool:
             """True if ``cell`` is ``full`` cut short with "…" (False: in full)."""
-            assert cell == full or cell.endswith("…") and full.startswith(cell[:-1]), cell
+            assert cell == full or (cell.endswith("…") and full.startswith(cell[:-1])), cell
             return cell != full
 
-        for width, title_cut, players_cut in ((140, False, False), (100, True, False),
-                                              (80, True, True)):
+        for width, title_cut, players_cut in (
+            (140, False, False),
+            (100, True, False),
+            (80, True, True),
+        ):
             await pilot.resize_terminal(width, 24)
             await pilot.pause()
             shown = shown_in(app, lobby)
@@ -317,7 +341,7 @@ async def test_the_log_is_laid_out_again_when_the_terminal_is_resized():
             await pilot.pause()
             width = log.scrollable_content_region.width
             assert max(strip.cell_length for strip in log.lines) <= width, size
-            rows = [row[2:2 + width].rstrip() for row in shown_in(app, log)[1:-1]]
+            rows = [row[2 : 2 + width].rstrip() for row in shown_in(app, log)[1:-1]]
             assert [row for row in rows if row][-1] == "Your turn", size
         assert "Direction: ↺" in rows and "counter-clockwise" in rows  # wrapped at 70
         await pilot.resize_terminal(140, 40)
@@ -364,6 +388,7 @@ def test_event_lines_name_you_and_the_others():
 
 def test_event_lines_show_every_card_of_a_multi_play_and_a_player_out():
     from helpers import cs
+
     from unoplay.game.events import Event, EventKind
 
     seats = crafted_state().seats
@@ -383,7 +408,8 @@ def test_logging_goes_to_a_file_not_the_terminal(data_dir):
         logging.getLogger("unoplay.test").warning("hello")
         for handler in root.handlers:
             handler.flush()
-        assert "hello" in open(path, encoding="utf-8").read()
+        with open(path, encoding="utf-8") as written:
+            assert "hello" in written.read()
     finally:
         for handler in list(root.handlers):
             root.removeHandler(handler)
@@ -408,9 +434,21 @@ async def test_uno_serve_is_found_by_the_lan_browser_on_loopback():
         port = probe.getsockname()[1]
     env = dict(os.environ, UNOPLAY_MDNS="1")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "unoplay.client.cli", "serve", "--host", "127.0.0.1",
-         "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        env=env)
+        [
+            sys.executable,
+            "-m",
+            "unoplay.client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
     def ours(servers) -> list:
         return [s for s in servers.values() if s.port == port]
@@ -418,7 +456,7 @@ async def test_uno_serve_is_found_by_the_lan_browser_on_loopback():
     try:
         try:
             servers = await browser.wait_for(lambda found: bool(ours(found)), WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             proc.send_signal(signal.SIGINT)
             _, err = proc.communicate(timeout=WAIT)
             pytest.fail(f"the server was not found over mDNS; its log:\n{err}")
@@ -444,8 +482,22 @@ async def test_mashing_keys_never_loses_the_table():
     import random
 
     rng = random.Random(7)
-    keys = ["enter", "enter", "enter", "d", "r", "a", "p", "k", "u", "c", "right", "1",
-            "escape", "h"]
+    keys = [
+        "enter",
+        "enter",
+        "enter",
+        "d",
+        "r",
+        "a",
+        "p",
+        "k",
+        "u",
+        "c",
+        "right",
+        "1",
+        "escape",
+        "h",
+    ]
     app = UnoApp(PlayOptions(name="Ada", bots=3, target=100, bot_delay=0.0, seed=99))
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
@@ -464,8 +516,9 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
     from unoplay.client.tui.screens import ConnectScreen
 
     server = await start_server("127.0.0.1", 0)
-    advertiser = Advertiser(server.port, name="uno test table", addresses=["127.0.0.1"],
-                            interfaces=["127.0.0.1"])
+    advertiser = Advertiser(
+        server.port, name="uno test table", addresses=["127.0.0.1"], interfaces=["127.0.0.1"]
+    )
     try:
         try:
             await advertiser.start()
@@ -475,8 +528,11 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
         async with app.run_test(size=(80, 24)) as pilot:
             await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "connect")
             screen = app.screen
-            await wait_until(pilot, lambda: any(s.port == server.port for s in screen.found),
-                             "the server in the LAN list")
+            await wait_until(
+                pilot,
+                lambda: any(s.port == server.port for s in screen.found),
+                "the server in the LAN list",
+            )
             index = next(i for i, s in enumerate(screen.found) if s.port == server.port)
             servers = screen.query_one("#servers")
             servers.focus()
@@ -552,8 +608,11 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         assert field.value == "11" and not field.is_valid  # marked, but the server judges
         await pilot.press("enter")
         error = form.query_one("#form-error", Static)
-        await wait_until(pilot, lambda: error.display and "uno_penalty" in str(error.content),
-                         "the server's message")
+        await wait_until(
+            pilot,
+            lambda: error.display and "uno_penalty" in str(error.content),
+            "the server's message",
+        )
         assert "uno_penalty: 11 is outside 0..10" in str(error.content)
         assert app.screen is form and field.has_focus  # the form stays, on that option
         assert not server.lobby.tables
@@ -595,7 +654,11 @@ async def test_the_format_list_opens_inside_the_create_form(server):
         options = select.query_one("SelectOverlay")
         assert scroll.region.contains_region(options.region), (scroll.region, options.region)
         assert [line.strip() for line in shown_in(app, options)] == [
-            "standard", "elimination", "teams", "tournament"]
+            "standard",
+            "elimination",
+            "teams",
+            "tournament",
+        ]
         await pilot.press("down", "down", "enter")
         await wait_until(pilot, lambda: not select.expanded, "the list to close")
         assert select.value == "teams"
@@ -634,8 +697,9 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is form
-        assert "you sit there once it answers" in " ".join(shown_in(app, form.query_one(
-            "#form-error")))
+        assert "you sit there once it answers" in " ".join(
+            shown_in(app, form.query_one("#form-error"))
+        )
         answer.set()
         await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
         (table,) = server.lobby.tables.values()
@@ -668,26 +732,59 @@ class CraftedApp(App):
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
 
-    def __init__(self, game: GameState, seat: int = 0, window_closes_ms: int = 0,
-                 clock: Callable[[], float] | None = None, events: list | None = None) -> None:
+    def __init__(
+        self,
+        game: GameState,
+        seat: int = 0,
+        window_closes_ms: int = 0,
+        clock: Callable[[], float] | None = None,
+        events: list | None = None,
+    ) -> None:
         super().__init__()
         self.game, self.seat, self.events = game, seat, events or []
         self.window_closes_ms, self.clock = window_closes_ms, clock
         self.session = _FakeSession()
 
     def state(self) -> SessionState:
-        seats = tuple(SeatInfo(seat=i, name="Ada" if i == self.seat else f"bot-{i}",
-                               bot=i != self.seat, occupied=True, connected=True)
-                      for i in range(self.game.players))
-        table = TableInfo(table_id="t1-test", title="House", seats=seats, rules=self.game.rules,
-                          turn_seconds=0, state=TableState.PLAYING, scores=(), away_grace=30.0)
-        update = wire.update_from_pb(wire.message_pb(1, Update(
-            self.game.view(self.seat), tuple(self.game.legal_actions(self.seat)), 0.0,
-            seats)).update)  # through the wire and back, as a stream delivers it
+        seats = tuple(
+            SeatInfo(
+                seat=i,
+                name="Ada" if i == self.seat else f"bot-{i}",
+                bot=i != self.seat,
+                occupied=True,
+                connected=True,
+            )
+            for i in range(self.game.players)
+        )
+        table = TableInfo(
+            table_id="t1-test",
+            title="House",
+            seats=seats,
+            rules=self.game.rules,
+            turn_seconds=0,
+            state=TableState.PLAYING,
+            scores=(),
+            away_grace=30.0,
+        )
+        update = wire.update_from_pb(
+            wire.message_pb(
+                1,
+                Update(
+                    self.game.view(self.seat), tuple(self.game.legal_actions(self.seat)), 0.0, seats
+                ),
+            ).update
+        )  # through the wire and back, as a stream delivers it
         self.update = Received(1, update)  # handle() it as the stream's message
-        return SessionState(seat=self.seat, table=table, commitment="c" * 64, view=update.view,
-                            seats=seats, legal=update.legal,
-                            window_closes_ms=self.window_closes_ms, events=list(self.events))
+        return SessionState(
+            seat=self.seat,
+            table=table,
+            commitment="c" * 64,
+            view=update.view,
+            seats=seats,
+            legal=update.legal,
+            window_closes_ms=self.window_closes_ms,
+            events=list(self.events),
+        )
 
     def on_mount(self) -> None:
         screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
@@ -696,8 +793,9 @@ class CraftedApp(App):
 
 
 def _house_game(hands: list[str], top: str, current: int, **rules) -> GameState:
-    return GameState.from_position([cs(h) for h in hands], c(top),
-                                   rules=PRESETS["house"].replace(**rules), current=current)
+    return GameState.from_position(
+        [cs(h) for h in hands], c(top), rules=PRESETS["house"].replace(**rules), current=current
+    )
 
 
 async def _select(pilot, card: int) -> None:
@@ -713,11 +811,11 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
     async with app.run_test(size=(100, 24)) as pilot:
         await pilot.pause()
         status = app.screen.query_one("#status", Static)
-        await wait_until(pilot, lambda: "⏳ 1.2s" in str(status.content),
-                         "the window's countdown")
+        await wait_until(pilot, lambda: "⏳ 1.2s" in str(status.content), "the window's countdown")
         now[0] += 0.5
-        await wait_until(pilot, lambda: "⏳ 0.7s" in str(status.content),
-                         "the countdown to move on")
+        await wait_until(
+            pilot, lambda: "⏳ 0.7s" in str(status.content), "the countdown to move on"
+        )
         await _select(pilot, c("R7"))
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.session.sent, "the play")
@@ -726,7 +824,7 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
         await wait_until(pilot, lambda: "⏳" not in str(status.content), "the window to close")
 
 
-async def _penalty_prompt_text(app: "CraftedApp") -> str:
+async def _penalty_prompt_text(app: CraftedApp) -> str:
     """Run ``app`` until its penalty prompt is up (decisions come with updates,
     as from the stream); the prompt's text."""
     async with app.run_test(size=(100, 30)) as pilot:
@@ -751,8 +849,7 @@ async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_on
 
 def test_a_turn_timer_running_out_is_said_in_the_log():
     seats = [pb.SeatInfo(seat=0, name="Ada"), pb.SeatInfo(seat=1, name="Bob")]
-    assert event_line(Event(EventKind.TIMED_OUT, 0), seats, 0).plain.startswith(
-        "Your time ran out")
+    assert event_line(Event(EventKind.TIMED_OUT, 0), seats, 0).plain.startswith("Your time ran out")
     assert "Bob's time ran out" in event_line(Event(EventKind.TIMED_OUT, 1), seats, 0).plain
 
 
@@ -770,8 +867,13 @@ async def test_the_rules_line_and_the_help_name_the_house_rules():
         table = app.screen
         (line,) = shown_in(app, table.query_one("#rules"))
         changed = differences(PRESETS["house"])
-        assert {name for name, _ in changed} == {"stacking", "jump_in", "multi_play",
-                                                  "false_uno_penalty", "reverse_deflects_draw"}
+        assert {name for name, _ in changed} == {
+            "stacking",
+            "jump_in",
+            "multi_play",
+            "false_uno_penalty",
+            "reverse_deflects_draw",
+        }
         assert line.strip().startswith("Rules house: ") and "…" not in line
         for name, value in changed:
             assert short_text(name, value) in line, name
@@ -817,10 +919,14 @@ def _help_text(app) -> str:
 
 
 async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
-    tables = {"official": (DemoApp(), False),
-              "house": (CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
-              "house without multi-play": (CraftedApp(_house_game(
-                  ["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")), False)}
+    tables = {
+        "official": (DemoApp(), False),
+        "house": (CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
+        "house without multi-play": (
+            CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")),
+            False,
+        ),
+    }
     for what, (app, multi) in tables.items():
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
@@ -848,7 +954,7 @@ async def test_the_rules_line_fits_on_one_line_leaving_out_what_does_not_fit():
             shown = line.removeprefix("Rules house: ").removesuffix(" · ? explains").split(", ")
             if width < 110:
                 assert shown.pop() == "…" and 0 < len(shown) < len(changes), width
-            assert shown == changes[:len(shown)], width
+            assert shown == changes[: len(shown)], width
         assert shown == changes  # at 110 columns, every option
 
 
@@ -904,8 +1010,9 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
         assert hand.marked == {c("R7"), c("B7"), c("G2")}
         await pilot.press("enter")  # no play lays these three
         assert app.session.sent == [] and isinstance(app.screen, TableScreen)
-        assert any("Cannot play red 7 + green 2 + blue 7" in str(n.message)
-                   for n in app._notifications)
+        assert any(
+            "Cannot play red 7 + green 2 + blue 7" in str(n.message) for n in app._notifications
+        )
         await pilot.press("space")  # unmark the green 2
         assert hand.marked == {c("R7"), c("B7")}
         await pilot.press("enter")
@@ -923,8 +1030,9 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
 
 async def test_identical_cards_marked_go_down_with_the_uno_call():
     """Two identical red 7s out of three cards: no colour to name, and u arms UNO."""
-    game = _house_game(["R7 G2 R7#1", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0,
-                       multi_play="identical")
+    game = _house_game(
+        ["R7 G2 R7#1", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0, multi_play="identical"
+    )
     app = CraftedApp(game)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -945,38 +1053,64 @@ async def test_identical_cards_marked_go_down_with_the_uno_call():
 def test_house_table_with_marked_cards_snapshot(snap_compare):
     # The rules line, a red 7 and a blue 7 marked (✓), the green 7 playable with them.
     game = _house_game(["R7 B7 G7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
-    assert snap_compare(CraftedApp(game), press=["1", "space", "2", "space"],
-                        terminal_size=(80, 24))
+    assert snap_compare(
+        CraftedApp(game), press=["1", "space", "2", "space"], terminal_size=(80, 24)
+    )
 
 
 def test_uno_play_takes_rule_options_over_the_preset():
     from unoplay.client.cli import build_parser
 
-    args = build_parser().parse_args(["play", "--rules", "house", "--rule", "seven_zero=yes",
-                                      "--rule", "multi_play=identical", "--target", "0"])
+    args = build_parser().parse_args(
+        [
+            "play",
+            "--rules",
+            "house",
+            "--rule",
+            "seven_zero=yes",
+            "--rule",
+            "multi_play=identical",
+            "--target",
+            "0",
+        ]
+    )
     options = PlayOptions.from_args(args)
     assert options.rules_name == "house"
     assert PRESETS["house"].replace(**options.rule_changes()) == PRESETS["house"].replace(
-        seven_zero=True, multi_play="identical", target_score=0)
-    for bad, named in ((["--rule", "uno_penalty=11"], "uno_penalty: 11 is outside 0..10"),
-                       (["--rule", "jump_in=maybe"], "jump_in: expected true or false"),
-                       (["--rule", "stacking=lots"], "stacking: 'lots' is not one of"),
-                       (["--rule", "no_such=1"], "unknown rule option .no_such."),
-                       (["--rule", "seven_zero"], "expected NAME=VALUE")):
+        seven_zero=True, multi_play="identical", target_score=0
+    )
+    for bad, named in (
+        (["--rule", "uno_penalty=11"], "uno_penalty: 11 is outside 0..10"),
+        (["--rule", "jump_in=maybe"], "jump_in: expected true or false"),
+        (["--rule", "stacking=lots"], "stacking: 'lots' is not one of"),
+        (["--rule", "no_such=1"], "unknown rule option .no_such."),
+        (["--rule", "seven_zero"], "expected NAME=VALUE"),
+    ):
         with pytest.raises(SystemExit, match=named):
             PlayOptions.from_args(build_parser().parse_args(["play", *bad]))
 
 
 async def test_the_embedded_game_plays_the_rule_options_given():
-    options = PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=5, rules_name="house",
-                          rule_options={"seven_zero": True}, target=0)
+    options = PlayOptions(
+        name="Ada",
+        bots=1,
+        bot_delay=0.0,
+        seed=5,
+        rules_name="house",
+        rule_options={"seven_zero": True},
+        target=0,
+    )
     app = UnoApp(options)
     async with app.run_test(size=(80, 24)) as pilot:
+
         def table_screen():  # under a prompt, if the deal asks one at once (a Wild starter)
             return next((s for s in app.screen_stack if isinstance(s, TableScreen)), None)
 
-        await wait_until(pilot, lambda: table_screen() is not None
-                         and table_screen().table is not None, "the table")
+        await wait_until(
+            pilot,
+            lambda: table_screen() is not None and table_screen().table is not None,
+            "the table",
+        )
         table = app.server.lobby.get(app.embedded_table)
         assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
         assert table.seed == "5"  # uno play --seed: a seeded table of its own server
@@ -999,17 +1133,22 @@ def test_uno_play_refuses_a_format_its_bots_cannot_seat():
     from unoplay.client.cli import build_parser
 
     with pytest.raises(SystemExit, match="4, 6 or 8 players"):
-        PlayOptions.from_args(build_parser().parse_args(
-            ["play", "--rule", "format=teams", "--bots", "2"]))
+        PlayOptions.from_args(
+            build_parser().parse_args(["play", "--rule", "format=teams", "--bots", "2"])
+        )
 
 
 async def test_a_teams_table_marks_your_partner_opposite():
-    options = PlayOptions(name="Ada", bots=3, bot_delay=0.0, seed=5,
-                          rule_options={"format": "teams"}, target=0)
+    options = PlayOptions(
+        name="Ada", bots=3, bot_delay=0.0, seed=5, rule_options={"format": "teams"}, target=0
+    )
     app = UnoApp(options)
     async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen)
-                         and app.screen.state.view is not None, "the table")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            "the table",
+        )
         panel = app.screen.query_one(PlayersPanel)
         await wait_until(pilot, lambda: panel.teams, "the rules")
         me = app.screen.me
@@ -1022,15 +1161,20 @@ async def test_a_teams_table_marks_your_partner_opposite():
 # ---------------------------------------------------------------- watching a table
 
 #: Event kinds only their own player may see.
-PRIVATE_KINDS = {EventKind.HAND_DEALT, EventKind.DREW_CARDS, EventKind.HAND_SHOWN,
-                 EventKind.HAND_RECEIVED}
+PRIVATE_KINDS = {
+    EventKind.HAND_DEALT,
+    EventKind.DREW_CARDS,
+    EventKind.HAND_SHOWN,
+    EventKind.HAND_RECEIVED,
+}
 
 
 async def _bots_table(conn, bot_delay: float, target: int) -> tuple[str, str]:
     """A table of four: Bob (an SDK bot, joined here) and three server bots,
     not started yet. Returns (table id, Bob's seat token)."""
-    table = await conn.create_table(seats=4, title="Bots", bot_delay=bot_delay,
-                                    rules=RuleSet(target_score=target))
+    table = await conn.create_table(
+        seats=4, title="Bots", bot_delay=bot_delay, rules=RuleSet(target_score=target)
+    )
     bob = await conn.join_table(table.table_id, "Bob")
     for _ in range(3):
         await conn.add_bot(table.table_id, "greedy")
@@ -1054,8 +1198,11 @@ def _assert_nothing_private(screen) -> None:
 
 
 async def _watch_first_table(app, pilot) -> WatchScreen:
-    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables,
-                     "the table in the lobby")
+    await wait_until(
+        pilot,
+        lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables,
+        "the table in the lobby",
+    )
     await pilot.press("w")
     await wait_until(pilot, lambda: isinstance(app.screen, WatchScreen), "the spectator view")
     return app.screen
@@ -1076,8 +1223,11 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 table = server.lobby.get(table_id)
                 await wait_until(pilot, lambda: screen.state.view is not None, "the view")
                 seen = len(screen.state.events)
-                await wait_until(pilot, lambda: len(screen.state.events) > seen + 2,
-                                 "new events as the bots play")
+                await wait_until(
+                    pilot,
+                    lambda: len(screen.state.events) > seen + 2,
+                    "new events as the bots play",
+                )
                 assert table.spectators == 1 and table.state is TableState.PLAYING
                 assert "played" in _log_text(screen)
                 # The players panel: every seat with its number of cards, nobody is "you".
@@ -1097,8 +1247,11 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 assert not actions & {"play", "draw", "uno", "catch", "mark", "move(1)"}
                 assert "leave" in actions
                 await pilot.press("question_mark")  # the help names the watching keys
-                await wait_until(pilot, lambda: isinstance(app.screen, WatchHelpScreen)
-                                 and app.screen.is_mounted, "the help")
+                await wait_until(
+                    pilot,
+                    lambda: isinstance(app.screen, WatchHelpScreen) and app.screen.is_mounted,
+                    "the help",
+                )
                 console = Console(file=io.StringIO(), width=100, color_system=None)
                 console.print(app.screen.query_one("#help-body", Static).content)
                 assert "q or Esc  back to the lobby" in console.file.getvalue()
@@ -1109,6 +1262,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 async def send(action) -> bool:
                     sent.append(action)
                     return False
+
                 screen.session.send = send
                 await pilot.press("enter", "d", "u", "c", "1", "right", "space", "s", "b")
                 await pilot.click("#pile")
@@ -1137,17 +1291,24 @@ async def test_watching_a_waiting_table_to_the_end_of_its_game_shows_nothing_pri
             async with app.run_test(size=(100, 30)) as pilot:
                 screen = await _watch_first_table(app, pilot)
                 status = screen.query_one("#status", Static)
-                await wait_until(pilot, lambda: "Waiting for the game to start: 4/4"
-                                 in str(status.content), "the waiting status")
+                await wait_until(
+                    pilot,
+                    lambda: "Waiting for the game to start: 4/4" in str(status.content),
+                    "the waiting status",
+                )
                 assert screen.state.view is None
                 table = server.lobby.get(table_id)
                 await wait_until(pilot, lambda: table.spectators == 1, "the spectator stream")
                 await conn.start_game(table_id, token)
-                await asyncio.wait_for(run_bot(make_bot("greedy"),
-                                               conn.session(table_id, token)), WAIT)
+                await asyncio.wait_for(
+                    run_bot(make_bot("greedy"), conn.session(table_id, token)), WAIT
+                )
                 scores = dict(zip((s.name for s in table.seats), table.game.scores))
-                await wait_until(pilot, lambda: isinstance(app.screen, FinalScreen)
-                                 and app.screen.is_mounted, "the final standings")
+                await wait_until(
+                    pilot,
+                    lambda: isinstance(app.screen, FinalScreen) and app.screen.is_mounted,
+                    "the final standings",
+                )
                 assert app.screen.standings() == scores
                 assert screen.finished and screen.state.game_over
                 kinds = {e.kind for e in screen.state.events}

@@ -32,11 +32,12 @@ import threading
 import time
 import urllib.request
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pytest
+
 from unoplay.client.cli import build_parser
 from unoplay.client.sdk import Connection
 from unoplay.client.tui.render import COLOUR, colour_word, rank_short
@@ -48,18 +49,29 @@ WAIT = 30.0  # seconds: upper bound of any single wait
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
-CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                  "--no-first-run", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--window-size=1100,720")
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--window-size=1100,720",
+)
 #: where the screenshot is copied for people (the pytest tmp dir has one too)
-ARTIFACTS = Path(os.environ.get("UNOPLAY_ARTIFACTS")
-                 or Path(tempfile.gettempdir()) / "unoplay-artifacts")
+ARTIFACTS = Path(
+    os.environ.get("UNOPLAY_ARTIFACTS") or Path(tempfile.gettempdir()) / "unoplay-artifacts"
+)
 
 
 def _missing() -> str | None:
     if CHROMIUM is None or CHROMEDRIVER is None:
-        return ("chromium or chromedriver is not on PATH: uno web is NOT tested in a browser; "
-                "apt-get install chromium chromium-driver (as .ci/run does)")
+        return (
+            "chromium or chromedriver is not on PATH: uno web is NOT tested in a browser; "
+            "apt-get install chromium chromium-driver (as .ci/run does)"
+        )
     try:
         import selenium  # noqa: F401
     except ImportError:
@@ -167,27 +179,39 @@ def _stop_group(process: subprocess.Popen) -> None:
 def uno_web(tmp_path):
     """Start ``uno web ARGS`` on an ephemeral loopback port; returns a WebRun."""
     runs: list[subprocess.Popen] = []
-    env = {**os.environ, "UNOPLAY_DATA_DIR": str(tmp_path / "data"),
-           "XDG_DATA_HOME": str(tmp_path / "xdg"), "UNOPLAY_MDNS": "0"}
+    env = {
+        **os.environ,
+        "UNOPLAY_DATA_DIR": str(tmp_path / "data"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "UNOPLAY_MDNS": "0",
+    }
 
     def start(*args: str) -> WebRun:
         stderr = tmp_path / f"uno-web-{len(runs)}.log"
         with open(stderr, "wb") as err:
             process = subprocess.Popen(
                 [sys.executable, "-m", "unoplay.client.cli", "web", "--port", "0", *args],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err, env=env,
-                cwd=tmp_path, start_new_session=True)
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env=env,
+                cwd=tmp_path,
+                start_new_session=True,
+            )
         runs.append(process)
         lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=lambda: [lines.put(line) for line in process.stdout],
-                         daemon=True).start()
+        threading.Thread(
+            target=lambda: [lines.put(line) for line in process.stdout], daemon=True
+        ).start()
         deadline = time.monotonic() + WAIT
         while True:
             try:
                 line = lines.get(timeout=max(0.0, deadline - time.monotonic())).decode()
             except queue.Empty:
-                raise AssertionError(f"uno web printed no URL in {WAIT:.0f}s; its log:\n"
-                                     + stderr.read_text(errors="replace")) from None
+                raise AssertionError(
+                    f"uno web printed no URL in {WAIT:.0f}s; its log:\n"
+                    + stderr.read_text(errors="replace")
+                ) from None
             if found := re.search(r"open (http://\S+/) in a browser", line):
                 return WebRun(process, found.group(1), stderr, process.pid)
 
@@ -208,8 +232,11 @@ def browser(tmp_path):
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={tmp_path / 'chromium-profile'}")
-    service = Service(CHROMEDRIVER, log_output=str(tmp_path / "chromedriver.log"),
-                      popen_kw={"start_new_session": True})
+    service = Service(
+        CHROMEDRIVER,
+        log_output=str(tmp_path / "chromedriver.log"),
+        popen_kw={"start_new_session": True},
+    )
     driver = webdriver.Chrome(service=service, options=options)
     try:
         driver.set_page_load_timeout(WAIT)
@@ -236,8 +263,7 @@ def screen(driver) -> str:
     return driver.execute_script(READ_SCREEN) or ""
 
 
-def wait_for(driver, predicate: Callable[[str], object], what: str,
-             timeout: float = WAIT) -> str:
+def wait_for(driver, predicate: Callable[[str], object], what: str, timeout: float = WAIT) -> str:
     """Poll the page's text until ``predicate(text)``; returns that text."""
     deadline = time.monotonic() + timeout
     while True:
@@ -245,8 +271,9 @@ def wait_for(driver, predicate: Callable[[str], object], what: str,
         if predicate(text):
             return text
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}; "
-                                 f"the page shows:\n{text}")
+            raise AssertionError(
+                f"timed out after {timeout:.0f}s waiting for {what}; the page shows:\n{text}"
+            )
         time.sleep(0.05)
 
 
@@ -271,11 +298,10 @@ def hand(text: str) -> list[Card]:
     cards = []
     for found in re.finditer(r"[╭┏](\d)[─━]", lines[top]):
         x = found.start()
-        rank = lines[top + 1][x + 1:x + 7].strip()
-        colour = lines[top + 2][x + 1:x + 7].strip()
-        bottom = lines[top + 3][x:x + 8]
-        cards.append(Card(found.group(1), (rank, colour), "play" in bottom,
-                          lines[top][x] == "┏"))
+        rank = lines[top + 1][x + 1 : x + 7].strip()
+        colour = lines[top + 2][x + 1 : x + 7].strip()
+        bottom = lines[top + 3][x : x + 8]
+        cards.append(Card(found.group(1), (rank, colour), "play" in bottom, lines[top][x] == "┏"))
     return cards
 
 
@@ -293,8 +319,9 @@ def press(driver, *keys: str) -> None:
 def table_page(driver, url: str) -> str:
     """Open ``url``; returns the page's text once it is your turn at the table."""
     driver.get(url)
-    return wait_for(driver, lambda t: "YOUR TURN" in t and "What happened" in t,
-                    "your turn at the table")
+    return wait_for(
+        driver, lambda t: "YOUR TURN" in t and "What happened" in t, "your turn at the table"
+    )
 
 
 # ---------------------------------------------------------------- tests
@@ -312,12 +339,15 @@ def test_a_tab_plays_a_card_by_keyboard(uno_web, browser, tmp_path, capsys):
     text = table_page(browser, web.url)
     assert browser.title == "UNO"
     assert browser.execute_script(
-        "return document.activeElement.classList.contains('xterm-helper-textarea')"), \
-        "the terminal should have the keyboard focus without a click"
+        "return document.activeElement.classList.contains('xterm-helper-textarea')"
+    ), "the terminal should have the keyboard focus without a click"
     # The app starts blurred under textual-serve and hides its footer of keys until
     # the page's "focus" reaches it (client/web.py focuses the terminal for that).
-    text = wait_for(browser, lambda t: "Draw" in t.rstrip().splitlines()[-1],
-                    "the footer of keys (the app has the focus)")
+    text = wait_for(
+        browser,
+        lambda t: "Draw" in t.rstrip().splitlines()[-1],
+        "the footer of keys (the app has the focus)",
+    )
 
     for _ in range(10):  # draw (and keep) until a card fits; with this seed one fits at once
         cards = hand(text)
@@ -325,12 +355,20 @@ def test_a_tab_plays_a_card_by_keyboard(uno_web, browser, tmp_path, capsys):
         if playable:
             break
         press(browser, "d")
-        text = wait_for(browser, lambda t: "it can be played" in t or (
-            "YOUR TURN" in t and len(hand(t)) > len(cards)), "a drawn card")
+        text = wait_for(
+            browser,
+            lambda t: "it can be played" in t or ("YOUR TURN" in t and len(hand(t)) > len(cards)),
+            "a drawn card",
+        )
         if "it can be played" in text:
             press(browser, "k")
-            text = wait_for(browser, lambda t: "YOUR TURN" in t and len(hand(t)) > len(cards)
-                            and "it can be played" not in t, "your next turn")
+            text = wait_for(
+                browser,
+                lambda t: (
+                    "YOUR TURN" in t and len(hand(t)) > len(cards) and "it can be played" not in t
+                ),
+                "your next turn",
+            )
     else:
         raise AssertionError(f"no playable card after ten draws:\n{text}")
     card = next((c for c in playable if c.face[1] != "wild"), playable[0])
@@ -338,8 +376,9 @@ def test_a_tab_plays_a_card_by_keyboard(uno_web, browser, tmp_path, capsys):
     press(browser, card.key)  # a number key selects
     text = wait_for(browser, lambda t: selected(t) == card.key, f"card {card.key} selected")
     index = [c.key for c in hand(text)].index(card.key)
-    there, back = (Keys.ARROW_LEFT, Keys.ARROW_RIGHT) if index else \
-        (Keys.ARROW_RIGHT, Keys.ARROW_LEFT)
+    there, back = (
+        (Keys.ARROW_LEFT, Keys.ARROW_RIGHT) if index else (Keys.ARROW_RIGHT, Keys.ARROW_LEFT)
+    )
     press(browser, there)  # arrows move the selection, and back
     wait_for(browser, lambda t: selected(t) not in ("", card.key), "the selection moved")
     press(browser, back)
@@ -418,8 +457,9 @@ def test_the_page_is_named_offline_and_refuses_other_origins(uno_web):
     async def connect(origin: str) -> int:
         async with aiohttp.ClientSession() as http:
             try:
-                async with http.ws_connect(f"ws://{host}/ws", origin=origin,
-                                           timeout=aiohttp.ClientWSTimeout(ws_close=WAIT)):
+                async with http.ws_connect(
+                    f"ws://{host}/ws", origin=origin, timeout=aiohttp.ClientWSTimeout(ws_close=WAIT)
+                ):
                     return 101
             except aiohttp.WSServerHandshakeError as err:
                 return err.status
@@ -431,8 +471,12 @@ def test_web_options_are_checked_before_serving(tmp_path):
     """A bad option stops `uno web` at once, with its own name in the message."""
     result = subprocess.run(
         [sys.executable, "-m", "unoplay.client.cli", "web", "--port", "0", "--bots", "0"],
-        capture_output=True, text=True, timeout=WAIT, stdin=subprocess.DEVNULL,
-        env={**os.environ, "UNOPLAY_DATA_DIR": str(tmp_path)})
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "UNOPLAY_DATA_DIR": str(tmp_path)},
+    )
     assert result.returncode != 0
     assert "uno web: --bots must be 1..9" in result.stderr
     args = build_parser().parse_args(["web"])
@@ -457,6 +501,7 @@ def test_web_sessions_keep_seat_tokens_in_memory(tmp_path, monkeypatch):
 async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
     """Every tab is a process of its own: past MAX_SESSIONS a new one is refused (503)."""
     import aiohttp
+
     from unoplay.client import web
 
     monkeypatch.setattr(web, "MAX_SESSIONS", 0)
@@ -465,8 +510,9 @@ async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
     try:
         async with aiohttp.ClientSession() as http:
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(f"ws://127.0.0.1:{port}/ws",
-                                      timeout=aiohttp.ClientWSTimeout(ws_close=WAIT))
+                await http.ws_connect(
+                    f"ws://127.0.0.1:{port}/ws", timeout=aiohttp.ClientWSTimeout(ws_close=WAIT)
+                )
         assert refused.value.status == 503
     finally:
         await site.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import c, cs
+
 from unoplay.game import actions as A
 from unoplay.game.actions import NONE, ActionKind
 from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
@@ -104,8 +105,12 @@ def test_greedy_attacks_a_next_player_close_to_going_out():
 
 
 def test_greedy_attacks_the_next_player_counter_clockwise():
-    game = pos(["B7 B8 GS", "Y1 Y2 Y3", "Y4 Y5 Y6", "Y7"], "G7", direction=-1,
-               uno_called=[False, False, False, True])
+    game = pos(
+        ["B7 B8 GS", "Y1 Y2 Y3", "Y4 Y5 Y6", "Y7"],
+        "G7",
+        direction=-1,
+        uno_called=[False, False, False, True],
+    )
     assert greedy(game, 0) == A.play(c("GS"))
 
 
@@ -136,18 +141,30 @@ def test_greedy_keeps_when_the_drawn_card_is_not_offered():
     assert GreedyBot().decide(game.view(0), legal) == A.KEEP
 
 
-@pytest.mark.parametrize("offender_hand, expected", [
-    ("B1 B2 B3 B4", A.CHALLENGE),  # 4 cards left: likely held the colour
-    ("B1 B2 B3", A.ACCEPT),
-])
+@pytest.mark.parametrize(
+    "offender_hand, expected",
+    [
+        ("B1 B2 B3 B4", A.CHALLENGE),  # 4 cards left: likely held the colour
+        ("B1 B2 B3", A.ACCEPT),
+    ],
+)
 @pytest.mark.parametrize("direction", [1, -1])
 def test_greedy_challenges_a_wild_draw_four_by_the_offenders_hand_size(
-        offender_hand, expected, direction):
+    offender_hand, expected, direction
+):
     offender = 0 if direction == 1 else 2
     hands = ["Y5", "R2 G3", "Y6"]
     hands[offender] = offender_hand
-    game = pos(hands, "W+4", colour=Colour.GREEN, current=1, direction=direction,
-               phase=Phase.PENALTY, pending=4, wd4_by=offender)
+    game = pos(
+        hands,
+        "W+4",
+        colour=Colour.GREEN,
+        current=1,
+        direction=direction,
+        phase=Phase.PENALTY,
+        pending=4,
+        wd4_by=offender,
+    )
     assert greedy(game, 1) == expected
     assert greedy(game, 3 - 1 - offender) is None  # the bystander has nothing to do
 
@@ -221,7 +238,7 @@ def test_make_bot_kinds_and_unknown_kind():
     for kind, cls in BOT_KINDS.items():
         bot = make_bot(kind, seed=1)
         assert type(bot) is cls and isinstance(bot, Bot) and bot.name == kind
-    with pytest.raises(ValueError, match="greedy.*random"):
+    with pytest.raises(ValueError, match=r"greedy.*random"):
         make_bot("clever")
 
 
@@ -255,14 +272,22 @@ def play_round(game: GameState, bots: list[Bot]) -> int:
     return game.round_winner
 
 
-@pytest.mark.parametrize("rules", [
-    RuleSet(target_score=0),
-    RuleSet(target_score=0, unnamed_wild_keeps_colour=True, uno_call_strict=True),
-    RuleSet(target_score=0, false_uno_penalty=2, challenge_success_skips_challenger=False,
-            wd4_restriction=Wd4Restriction.ANY_MATCH),
-    RuleSet(target_score=0, multi_play="same_rank", stacking="any", seven_zero=True),
-    RuleSet(target_score=0, multi_play="identical", jump_in=True),
-], ids=["official", "unnamed-strict", "false-uno", "multi-same-rank", "multi-identical"])
+@pytest.mark.parametrize(
+    "rules",
+    [
+        RuleSet(target_score=0),
+        RuleSet(target_score=0, unnamed_wild_keeps_colour=True, uno_call_strict=True),
+        RuleSet(
+            target_score=0,
+            false_uno_penalty=2,
+            challenge_success_skips_challenger=False,
+            wd4_restriction=Wd4Restriction.ANY_MATCH,
+        ),
+        RuleSet(target_score=0, multi_play="same_rank", stacking="any", seven_zero=True),
+        RuleSet(target_score=0, multi_play="identical", jump_in=True),
+    ],
+    ids=["official", "unnamed-strict", "false-uno", "multi-same-rank", "multi-identical"],
+)
 @pytest.mark.parametrize("players", [2, 3, 6])
 def test_bots_only_ever_choose_legal_actions(rules, players):
     for seed in range(15):

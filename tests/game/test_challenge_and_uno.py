@@ -10,6 +10,7 @@ from helpers import (
     pos,
     refused,
 )
+
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
@@ -90,6 +91,7 @@ def test_only_the_player_who_must_draw_may_challenge():
 
 # ---------------------------------------------------------------- UNO (section 5)
 
+
 def test_uno_called_with_the_play_is_safe():
     game = pos(["R1 Y3", "R2 G3 B4", "Y4 Y5 Y6"], "R7")
     assert A.play(c("R1"), uno=True) in game.legal_actions(0)
@@ -166,8 +168,12 @@ def test_false_uno_penalty_option():
 
 def test_false_uno_call_with_both_piles_empty_is_refused_since_it_would_cost_nothing():
     rest = everything_else("R7", "R1 Y3 B5", "Y4 Y5 Y6")
-    game = GameState.from_position([cs("R1 Y3 B5"), rest, cs("Y4 Y5 Y6")], c("R7"),
-                                   draw_pile=[], rules=RuleSet(false_uno_penalty=2))
+    game = GameState.from_position(
+        [cs("R1 Y3 B5"), rest, cs("Y4 Y5 Y6")],
+        c("R7"),
+        draw_pile=[],
+        rules=RuleSet(false_uno_penalty=2),
+    )
     assert A.CALL_UNO not in game.legal_actions(1)
     refused(game, 1, A.CALL_UNO, Reason.UNO_NOT_NEEDED)
     game.apply(0, A.play(c("R1")))  # a card under the top: a false call costs one again

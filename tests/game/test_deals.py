@@ -12,6 +12,7 @@ import random
 from helpers import play_out, rule_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from unoplay.game.deals import (
     DealRandom,
     DealReveal,
@@ -36,7 +37,7 @@ def spec_words(seed: str, count: int) -> list[int]:
     block = 0
     while len(words) < count:
         data = hashlib.shake_256(key + block.to_bytes(8, "little")).digest(1024)
-        words += [int.from_bytes(data[i:i + 4], "little") for i in range(0, 1024, 4)]
+        words += [int.from_bytes(data[i : i + 4], "little") for i in range(0, 1024, 4)]
         block += 1
     return words[:count]
 
@@ -46,8 +47,10 @@ def test_the_stream_is_the_documented_shake256_counter_mode():
     r = DealRandom("example")
     assert [r.getrandbits(32) for _ in range(600)] == words
     # The guide's test vectors.
-    assert seed_key("example").hex() == \
-        "7f00c79a6d14954c0cd6219e899de955fdd592d90869a8a9e98c9559e695dcd9"
+    assert (
+        seed_key("example").hex()
+        == "7f00c79a6d14954c0cd6219e899de955fdd592d90869a8a9e98c9559e695dcd9"
+    )
     assert words[:4] == [3952049818, 1743753990, 2310317196, 2908085203]
     r = DealRandom("example")
     assert [r.below(108) for _ in range(8)] == [99, 43, 58, 73, 55, 47, 24, 45]
@@ -121,8 +124,10 @@ def test_the_mersenne_predictor_works_on_mersenne_twister():
 def test_the_commitment_is_the_documented_text_and_binds_rules_seats_and_table():
     salt = "00112233445566778899aabbccddeeff"
     text = commitment_text("example", salt, "t1-abc123", 4, OFFICIAL.to_dict())
-    assert text.startswith("unoplay deal commitment v1\ntable: t1-abc123\nseats: 4\nrules: "
-                           "challenge_success_skips_challenger=true,false_uno_penalty=0,")
+    assert text.startswith(
+        "unoplay deal commitment v1\ntable: t1-abc123\nseats: 4\nrules: "
+        "challenge_success_skips_challenger=true,false_uno_penalty=0,"
+    )
     assert text.endswith(f",wrong_play_penalty=0\nsalt: {salt}\nseed: example\n")
     value = commitment("example", salt, "t1-abc123", 4, OFFICIAL.to_dict())
     assert value == "468bc9c4c6c39c96f17da6690e08851991ca8103e8fc588c8bead20c3f1c4e51"
@@ -137,8 +142,12 @@ def test_the_commitment_is_the_documented_text_and_binds_rules_seats_and_table()
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.text(min_size=1, max_size=20), players=st.sampled_from([2, 3, 4, 6, 8, 10]),
-       rules=rule_sets, fmt=st.sampled_from(GameFormat))
+@given(
+    seed=st.text(min_size=1, max_size=20),
+    players=st.sampled_from([2, 3, 4, 6, 8, 10]),
+    rules=rule_sets,
+    fmt=st.sampled_from(GameFormat),
+)
 def test_every_seat_checks_every_card_it_saw_under_any_rules(seed, players, rules, fmt):
     """The algorithm of the guide (deals.DealCheck) replays exactly the engine's
     piles, for every seat and a spectator, under every option and format."""
@@ -151,11 +160,19 @@ def test_every_seat_checks_every_card_it_saw_under_any_rules(seed, players, rule
         change.update(scoring="penalty", target_score=max(rules.target_score, 30))
     rules = rules.replace(**change)
     events = play_out(players, rules, seed, random.Random(seed))
-    reveal = DealReveal(seed, "ab" * 16, commitment(seed, "ab" * 16, "t1", players,
-                                                    rules.to_dict()))
+    reveal = DealReveal(
+        seed, "ab" * 16, commitment(seed, "ab" * 16, "t1", players, rules.to_dict())
+    )
     for seat in range(-1, players):
-        check = check_deals(events, seat, reveal, table_id="t1", players=players,
-                            rules=rules.to_dict(), commitment_seen=reveal.commitment)
+        check = check_deals(
+            events,
+            seat,
+            reveal,
+            table_id="t1",
+            players=players,
+            rules=rules.to_dict(),
+            commitment_seen=reveal.commitment,
+        )
         assert check.problems == [] and check.checked > 0
 
 
@@ -179,5 +196,3 @@ def test_an_altered_card_or_a_wrong_seed_is_found():
     assert "do not give the revealed commitment" in problems[0] and len(problems) > 1
     # A commitment other than the one sent at the start.
     assert not check_deals(events, 0, reveal, commitment_seen="0" * 64, **kw).fair
-
-

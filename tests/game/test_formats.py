@@ -4,6 +4,7 @@ import random
 
 import pytest
 from helpers import assert_conserved, c, of_kind, pos, refused
+
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
 from unoplay.game.errors import Reason
@@ -16,6 +17,7 @@ TOURNAMENT = RuleSet(format="tournament", scoring="penalty", target_score=100)
 
 
 # ------------------------------------------------------------------ elimination
+
 
 def test_elimination_play_goes_on_without_the_player_who_went_out():
     game = pos(["R1", "R2 G5", "R3 B7", "Y9 B9"], "R5", rules=ELIMINATION)
@@ -35,8 +37,7 @@ def test_elimination_play_goes_on_without_the_player_who_went_out():
 
 
 def test_elimination_turn_order_skips_players_out():
-    game = pos(["", "RS G5", "R3 B7", "Y9 R9"], "R5", rules=ELIMINATION, out_seats=(0,),
-               current=3)
+    game = pos(["", "RS G5", "R3 B7", "Y9 R9"], "R5", rules=ELIMINATION, out_seats=(0,), current=3)
     game.apply(3, A.play(c("R9")))
     assert game.current == 1  # seat 0 is out
     events = game.apply(1, A.play(c("RS")))
@@ -44,8 +45,7 @@ def test_elimination_turn_order_skips_players_out():
 
 
 def test_elimination_ends_when_one_player_is_left_who_loses():
-    game = pos(["", "R2", "R3 B7", "R7 Y9"], "R5", rules=ELIMINATION, out_seats=(0,),
-               current=1)
+    game = pos(["", "R2", "R3 B7", "R7 Y9"], "R5", rules=ELIMINATION, out_seats=(0,), current=1)
     events = game.apply(1, A.play(c("R2")))
     assert [(e.player, e.value) for e in of_kind(events, E.PLAYER_OUT)] == [(1, 2)]
     assert not game.is_round_over and game.current == 2  # two players left
@@ -61,7 +61,7 @@ def test_elimination_ends_when_one_player_is_left_who_loses():
 
 
 def test_elimination_needs_a_single_round():
-    with pytest.raises(RuleError, match="elimination.*target_score=0"):
+    with pytest.raises(RuleError, match=r"elimination.*target_score=0"):
         RuleSet(format="elimination")
 
 
@@ -78,6 +78,7 @@ def test_elimination_from_a_deal_ranks_every_player(seed):
 
 
 # ------------------------------------------------------------------ teams
+
 
 def test_teams_winner_takes_scores_the_opponents_hands_for_both_partners():
     rules = RuleSet(format="teams")
@@ -106,6 +107,7 @@ def test_teams_need_four_six_or_eight_players(players):
 
 # ------------------------------------------------------------------ tournament
 
+
 def test_tournament_puts_out_a_player_who_reaches_the_target_and_deals_without_them():
     game = pos(["R1", "R9 G5", "R8 B7", "W"], "R5", rules=TOURNAMENT, scores=[0, 10, 50, 60])
     events = game.apply(0, A.play(c("R1")))
@@ -122,8 +124,13 @@ def test_tournament_puts_out_a_player_who_reaches_the_target_and_deals_without_t
 
 
 def test_tournament_two_left_play_the_two_player_rules_and_the_last_one_wins():
-    game = pos(["RR R4", "R9 B5", "", ""], "R5", rules=TOURNAMENT, out_seats=(3, 2),
-               scores=[40, 95, 120, 130])
+    game = pos(
+        ["RR R4", "R9 B5", "", ""],
+        "R5",
+        rules=TOURNAMENT,
+        out_seats=(3, 2),
+        scores=[40, 95, 120, 130],
+    )
     game.apply(0, A.play(c("RR"), uno=True))  # two in play: the Reverse acts as a Skip
     assert game.current == 0
     events = game.apply(0, A.play(c("R4")))

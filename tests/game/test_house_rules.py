@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused, snapshot
+
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
@@ -15,6 +16,7 @@ STACK_24 = RuleSet(stacking="plus_four_over_two")
 
 
 # ------------------------------------------------------------------ stacking
+
 
 def test_stacking_draw_two_on_draw_two_passes_the_sum_on():
     game = pos(["R+2 Y3 Y4", "B+2 G3 G4", "Y5 Y6 Y7"], "R7", rules=RuleSet(stacking="draw_two"))
@@ -79,6 +81,7 @@ def test_stacking_with_two_players_bounces_between_them():
 
 def test_draw_two_starter_can_be_answered_with_stacking():
     from helpers import number_hands, stacked_deck
+
     hands = number_hands(3, avoid=cs("Y+2 B+2"))
     hands[1][0] = c("B+2")
     deck = stacked_deck(hands, c("Y+2"), dealer=0)
@@ -89,14 +92,16 @@ def test_draw_two_starter_can_be_answered_with_stacking():
 
 
 def test_last_card_on_a_stack_next_player_draws_it_all():
-    game = pos(["R+2 Y3 Y4", "B+2", "Y5 Y6 Y7"], "R7", rules=STACK_24,
-               uno_called=[False, True, False])
+    game = pos(
+        ["R+2 Y3 Y4", "B+2", "Y5 Y6 Y7"], "R7", rules=STACK_24, uno_called=[False, True, False]
+    )
     game.apply(0, A.play(c("R+2")))
     events = game.apply(1, A.play(c("B+2")))
     assert game.is_round_over and game.round_winner == 1 and drew(events, 2) == 4
 
 
 # ------------------------------------------------------------------ deflect
+
 
 def test_reverse_of_the_colour_in_force_sends_the_penalty_back_and_back_again():
     rules = RuleSet(reverse_deflects_draw=True)
@@ -112,13 +117,17 @@ def test_reverse_of_the_colour_in_force_sends_the_penalty_back_and_back_again():
 
 
 def test_reverse_of_another_colour_does_not_deflect():
-    game = pos(["R+2 Y3 Y4", "BR G3 G4", "Y5 Y6 Y7"], "R7", rules=RuleSet(reverse_deflects_draw=True))
+    game = pos(
+        ["R+2 Y3 Y4", "BR G3 G4", "Y5 Y6 Y7"], "R7", rules=RuleSet(reverse_deflects_draw=True)
+    )
     game.apply(0, A.play(c("R+2")))
     refused(game, 1, A.play(c("BR")), Reason.PENALTY_PENDING)
 
 
 def test_deflected_wild_draw_four_cannot_be_challenged_by_its_player():
-    game = pos(["W+4 Y3 Y4", "BR G3 G4", "Y5 Y6 Y7"], "R7", rules=RuleSet(reverse_deflects_draw=True))
+    game = pos(
+        ["W+4 Y3 Y4", "BR G3 G4", "Y5 Y6 Y7"], "R7", rules=RuleSet(reverse_deflects_draw=True)
+    )
     game.apply(0, A.play(c("W+4"), Colour.BLUE))
     game.apply(1, A.play(c("BR")))
     assert game.current == 0 and A.CHALLENGE not in game.legal_actions(0)
@@ -179,6 +188,7 @@ def test_not_identical_no_jump_in():
 
 # ------------------------------------------------------------------ seven_zero / swap_on_five
 
+
 def test_seven_swaps_hands_with_the_chosen_player_and_each_sees_only_their_new_hand():
     game = pos(["R7 Y3 Y4", "G2 G3", "Y5 Y6 Y7 Y8"], "R1", rules=RuleSet(seven_zero=True))
     refused(game, 0, A.play(c("R7")), Reason.TARGET_MISSING)
@@ -203,16 +213,26 @@ def test_zero_passes_every_hand_one_seat_in_the_direction_of_play():
 
 
 def test_swap_changes_who_must_call_uno_one_card_after_a_swap_is_safe():
-    game = pos(["R7 Y3", "G2", "Y5 Y6 Y7"], "R1", rules=RuleSet(seven_zero=True),
-               uno_called=[False, True, False])
+    game = pos(
+        ["R7 Y3", "G2", "Y5 Y6 Y7"],
+        "R1",
+        rules=RuleSet(seven_zero=True),
+        uno_called=[False, True, False],
+    )
     game.apply(0, A.play(c("R7"), target=2))  # 0 now holds 3 cards, 2 holds the yellow 3
     assert len(game.hand(2)) == 1 and game.uno_called(2)
-    assert game.catchable == -1 and not any(a.kind is A.ActionKind.CATCH for a in game.legal_actions(1))
+    assert game.catchable == -1 and not any(
+        a.kind is A.ActionKind.CATCH for a in game.legal_actions(1)
+    )
 
 
 def test_last_card_seven_goes_out_without_a_swap():
-    game = pos(["R7", "G2 G3", "Y5 Y6"], "R1", rules=RuleSet(seven_zero=True),
-               uno_called=[True, False, False])
+    game = pos(
+        ["R7", "G2 G3", "Y5 Y6"],
+        "R1",
+        rules=RuleSet(seven_zero=True),
+        uno_called=[True, False, False],
+    )
     assert A.play(c("R7")) in game.legal_actions(0)
     game.apply(0, A.play(c("R7")))
     assert game.is_round_over and game.round_winner == 0
@@ -232,6 +252,7 @@ NUMBERS = RuleSet(number_first_and_last=True)
 
 def test_first_card_of_a_round_must_be_a_number():
     from helpers import number_hands, stacked_deck
+
     hands = number_hands(3, avoid=cs("R7 RS"))
     hands[1][0] = c("RS")
     deck = stacked_deck(hands, c("R7"), dealer=0)
@@ -242,6 +263,7 @@ def test_first_card_of_a_round_must_be_a_number():
 
 def test_first_player_without_a_number_to_lead_draws_two_and_loses_the_turn():
     from helpers import stacked_deck
+
     hands = [cs("B1 B2 B3 B4 B5 B6 B8"), cs("RS GS BS W Y+2 G+2 B+2"), cs("G1 G2 G3 G4 G5 G6 G8")]
     deck = stacked_deck(hands, c("R7"), dealer=0)
     game, _ = GameState.new(3, NUMBERS, seed=1, dealer=0, deck=deck)
@@ -260,6 +282,7 @@ def test_last_card_not_a_number_draws_one_and_must_call_again():
 
 # ------------------------------------------------------------------ wrong_play_penalty
 
+
 def test_wrong_play_is_refused_and_costs_a_card():
     game = pos(["G1 Y3", "R2 G3", "Y4 Y5"], "R7", rules=RuleSet(wrong_play_penalty=1))
     with pytest.raises(IllegalAction) as err:
@@ -274,6 +297,7 @@ def test_wrong_play_is_refused_and_costs_a_card():
 
 
 # ------------------------------------------------------------------ presets and validation
+
 
 def test_house_preset():
     house = PRESETS["house"]
@@ -290,8 +314,10 @@ def test_bad_house_options_are_refused():
 
 # ------------------------------------------------------------------ bots under house rules
 
+
 def test_greedy_stacks_and_jumps_in_when_it_can():
     from unoplay.game.bots import GreedyBot
+
     game = pos(["R+2 Y3 Y4", "B+2 G3 G4", "Y5 Y6 Y7", "R+2#1 B1 B2"], "R7", rules=PRESETS["house"])
     game.apply(0, A.play(c("R+2")))
     bot = GreedyBot(seed=1)
@@ -303,5 +329,8 @@ def test_greedy_stacks_and_jumps_in_when_it_can():
 
 def test_greedy_swaps_into_the_smallest_hand():
     from unoplay.game.bots import GreedyBot
+
     game = pos(["R7 Y3 Y4 Y8", "G2 G3", "Y5 Y6 Y7 B1 B2"], "R1", rules=RuleSet(seven_zero=True))
-    assert GreedyBot(seed=1).decide(game.view(0), game.legal_actions(0)) == A.play(c("R7"), target=1)
+    assert GreedyBot(seed=1).decide(game.view(0), game.legal_actions(0)) == A.play(
+        c("R7"), target=1
+    )

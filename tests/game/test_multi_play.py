@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused
+
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.errors import Reason
@@ -15,8 +16,9 @@ IDENTICAL = RuleSet(multi_play="identical")
 
 
 def plays_of(game, seat):
-    return {(a.card, a.extra, a.colour) for a in game.legal_actions(seat)
-            if a.kind is A.ActionKind.PLAY}
+    return {
+        (a.card, a.extra, a.colour) for a in game.legal_actions(seat) if a.kind is A.ActionKind.PLAY
+    }
 
 
 def test_same_rank_lays_numbers_of_several_colours_and_the_named_one_stays():
@@ -35,8 +37,11 @@ def test_legal_actions_list_each_set_once_with_each_colour_it_may_leave():
     game = pos(["R7 B7 Y1", "G2 G3", "Y4 Y5"], "R3", rules=SAME_RANK)
     plays = plays_of(game, 0)
     # R7 alone; R7+B7 leaving red or blue; B7 cannot lead (blue on red 3), Y1 does not fit.
-    assert plays == {(c("R7"), (), -1), (c("R7"), (c("B7"),), Colour.RED),
-                     (c("R7"), (c("B7"),), Colour.BLUE)}
+    assert plays == {
+        (c("R7"), (), -1),
+        (c("R7"), (c("B7"),), Colour.RED),
+        (c("R7"), (c("B7"),), Colour.BLUE),
+    }
     # Both lead on a 7: the pair is listed once, under the lower id.
     game = pos(["R7 B7 Y1", "G2 G3", "Y4 Y5"], "G7", rules=SAME_RANK)
     pairs = [p for p in plays_of(game, 0) if p[1]]
@@ -50,14 +55,19 @@ def test_the_first_card_must_be_playable_and_the_colour_one_of_those_played():
     refused(game, 0, A.play(c("R7"), Colour.GREEN, extra=(c("B7"),)), Reason.COLOUR_NOT_PLAYED)
     refused(game, 0, A.play(c("R7"), extra=(c("Y1"),)), Reason.CARDS_DO_NOT_GO_TOGETHER)
     refused(game, 0, A.play(c("R7"), extra=(c("G7"),)), Reason.CARD_NOT_IN_HAND)
-    refused(game, 0, A.play(c("R7"), Colour.RED, extra=(c("B7"), c("B7"))),
-            Reason.CARDS_DO_NOT_GO_TOGETHER)
+    refused(
+        game,
+        0,
+        A.play(c("R7"), Colour.RED, extra=(c("B7"), c("B7"))),
+        Reason.CARDS_DO_NOT_GO_TOGETHER,
+    )
 
 
 def test_identical_allows_only_copies_of_one_card():
     game = pos(["R7 R7#1 B7 Y1", "G2 G3", "Y4 Y5"], "R3", rules=IDENTICAL)
-    refused(game, 0, A.play(c("R7"), Colour.BLUE, extra=(c("B7"),)),
-            Reason.CARDS_DO_NOT_GO_TOGETHER)
+    refused(
+        game, 0, A.play(c("R7"), Colour.BLUE, extra=(c("B7"),)), Reason.CARDS_DO_NOT_GO_TOGETHER
+    )
     assert (c("R7"), (c("R7#1"),), -1) in plays_of(game, 0)
     game.apply(0, A.play(c("R7"), extra=(c("R7#1"),)))  # same colour: no colour to name
     assert game.colour == Colour.RED and len(game.hand(0)) == 2
@@ -68,16 +78,19 @@ def test_off_refuses_several_cards():
     refused(game, 0, A.play(c("R7"), Colour.BLUE, extra=(c("B7"),)), Reason.MULTI_PLAY_OFF)
 
 
-@pytest.mark.parametrize("skips, players, nxt", [
-    (2, 4, 3),  # skip 1 and 2
-    (3, 4, 0),  # skip 1, 2 and 3: the player plays again
-    (2, 3, 0),  # k = other players: back to the player
-    (3, 3, 1),  # k > other players: round the table, the player too is skipped once
-    (2, 2, 1),  # two players: the other, then the player; the other plays
-])
+@pytest.mark.parametrize(
+    "skips, players, nxt",
+    [
+        (2, 4, 3),  # skip 1 and 2
+        (3, 4, 0),  # skip 1, 2 and 3: the player plays again
+        (2, 3, 0),  # k = other players: back to the player
+        (3, 3, 1),  # k > other players: round the table, the player too is skipped once
+        (2, 2, 1),  # two players: the other, then the player; the other plays
+    ],
+)
 def test_k_skips_skip_the_next_k_players_round_the_table(skips, players, nxt):
     cards = ["RS", "RS#1", "BS"][:skips]
-    hands = [" ".join(cards + ["Y1"])] + ["G2 G3", "B4 B5", "Y4 Y5"][:players - 1]
+    hands = [" ".join(cards + ["Y1"])] + ["G2 G3", "B4 B5", "Y4 Y5"][: players - 1]
     game = pos(hands, "R3", rules=SAME_RANK)
     colour = Colour.RED if len({x[0] for x in cards}) > 1 else None
     events = game.apply(0, A.play(c(cards[0]), colour, extra=tuple(cs(" ".join(cards[1:])))))

@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import assert_conserved, c, cs, drew, everything_else, of_kind, pos
+
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
@@ -25,8 +26,9 @@ def test_wild_loses_its_named_colour_in_the_reshuffle():
     # A Wild once named blue lies under the red 7; the draw pile is empty.
     rest = everything_else("W", "R7", "Y3")
     hands = [cs("Y3"), rest[:50], rest[50:]]
-    game = GameState.from_position(hands, c("R7"), draw_pile=[], discard_under=[c("W")],
-                                   uno_called=[True, False, False])
+    game = GameState.from_position(
+        hands, c("R7"), draw_pile=[], discard_under=[c("W")], uno_called=[True, False, False]
+    )
     game.apply(0, A.DRAW)
     assert game.hand(0)[-1] == c("W") and game.phase is Phase.DRAWN
     assert game.colour == Colour.RED
@@ -82,8 +84,10 @@ def test_last_card_draw_two_or_wild_draw_four_next_still_draws(last, drawn):
 HANDS = ["R1", "RS W+4 G3", "Y4 Y5 B+2"]  # hands after seat 0 goes out: 70 + 9 + 20
 
 
-@pytest.mark.parametrize("values, points", [("standard", [0, 20 + 50 + 3, 4 + 5 + 20]),
-                                            ("classic", [0, 10 + 40 + 3, 4 + 5 + 10])])
+@pytest.mark.parametrize(
+    "values, points",
+    [("standard", [0, 20 + 50 + 3, 4 + 5 + 20]), ("classic", [0, 10 + 40 + 3, 4 + 5 + 10])],
+)
 def test_winner_takes_scoring_both_point_tables(values, points):
     rules = RuleSet(point_values=values)
     game = pos(HANDS, "R7", rules=rules, uno_called=[True, False, False])

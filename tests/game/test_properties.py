@@ -8,6 +8,7 @@ import pytest
 from helpers import all_cards, assert_conserved, rule_sets, snapshot
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
 from unoplay.game.cards import COLOUR, RANK, WILD
@@ -28,10 +29,19 @@ def candidate_actions(game: GameState, rng: random.Random) -> list[A.Action]:
     hand = list(game.hand(game.current))
     if len(hand) > 2:  # several cards at once, going together or not (multi_play)
         first, *extra = rng.sample(hand, 3)
-        out += [A.play(first, rng.choice([None, 0, 1, 2, 3]), False, extra=tuple(extra[:k]))
-                for k in (1, 2)]
-    out += [A.DRAW, A.KEEP, A.CHALLENGE, A.ACCEPT, A.CALL_UNO, A.choose_colour(rng.randrange(4)),
-            A.catch(rng.randrange(game.players))]
+        out += [
+            A.play(first, rng.choice([None, 0, 1, 2, 3]), False, extra=tuple(extra[:k]))
+            for k in (1, 2)
+        ]
+    out += [
+        A.DRAW,
+        A.KEEP,
+        A.CHALLENGE,
+        A.ACCEPT,
+        A.CALL_UNO,
+        A.choose_colour(rng.randrange(4)),
+        A.catch(rng.randrange(game.players)),
+    ]
     return out
 
 
@@ -39,13 +49,19 @@ def laid(action: A.Action) -> tuple:
     """An action with a multi-card play's cards as a set: laying the same cards
     led by another of them is the same play (multi_play)."""
     if action.kind is ActionKind.PLAY and action.extra:
-        return (action.kind, action.colour, action.uno, action.target,
-                frozenset((action.card, *action.extra)))
+        return (
+            action.kind,
+            action.colour,
+            action.uno,
+            action.target,
+            frozenset((action.card, *action.extra)),
+        )
     return tuple(action)
 
 
-def play_round(game: GameState, rng: random.Random, probe_every: int = 0,
-               trace: list | None = None) -> int:
+def play_round(
+    game: GameState, rng: random.Random, probe_every: int = 0, trace: list | None = None
+) -> int:
     """Random legal play until the round ends, checking invariants after every action."""
     steps = 0
     while not game.is_round_over:
@@ -55,23 +71,31 @@ def play_round(game: GameState, rng: random.Random, probe_every: int = 0,
         assert legal, "the player to move always has an action"
         if game.phase is Phase.PLAY:  # section 3: the cards offered in turn are those that match
             top = game.top_card
-            fit = {c for c in game.hand(seat)
-                   if COLOUR[c] in (game.colour, WILD) or RANK[c] == RANK[top]}
+            fit = {
+                c
+                for c in game.hand(seat)
+                if COLOUR[c] in (game.colour, WILD) or RANK[c] == RANK[top]
+            }
             offered = {a.card for a in legal if a.kind is ActionKind.PLAY}
             assert offered <= fit
             if not game.rules.number_first_and_last:  # which may hold back all but numbers
                 assert offered == fit
         other = rng.randrange(game.players)
         # Out of turn (catch, call UNO, jump in); false UNO calls stay rare.
-        options = [a for a in game.legal_actions(other)
-                   if a.kind is not ActionKind.CALL_UNO or game.catchable == other]
+        options = [
+            a
+            for a in game.legal_actions(other)
+            if a.kind is not ActionKind.CALL_UNO or game.catchable == other
+        ]
         if rng.random() < 0.1 and options:
             seat, legal = other, options
         elif rng.random() < 0.9:  # mostly a turn action: calls and catches stay occasional
             legal = [a for a in legal if a.kind not in OUT_OF_TURN] or legal
         if probe_every and steps % probe_every == 0:
             before = snapshot(game)
-            penalised = False  # one wrong_play_penalty per probe: probes must not make rounds endless
+            penalised = (
+                False  # one wrong_play_penalty per probe: probes must not make rounds endless
+            )
             for action in candidate_actions(game, rng):
                 for probe_seat in (seat, rng.randrange(game.players)):
                     if laid(action) in {laid(a) for a in game.legal_actions(probe_seat)}:
@@ -137,8 +161,12 @@ def test_any_rule_combination_rounds_end_and_conserve_cards(seed, players, rules
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 3, 4, 6, 8, 10]),
-       fmt=st.sampled_from(GameFormat), rules=rule_sets)
+@given(
+    seed=st.integers(0, 2**32),
+    players=st.sampled_from([2, 3, 4, 6, 8, 10]),
+    fmt=st.sampled_from(GameFormat),
+    rules=rule_sets,
+)
 def test_every_format_ends_with_winners_and_conserves_cards(seed, players, fmt, rules):
     assume(fmt is not GameFormat.TEAMS or players in (4, 6, 8))
     change: dict = {"format": fmt}

@@ -7,11 +7,12 @@ from __future__ import annotations
 import doctest
 import random
 
-import unoplay.game.engine
-import unoplay.game.research
 from helpers import rule_sets
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+import unoplay.game.engine
+import unoplay.game.research
 from unoplay.game import DRAW, Game, GameState, Outcome, RuleSet, Termination
 from unoplay.game.rules import PRESETS
 

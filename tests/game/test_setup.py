@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import assert_conserved, c, number_hands, of_kind, stacked_deck
+
 from unoplay.game.actions import DRAW
 from unoplay.game.cards import (
     CLASSIC_POINTS,
@@ -92,13 +93,18 @@ def test_deal_seven_each_from_the_dealers_left_and_private():
 
 def start(starter: str, players: int = 4, dealer: int = 0, rules=None, then=()):
     hands = number_hands(players, avoid=[c(starter)] + list(then))
-    deck = stacked_deck(hands, c(starter), dealer=dealer, then=then,
-                        direction=-1 if rules and rules.initial_direction == "counter_clockwise" else 1)
+    deck = stacked_deck(
+        hands,
+        c(starter),
+        dealer=dealer,
+        then=then,
+        direction=-1 if rules and rules.initial_direction == "counter_clockwise" else 1,
+    )
     return GameState.new(players, rules, seed=5, dealer=dealer, deck=deck)
 
 
 def test_starter_number_left_of_dealer_plays_first_clockwise():
-    game, events = start("R5")
+    game, _events = start("R5")
     assert game.current == 1 and game.direction == 1
     assert game.colour == Colour.RED and game.top_card == c("R5")
     assert game.phase is Phase.PLAY
@@ -121,8 +127,9 @@ def test_starter_reverse_right_of_dealer_option():
 
 
 def test_starter_reverse_first_player_then_reverse_option():
-    game, _ = start("BR", dealer=1, then=[c("R3")],
-                    rules=RuleSet(reverse_starter="first_player_then_reverse"))
+    game, _ = start(
+        "BR", dealer=1, then=[c("R3")], rules=RuleSet(reverse_starter="first_player_then_reverse")
+    )
     assert game.current == 2 and game.direction == -1  # left of the dealer plays first
     game.apply(2, DRAW)  # draws the red 3, which does not fit: the turn passes
     assert game.current == 1  # back past the dealer: play runs counter-clockwise
@@ -137,7 +144,7 @@ def test_starter_draw_two_first_player_draws_two_and_is_skipped():
 
 
 def test_starter_wild_first_player_names_colour_then_plays():
-    game, events = start("W")
+    game, _events = start("W")
     assert game.phase is Phase.CHOOSE_COLOUR and game.current == 1
     assert {a.colour for a in game.legal_actions(1)} == {0, 1, 2, 3}
     game.apply(1, game.legal_actions(1)[2])  # green

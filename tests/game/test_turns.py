@@ -2,6 +2,7 @@
 
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused
+
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.errors import Reason

@@ -15,6 +15,7 @@ import sys
 
 import grpc
 import pytest
+
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
 from unoplay.client.sdk import Connection, Refused, run_bot
@@ -40,8 +41,9 @@ WAIT = 60
 # ------------------------------------------------------------------ over the wire
 
 
-async def _raw_seat(conn: Connection, table_id: str, token: str, kind: str,
-                    received: list[bytes]) -> None:
+async def _raw_seat(
+    conn: Connection, table_id: str, token: str, kind: str, received: list[bytes]
+) -> None:
     """A seat played over a raw Play stream, keeping every byte it receives
     (after a cut, such as a write racing the game's end, it resumes by seq)."""
     bot = make_bot(kind, seed=1)
@@ -50,8 +52,9 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, kind: str,
     cuts = 0
     while True:
         call = conn.games.Play()
-        await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token,
-                                                         last_seq=last_seq)))
+        await call.write(
+            gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token, last_seq=last_seq))
+        )
         try:
             while (response := await asyncio.wait_for(call.read(), WAIT)) is not grpc.aio.EOF:
                 received.append(response.SerializeToString())
@@ -67,8 +70,9 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, kind: str,
                 action = bot.decide(wire.view_from_pb(update.view), legal)
                 if action is not None:
                     try:
-                        await call.write(gs.PlayRequest(intent=gs.Intent(
-                            action_id=wire.action_id(action))))
+                        await call.write(
+                            gs.PlayRequest(intent=gs.Intent(action_id=wire.action_id(action)))
+                        )
                     except (grpc.aio.AioRpcError, asyncio.InvalidStateError):
                         pass  # the stream ended meanwhile: the next read says how
             return
@@ -86,7 +90,8 @@ def _parse(raw: list[bytes], response_type) -> list[gs.TableMessage]:
 
 @pytest.mark.parametrize("preset,seats,people", [("official", 2, 2), ("house", 10, 3)])
 async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
-        preset, seats, people, caplog):
+    preset, seats, people, caplog
+):
     caplog.set_level(logging.INFO)
     rules = PRESETS[preset].replace(target_score=0)
     server = await start_server("127.0.0.1", 0)
@@ -102,17 +107,27 @@ async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
             watched: list[bytes] = []
             watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table.table_id))
             await asyncio.wait_for(watcher.read(), WAIT)  # the spectator is in before the start
-            tasks = [asyncio.create_task(_raw_seat(conn, table.table_id, j.seat_token,
-                                                   "greedy" if i else "random", received[i]))
-                     for i, j in enumerate(joins)]
+            tasks = [
+                asyncio.create_task(
+                    _raw_seat(
+                        conn, table.table_id, j.seat_token, "greedy" if i else "random", received[i]
+                    )
+                )
+                for i, j in enumerate(joins)
+            ]
             started = await conn.start_game(table.table_id, joins[0].seat_token)
             lobby_bytes.append(wire.table_pb(started).SerializeToString())
 
             async def watch() -> None:
-                while (response := await asyncio.wait_for(watcher.read(), WAIT)) is not grpc.aio.EOF:
+                while (
+                    response := await asyncio.wait_for(watcher.read(), WAIT)
+                ) is not grpc.aio.EOF:
                     watched.append(response.SerializeToString())
-                    lobby_bytes.append((await conn.lobby.ListTables(
-                        ls.ListTablesRequest(), timeout=WAIT)).SerializeToString())
+                    lobby_bytes.append(
+                        (
+                            await conn.lobby.ListTables(ls.ListTablesRequest(), timeout=WAIT)
+                        ).SerializeToString()
+                    )
 
             await asyncio.wait_for(asyncio.gather(*tasks, watch()), WAIT)
         live = server.lobby.get(table.table_id)
@@ -127,30 +142,44 @@ async def test_the_seed_is_in_no_byte_before_the_end_then_replays_every_card(
         messages = _parse(raw, kind)
         bodies = [m.WhichOneof("body") for m in messages]
         at = bodies.index("deal_revealed")  # the game's last message: late refusals only after
-        assert set(bodies[at + 1:]) <= {"error"} and bodies.count("deal_revealed") == 1
+        assert set(bodies[at + 1 :]) <= {"error"} and bodies.count("deal_revealed") == 1
         # Every byte received before the reveal holds neither seed nor salt: the
         # responses before the one that carries it, and that one's earlier messages.
-        last = next(i for i, r in enumerate(raw) if any(
-            m.WhichOneof("body") == "deal_revealed" for m in kind.FromString(r).messages))
-        head = [m for m in kind.FromString(raw[last]).messages
-                if m.seq < messages[at].seq]
+        last = next(
+            i
+            for i, r in enumerate(raw)
+            if any(m.WhichOneof("body") == "deal_revealed" for m in kind.FromString(r).messages)
+        )
+        head = [m for m in kind.FromString(raw[last]).messages if m.seq < messages[at].seq]
         before = b"".join(raw[:last]) + kind(messages=head).SerializeToString()
         assert not any(s in before for s in secrets_)
         revealed = messages[at].deal_revealed
         assert (revealed.seed, revealed.salt) == (seed, salt)
-        welcome = next(m.welcome for m in messages
-                       if m.WhichOneof("body") == "welcome" and m.welcome.deal_commitment)
+        welcome = next(
+            m.welcome
+            for m in messages
+            if m.WhichOneof("body") == "welcome" and m.welcome.deal_commitment
+        )
         assert welcome.table.seeded is False
-        events = [wire.event_from_pb(m.event, seat) for m in messages
-                  if m.WhichOneof("body") == "event"]
-        check = check_deals(events, seat, DealReveal(revealed.seed, revealed.salt,
-                                                     revealed.commitment),
-                            table_id=table.table_id, players=seats, rules=rules.to_dict(),
-                            commitment_seen=welcome.deal_commitment)
+        events = [
+            wire.event_from_pb(m.event, seat) for m in messages if m.WhichOneof("body") == "event"
+        ]
+        check = check_deals(
+            events,
+            seat,
+            DealReveal(revealed.seed, revealed.salt, revealed.commitment),
+            table_id=table.table_id,
+            players=seats,
+            rules=rules.to_dict(),
+            commitment_seen=welcome.deal_commitment,
+        )
         assert check.fair, check.problems
-        dealt = sum(len(e.cards) for e in events if e.kind in (EventKind.HAND_DEALT,
-                                                               EventKind.DREW_CARDS))
-        assert dealt >= 7 if seat >= 0 else dealt == 0  # its own cards, checked; none for a spectator
+        dealt = sum(
+            len(e.cards) for e in events if e.kind in (EventKind.HAND_DEALT, EventKind.DREW_CARDS)
+        )
+        assert (
+            dealt >= 7 if seat >= 0 else dealt == 0
+        )  # its own cards, checked; none for a spectator
     assert not any(s in b for b in lobby_bytes for s in secrets_)
     assert not any(seed in r.getMessage() or salt in r.getMessage() for r in caplog.records)
 
@@ -161,15 +190,17 @@ async def test_the_sdk_checks_the_deals_of_the_game_it_played(server, conn):
     for _ in range(2):
         await conn.add_bot(table.table_id, "greedy")
     await conn.start_game(table.table_id, me.seat_token)
-    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id,
-                                                                           me.seat_token)), WAIT)
+    state = await asyncio.wait_for(
+        run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT
+    )
     check = state.deal_check()
     assert isinstance(check, DealCheck) and check.fair and check.checked >= 7
     assert state.reveal.seed == server.lobby.get(table.table_id).deal.seed
 
 
-async def test_a_chosen_seed_is_refused_at_an_ordinary_table_and_taken_at_a_seeded_one(server,
-                                                                                      conn):
+async def test_a_chosen_seed_is_refused_at_an_ordinary_table_and_taken_at_a_seeded_one(
+    server, conn
+):
     plain = await conn.create_table(seats=2, rules=RuleSet(target_score=0))
     me = await conn.join_table(plain.table_id, "me")
     await conn.add_bot(plain.table_id, "greedy")
@@ -225,8 +256,16 @@ async def test_uno_match_with_a_seed_repeats_its_deals():
     for _ in range(2):
         server = await start_server("127.0.0.1", 0)
         try:
-            await asyncio.wait_for(run_match(parse_entrants("greedy,random,random", []), games=3,
-                                             seed=5, rules=rules, server=server.address), WAIT)
+            await asyncio.wait_for(
+                run_match(
+                    parse_entrants("greedy,random,random", []),
+                    games=3,
+                    seed=5,
+                    rules=rules,
+                    server=server.address,
+                ),
+                WAIT,
+            )
             tables = sorted(server.lobby.finished, key=lambda t: t.title)
             deals.append([(t.title, t.game.seed, t.received[:4]) for t in tables])
         finally:
@@ -248,8 +287,10 @@ async def _stored_game(tmp_path, rules: RuleSet) -> tuple[str, int]:
             for _ in range(2):
                 await conn.add_bot(table.table_id, "greedy")
             await conn.start_game(table.table_id, me.seat_token)
-            await asyncio.wait_for(run_bot(make_bot("random", seed=3),
-                                           conn.session(table.table_id, me.seat_token)), WAIT)
+            await asyncio.wait_for(
+                run_bot(make_bot("random", seed=3), conn.session(table.table_id, me.seat_token)),
+                WAIT,
+            )
         await asyncio.wait_for(server.recorder.drain(), WAIT)
     finally:
         await server.stop(None)
@@ -260,8 +301,12 @@ async def _stored_game(tmp_path, rules: RuleSet) -> tuple[str, int]:
 
 
 def _uno(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "unoplay.client.cli", *args],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "unoplay.client.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 async def test_uno_verify_says_fair_and_finds_an_altered_deal(tmp_path):
@@ -275,8 +320,9 @@ async def test_uno_verify_says_fair_and_finds_an_altered_deal(tmp_path):
     assert out.returncode == 0 and "FAIR" in out.stdout and "NOT" not in out.stdout, out
     # A copy whose stored cards were altered: the second player's deal gets another card.
     db = sqlite3.connect(path)
-    received = json.loads(db.execute("SELECT received FROM games WHERE id = ?",
-                                     (game_id,)).fetchone()[0])
+    received = json.loads(
+        db.execute("SELECT received FROM games WHERE id = ?", (game_id,)).fetchone()[0]
+    )
     entry = next(e for e in received if e[1] == EventKind.HAND_DEALT and e[2] == 1)
     entry[3][0] = next(c for c in range(108) if c not in entry[3])
     db.execute("UPDATE games SET received = ? WHERE id = ?", (json.dumps(received), game_id))
@@ -335,13 +381,23 @@ def test_a_format_1_store_is_upgraded_and_its_mersenne_games_still_replay(tmp_pa
     db = sqlite3.connect(path)
     db.executescript(_FORMAT_1)
     players = [{"seat": i, "name": f"p{i}", "bot": "greedy"} for i in range(3)]
-    db.execute("INSERT INTO games VALUES (1, 't1-old', 'Old', '77', ?, ?, ?, ?, 'finished',"
-               " 1.0, 2.0, ?)", (json.dumps(rules.to_dict()), json.dumps(players),
-                                 json.dumps(list(game.scores)),
-                                 json.dumps(list(game.game_winners)), len(actions)))
-    db.executemany("INSERT INTO actions VALUES (1, ?, ?, ?, 'bot', 0)",
-                   [(i, seat, json.dumps([int(a.kind), a.card, a.colour, a.uno, a.target]))
-                    for i, (seat, a) in enumerate(actions)])
+    db.execute(
+        "INSERT INTO games VALUES (1, 't1-old', 'Old', '77', ?, ?, ?, ?, 'finished', 1.0, 2.0, ?)",
+        (
+            json.dumps(rules.to_dict()),
+            json.dumps(players),
+            json.dumps(list(game.scores)),
+            json.dumps(list(game.game_winners)),
+            len(actions),
+        ),
+    )
+    db.executemany(
+        "INSERT INTO actions VALUES (1, ?, ?, ?, 'bot', 0)",
+        [
+            (i, seat, json.dumps([int(a.kind), a.card, a.colour, a.uno, a.target]))
+            for i, (seat, a) in enumerate(actions)
+        ],
+    )
     db.commit()
     db.close()
     store = GameStore(path)

@@ -21,7 +21,7 @@ from unoplay.server.service import start_server
 
 WAIT = 60  # seconds: upper bound for the client process and each of its calls
 
-CLIENT = r'''
+CLIENT = r"""
 import json, sys
 
 import grpc
@@ -84,16 +84,23 @@ with grpc.insecure_channel(address) as channel:
 
 out["project_modules_imported"] = sorted(m for m in sys.modules if m.startswith("unoplay"))
 print(json.dumps(out))
-'''
+"""
 
 
 async def run_client(address: str) -> dict:
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", CLIENT, address, str(WAIT), stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        sys.executable,
+        "-c",
+        CLIENT,
+        address,
+        str(WAIT),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     try:
         out, err = await asyncio.wait_for(process.communicate(), WAIT)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         process.kill()
         await process.wait()
         raise AssertionError(f"the reflection client did not finish in {WAIT}s") from None
@@ -110,20 +117,27 @@ async def test_reflection_lists_services_serves_descriptors_and_enables_dynamic_
         await server.stop(None)
 
     assert out["project_modules_imported"] == []
-    assert {"unoplay.v1.LobbyService", "unoplay.v1.GameService",
-            "grpc.health.v1.Health"} <= set(out["services"])
+    assert {"unoplay.v1.LobbyService", "unoplay.v1.GameService", "grpc.health.v1.Health"} <= set(
+        out["services"]
+    )
     assert any(s.startswith("grpc.reflection.") for s in out["services"])
 
     assert out["game_service_package"] == "unoplay.v1"
-    assert set(out["game_service_dependencies"]) == {"unoplay/v1/game.proto",
-                                                     "unoplay/v1/lobby_service.proto"}
-    assert {"unoplay/v1/game_service.proto", "unoplay/v1/game.proto",
-            "unoplay/v1/lobby_service.proto"} <= set(out["files"])
+    assert set(out["game_service_dependencies"]) == {
+        "unoplay/v1/game.proto",
+        "unoplay/v1/lobby_service.proto",
+    }
+    assert {
+        "unoplay/v1/game_service.proto",
+        "unoplay/v1/game.proto",
+        "unoplay/v1/lobby_service.proto",
+    } <= set(out["files"])
     methods = out["game_service_methods"]["GameService"]
     assert methods["Play"] == [".unoplay.v1.PlayRequest", ".unoplay.v1.PlayResponse", True, True]
     assert methods["Spectate"][2:] == [False, True]
     assert out["play_request_fields"] == ["join", "intent"]
 
     assert out["reply_type"] == "unoplay.v1.ListTablesResponse"
-    assert out["tables"] == [{"title": "Reflected", "seats": 3, "state": "TABLE_STATE_WAITING",
-                              "target_score": 250}]
+    assert out["tables"] == [
+        {"title": "Reflected", "seats": 3, "state": "TABLE_STATE_WAITING", "target_score": 250}
+    ]

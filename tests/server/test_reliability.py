@@ -18,6 +18,7 @@ import pytest
 from helpers import assert_conserved, make_certificate, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+
 from unoplay.client.sdk import (
     CHANNEL_OPTIONS,
     Connection,
@@ -75,8 +76,9 @@ def _wire(received) -> list[bytes]:
 
 async def open_play(conn, table_id, token, last_seq=0):
     call = conn.games.Play()
-    await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token,
-                                                     last_seq=last_seq)))
+    await call.write(
+        gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token, last_seq=last_seq))
+    )
     return call
 
 
@@ -131,11 +133,14 @@ def test_token_bucket():
 
 
 async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(server, conn):
-    table_info = await conn.create_table(seats=2, rules=RuleSet(target_score=150), away_grace=0, seed=3)
+    table_info = await conn.create_table(
+        seats=2, rules=RuleSet(target_score=150), away_grace=0, seed=3
+    )
     table = server.lobby.get(table_info.table_id)
     joins = [await conn.join_table(table.table_id, name) for name in ("stays", "drops")]
-    stays = asyncio.create_task(run_bot(make_bot("greedy", seed=1),
-                                        conn.session(table.table_id, joins[0].seat_token)))
+    stays = asyncio.create_task(
+        run_bot(make_bot("greedy", seed=1), conn.session(table.table_id, joins[0].seat_token))
+    )
     # The dropping player connects on a channel of its own, plays, then loses it.
     other = Connection(server.address)
     session = other.session(table.table_id, joins[1].seat_token)
@@ -161,8 +166,14 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
     away = [m for m in table.log_for(0) if isinstance(m, SeatsChanged)]
     assert any(not s.seats[1].connected and not s.seats[1].bot for s in away)
     assert any(not s.seats[1].connected and s.seats[1].bot for s in away)
-    await until(table, lambda: any(src == "stand_in" for src in table.history_sources)
-                or table.state is TableState.FINISHED, "a stand-in move")
+    await until(
+        table,
+        lambda: (
+            any(src == "stand_in" for src in table.history_sources)
+            or table.state is TableState.FINISHED
+        ),
+        "a stand-in move",
+    )
     # The player comes back on a new channel, resuming after the last seq seen.
     back = Connection(server.address)
     resumed = back.session(table.table_id, joins[1].seat_token, last_seq=session.last_seq)
@@ -179,8 +190,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
     # The player's messages across both connections are the server's log, exactly.
     log_ = table.log_for(1)
     assert [m.seq for m in seen] == list(range(1, len(log_) + 1))
-    assert _wire(seen) == \
-        [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
+    assert _wire(seen) == [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
     assert resumed.state.view == table.game.view(1)
     # Once back, the player took over again: no stand-in move after the return.
     assert table.seats[1].stand_in is None
@@ -209,7 +219,9 @@ async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(se
     # Snapshot first: the state now, then the missed messages after last_seq.
     assert snap.seq == len(log_) and snap.update_seq == len(log_)  # the fresh update
     assert snap.update.view.hand == message_pb(len(log_), log_[-1]).update.view.hand
-    assert [m.seq for m in response.messages] == list(range(last + 1, last + 1 + len(response.messages)))
+    assert [m.seq for m in response.messages] == list(
+        range(last + 1, last + 1 + len(response.messages))
+    )
     assert response.messages[-1].WhichOneof("body") == "update"
     assert snap.welcome.table.seats[0].connected
     # A stale (already acknowledged) resume point is fine: it repeats, identically.
@@ -227,8 +239,11 @@ async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(se
 
 
 async def test_table_and_seat_and_stream_limits():
-    srv = await start_server("127.0.0.1", 0, limits=Limits(
-        max_tables=2, max_seats_per_name=2, max_streams_per_seat=1, max_spectators=1))
+    srv = await start_server(
+        "127.0.0.1",
+        0,
+        limits=Limits(max_tables=2, max_seats_per_name=2, max_streams_per_seat=1, max_spectators=1),
+    )
     try:
         async with Connection(srv.address) as conn:
             a = await conn.create_table(seats=2, rules=SINGLE)
@@ -237,8 +252,9 @@ async def test_table_and_seat_and_stream_limits():
             # Seats per name, across tables, ignoring case.
             ja = await conn.join_table(a.table_id, "Sam")
             await conn.join_table(b.table_id, "sam")
-            await expect_status(conn.join_table(b.table_id, "SAM"),
-                                grpc.StatusCode.RESOURCE_EXHAUSTED)
+            await expect_status(
+                conn.join_table(b.table_id, "SAM"), grpc.StatusCode.RESOURCE_EXHAUSTED
+            )
             # Streams per seat and spectators per table.
             first = await open_play(conn, a.table_id, ja.seat_token)
             await read_response(first)
@@ -273,7 +289,9 @@ async def test_oversized_messages_are_refused_and_the_server_goes_on(server, con
     # Nothing harmed: the seat plays a whole game afterwards.
     await conn.add_bot(table_id, "greedy")
     await conn.start_game(table_id, me.seat_token)
-    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)), WAIT)
+    state = await asyncio.wait_for(
+        run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)), WAIT
+    )
     assert state.game_over
 
 
@@ -317,8 +335,9 @@ async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
     try:
         async with Connection(srv.address) as conn:
             rules = RuleSet(target_score=0, false_uno_penalty=1)
-            table_id, me, call = await playing_against_a_bot(conn, "caller", seed=5, rules=rules,
-                                                             window_ms=0)
+            table_id, me, call = await playing_against_a_bot(
+                conn, "caller", seed=5, rules=rules, window_ms=0
+            )
             table = srv.lobby.get(table_id)
             current = -1
             while current != me.seat:  # on my turn the bot waits: no update but my own
@@ -329,8 +348,11 @@ async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
             for _ in range(11):  # the burst, then one more
                 await call.write(gs.PlayRequest(intent=gs.Intent(action_id=call_uno)))
             await expect_status(read_until_eof(call), grpc.StatusCode.RESOURCE_EXHAUSTED)
-            false_calls = [m for m in table.log_for(me.seat)
-                           if getattr(m, "kind", None) is EventKind.UNO_FALSE_CALL]
+            false_calls = [
+                m
+                for m in table.log_for(me.seat)
+                if getattr(m, "kind", None) is EventKind.UNO_FALSE_CALL
+            ]
             assert len(false_calls) == 10
     finally:
         await srv.stop(None)
@@ -395,11 +417,30 @@ async def test_an_undecodable_message_ends_the_stream_with_invalid_argument(serv
 
 # ------------------------------------------------------------------ names and titles
 
-BAD_NAMES = ["", "   ", "a" * 25, "tab\there", "new\nline", "bell\x07", "rtl\u202eevil",
-             "zero\u200dwidth", "\u0301accent first", "zalgo" + "\u0301\u0302\u0303\u0304",
-             "private\ue000use", "nul\x00", "line\u2028sep", "ideo\u3000space"]
-GOOD_NAMES = {"Zoë": "Zoë", "  Ana  María  ": "Ana María", "李小龍": "李小龍", "🦊 fox": "🦊 fox",
-              "Zoe\u0308": "Zoë", "a" * 24: "a" * 24}
+BAD_NAMES = [
+    "",
+    "   ",
+    "a" * 25,
+    "tab\there",
+    "new\nline",
+    "bell\x07",
+    "rtl\u202eevil",
+    "zero\u200dwidth",
+    "\u0301accent first",
+    "zalgo" + "\u0301\u0302\u0303\u0304",
+    "private\ue000use",
+    "nul\x00",
+    "line\u2028sep",
+    "ideo\u3000space",
+]
+GOOD_NAMES = {
+    "Zoë": "Zoë",
+    "  Ana  María  ": "Ana María",
+    "李小龍": "李小龍",
+    "🦊 fox": "🦊 fox",
+    "Zoe\u0308": "Zoë",
+    "a" * 24: "a" * 24,
+}
 
 
 async def test_names_and_titles_are_validated(server, conn):
@@ -427,7 +468,7 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
         for j in joins:
             tokens[j.seat_token] = (table_id, j.seat)
     assert len(tokens) == 6 and all(len(t) >= 22 for t in tokens)  # 128 bits, url-safe
-    (a_id, a_joins), (b_id, b_joins) = tables
+    (a_id, a_joins), (_b_id, b_joins) = tables
     foreign = b_joins[0].seat_token
     # A token of table B is useless at table A: start, leave, play.
     await expect_status(conn.start_game(a_id, foreign), grpc.StatusCode.UNAUTHENTICATED)
@@ -442,14 +483,16 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
     received: list[bytes] = []
     for table_id, joins in tables:
         sessions = [conn.session(table_id, j.seat_token) for j in joins]
-        tasks = [asyncio.create_task(run_bot(make_bot("random", seed=i), s))
-                 for i, s in enumerate(sessions)]
+        tasks = [
+            asyncio.create_task(run_bot(make_bot("random", seed=i), s))
+            for i, s in enumerate(sessions)
+        ]
         watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
         await conn.start_game(table_id, joins[0].seat_token)
         await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
         async for response in watcher:
             received.append(response.SerializeToString())
-        for seat, session in enumerate(sessions):
+        for seat, _session in enumerate(sessions):
             log_ = server.lobby.get(table_id).log_for(seat)
             received += [message_pb(i + 1, m).SerializeToString() for i, m in enumerate(log_)]
     received += [wire.table_pb(t).SerializeToString() for t in await conn.list_tables()]
@@ -459,8 +502,9 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
 
 
 async def test_leaving_revokes_the_token_and_ends_its_streams(server, conn):
-    table_id, me, call = await playing_against_a_bot(conn, "me", seed=4,
-                                                     rules=RuleSet(target_score=300))
+    table_id, me, call = await playing_against_a_bot(
+        conn, "me", seed=4, rules=RuleSet(target_score=300)
+    )
     table = server.lobby.get(table_id)
     await read_response(call)
     await conn.leave_table(table_id, me.seat_token)
@@ -497,8 +541,9 @@ async def test_tls_with_a_self_signed_certificate(tmp_path):
             me = await conn.join_table(table.table_id, "secure")
             await conn.add_bot(table.table_id, "greedy")
             await conn.start_game(table.table_id, me.seat_token)
-            state = await asyncio.wait_for(run_bot(make_bot("greedy"),
-                                                   conn.session(table.table_id, me.seat_token)), WAIT)
+            state = await asyncio.wait_for(
+                run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT
+            )
             assert state.game_over
         # Plain text to a TLS port, or TLS without trusting the certificate: no way in.
         async with Connection(srv.address, tls=False, timeout=5) as plain:
@@ -525,8 +570,9 @@ async def test_tls_ca_from_the_environment(tmp_path, monkeypatch):
 
 
 async def test_stopping_the_server_ends_streams_with_unavailable(conn, server):
-    table_id, me, call = await playing_against_a_bot(conn, "me", seed=6,
-                                                     rules=RuleSet(target_score=500))
+    table_id, _me, call = await playing_against_a_bot(
+        conn, "me", seed=6, rules=RuleSet(target_score=500)
+    )
     await read_response(call)
     watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
     await read_response(watcher)
@@ -548,8 +594,12 @@ async def test_stopping_the_server_ends_streams_with_unavailable(conn, server):
 # exactly the server's log (contiguous, nothing lost or repeated), every
 # seat's latest view is the server's, and all 108 cards are accounted for.
 
-REASONS = {r.value for r in Reason} | {"unknown_action_id", "malformed", "game_not_started",
-                                       "game_over"}
+REASONS = {r.value for r in Reason} | {
+    "unknown_action_id",
+    "malformed",
+    "game_not_started",
+    "game_over",
+}
 FUZZ_EXAMPLES = int(os.environ.get("UNOPLAY_FUZZ_EXAMPLES", "1000"))  # more: a longer soak
 PROBE_BASE = 12_000_000  # intent ids from here on name no action: refused, echoed back
 
@@ -621,8 +671,9 @@ class FuzzSeat:
                 return
 
     def latest_update(self):
-        return next((m.update for m in reversed(self.messages)
-                     if m.WhichOneof("body") == "update"), None)
+        return next(
+            (m.update for m in reversed(self.messages) if m.WhichOneof("body") == "update"), None
+        )
 
 
 class Fuzzer:
@@ -644,11 +695,16 @@ class Fuzzer:
         self.games += 1
         n = 2 + self.games % 3
         # (Not false_uno_penalty: random garbage would call UNO falsely for ever.)
-        options = [{}, {"scoring": "penalty", "challenge_success_skips_challenger": False},
-                   {"uno_call_strict": True, "uno_penalty": 4}]
+        options = [
+            {},
+            {"scoring": "penalty", "challenge_success_skips_challenger": False},
+            {"uno_call_strict": True, "uno_penalty": 4},
+        ]
         rules = RuleSet(target_score=0, **options[self.games % 3])
         # A short out-of-turn window: garbage meets held intents, and the run stays quick.
-        table_id = (await self.conn.create_table(seats=n, rules=rules, window_ms=50, seed=self.games)).table_id
+        table_id = (
+            await self.conn.create_table(seats=n, rules=rules, window_ms=50, seed=self.games)
+        ).table_id
         self.table = self.server.lobby.get(table_id)
         joins = [await self.conn.join_table(table_id, f"fuzz{self.games}-{i}") for i in range(n)]
         self.seats = [FuzzSeat(self.table, j.seat, j.seat_token) for j in joins]
@@ -702,8 +758,9 @@ class Fuzzer:
             call = await open_play(self.conn, table_id, "t" * 60_000)
             await self.expect(call.read(), grpc.StatusCode.UNAUTHENTICATED)
         else:  # spectators: beyond the stream, or a look and go
-            watcher = self.conn.games.Spectate(gs.SpectateRequest(
-                table_id=table_id, last_seq=10**9 if text else 0))
+            watcher = self.conn.games.Spectate(
+                gs.SpectateRequest(table_id=table_id, last_seq=10**9 if text else 0)
+            )
             if text:
                 await self.expect(watcher.read(), grpc.StatusCode.OUT_OF_RANGE)
             else:
@@ -714,27 +771,48 @@ class Fuzzer:
         ok, invalid = grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT
         exhausted, failed = grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.FAILED_PRECONDITION
         if variant == 0:
-            rules = pb.RuleSet(preset=text[:8] if number % 3 == 0 else "",
-                               uno_penalty=number % 14, target_score=number % 200_000)
-            await self.expect(self.conn.lobby.CreateTable(ls.CreateTableRequest(
-                title=text, seats=number % 13, rules=rules, turn_seconds=number % 5000,
-                away_grace_seconds=number % 4000, bot_delay_seconds=(number % 15) / 1.0),
-                timeout=WAIT), ok, invalid, exhausted)
+            rules = pb.RuleSet(
+                preset=text[:8] if number % 3 == 0 else "",
+                uno_penalty=number % 14,
+                target_score=number % 200_000,
+            )
+            await self.expect(
+                self.conn.lobby.CreateTable(
+                    ls.CreateTableRequest(
+                        title=text,
+                        seats=number % 13,
+                        rules=rules,
+                        turn_seconds=number % 5000,
+                        away_grace_seconds=number % 4000,
+                        bot_delay_seconds=(number % 15) / 1.0,
+                    ),
+                    timeout=WAIT,
+                ),
+                ok,
+                invalid,
+                exhausted,
+            )
         elif variant == 1:
             if not self.side_table:
                 self.side_table = (await self.conn.create_table(seats=10)).table_id
             table_id = self.side_table if number % 2 else self.table.table_id
             seat = number % 12 if number % 3 == 0 else None
-            await self.expect(self.conn.join_table(table_id, text, seat), ok, invalid, exhausted,
-                              failed)
+            await self.expect(
+                self.conn.join_table(table_id, text, seat), ok, invalid, exhausted, failed
+            )
         elif variant == 2:
-            await self.expect(self.conn.start_game(self.table.table_id, text or "x"),
-                              grpc.StatusCode.UNAUTHENTICATED)
-            await self.expect(self.conn.leave_table(self.table.table_id, text or "x"),
-                              grpc.StatusCode.UNAUTHENTICATED)
+            await self.expect(
+                self.conn.start_game(self.table.table_id, text or "x"),
+                grpc.StatusCode.UNAUTHENTICATED,
+            )
+            await self.expect(
+                self.conn.leave_table(self.table.table_id, text or "x"),
+                grpc.StatusCode.UNAUTHENTICATED,
+            )
         else:
-            await self.expect(self.conn.add_bot(self.table.table_id, text, number % 12),
-                              invalid, failed)
+            await self.expect(
+                self.conn.add_bot(self.table.table_id, text, number % 12), invalid, failed
+            )
 
     async def example(self, ops, advance: int) -> None:
         self.examples += 1
@@ -761,13 +839,22 @@ class Fuzzer:
                 action = pb.Action(kind=k, colour=colour, uno=uno, card_id=card, target=target)
                 await seat.call.write(gs.PlayRequest(intent=gs.Intent(action=action)))
             elif kind == "malformed":
-                requests = [gs.PlayRequest(join=gs.JoinGame(table_id="x")),
-                            gs.PlayRequest(intent=gs.Intent()), gs.PlayRequest()]
+                requests = [
+                    gs.PlayRequest(join=gs.JoinGame(table_id="x")),
+                    gs.PlayRequest(intent=gs.Intent()),
+                    gs.PlayRequest(),
+                ]
                 await seat.call.write(requests[op[2] % 3])
             elif kind == "resume":  # drop the stream, resume from an earlier (stale) seq
                 seat.call.cancel()
-                await until(self.table, lambda s=seat: s.table.seats[s.index].connections == 0
-                            or self.table.state is TableState.FINISHED, "the drop")
+                await until(
+                    self.table,
+                    lambda s=seat: (
+                        s.table.seats[s.index].connections == 0
+                        or self.table.state is TableState.FINISHED
+                    ),
+                    "the drop",
+                )
                 if self.table.state is TableState.FINISHED:
                     seat.ended = True
                     continue
@@ -781,9 +868,13 @@ class Fuzzer:
             # The player to move, mostly playing a card (random calls and draws
             # can make a game go on for ever), now and then another legal action
             # of anyone (a catch, a UNO call).
-            extra = [(s, a) for s in self.seats for a in game.legal_actions(s.index)
-                     if a.kind is ActionKind.CATCH
-                     or (a.kind is ActionKind.CALL_UNO and game.catchable == s.index)]
+            extra = [
+                (s, a)
+                for s in self.seats
+                for a in game.legal_actions(s.index)
+                if a.kind is ActionKind.CATCH
+                or (a.kind is ActionKind.CALL_UNO and game.catchable == s.index)
+            ]
             if extra and advance % 3 == 0:
                 seat, action = extra[advance % len(extra)]
             else:
@@ -795,9 +886,13 @@ class Fuzzer:
                 action = pool[advance // 7 % len(pool)]
             before = len(self.table.history)
             if advance % 2:
-                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action_id=wire.action_id(action))))
+                await seat.call.write(
+                    gs.PlayRequest(intent=gs.Intent(action_id=wire.action_id(action)))
+                )
             else:
-                await seat.call.write(gs.PlayRequest(intent=gs.Intent(action=wire.action_pb(action))))
+                await seat.call.write(
+                    gs.PlayRequest(intent=gs.Intent(action=wire.action_pb(action)))
+                )
             await self.settle({seat})
             assert len(self.table.history) == before + 1, "a legal move was not applied"
         await self.check()
@@ -831,24 +926,42 @@ class Fuzzer:
 
 
 texts = st.text(max_size=30)
-fuzz_ops = st.lists(st.one_of(
-    st.tuples(st.just("id"), st.integers(0, 9), st.one_of(
-        st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(100, 12_100))),
-    st.tuples(st.just("other"), st.integers(0, 9), st.integers(0, 50)),
-    st.tuples(st.just("action"), st.integers(0, 9), st.integers(0, 12), st.integers(0, 130),
-              st.integers(0, 7), st.booleans(), st.integers(0, 12)),
-    st.tuples(st.just("malformed"), st.integers(0, 9), st.integers(0, 2)),
-    st.tuples(st.just("resume"), st.integers(0, 9), st.integers(0, 10**6)),
-    st.tuples(st.just("stream"), st.integers(0, 6), texts),
-    st.tuples(st.just("lobby"), st.integers(0, 3), st.integers(0, 10**6), texts),
-), max_size=6)
+fuzz_ops = st.lists(
+    st.one_of(
+        st.tuples(
+            st.just("id"),
+            st.integers(0, 9),
+            st.one_of(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(100, 12_100)),
+        ),
+        st.tuples(st.just("other"), st.integers(0, 9), st.integers(0, 50)),
+        st.tuples(
+            st.just("action"),
+            st.integers(0, 9),
+            st.integers(0, 12),
+            st.integers(0, 130),
+            st.integers(0, 7),
+            st.booleans(),
+            st.integers(0, 12),
+        ),
+        st.tuples(st.just("malformed"), st.integers(0, 9), st.integers(0, 2)),
+        st.tuples(st.just("resume"), st.integers(0, 9), st.integers(0, 10**6)),
+        st.tuples(st.just("stream"), st.integers(0, 6), texts),
+        st.tuples(st.just("lobby"), st.integers(0, 3), st.integers(0, 10**6), texts),
+    ),
+    max_size=6,
+)
 
 
 @pytest.fixture
 async def fuzzer():
     # Generous message and join budgets here: floods are the subject of their own tests.
-    srv = await start_server("127.0.0.1", 0, limits=Limits(
-        intents_per_second=1e9, intent_burst=1e9, joins_per_second=1e9, join_burst=1e9))
+    srv = await start_server(
+        "127.0.0.1",
+        0,
+        limits=Limits(
+            intents_per_second=1e9, intent_burst=1e9, joins_per_second=1e9, join_burst=1e9
+        ),
+    )
     async with Connection(srv.address) as conn:
         await conn.wait_ready()
         fuzzer = Fuzzer(srv, conn)
@@ -858,8 +971,10 @@ async def fuzzer():
             assert fuzzer.finished >= 3, (fuzzer.games, fuzzer.finished)
             assert {"UNAUTHENTICATED", "NOT_FOUND", "INVALID_ARGUMENT"} <= set(fuzzer.statuses)
         from grpc_health.v1 import health_pb2, health_pb2_grpc
+
         reply = await health_pb2_grpc.HealthStub(conn.channel).Check(
-            health_pb2.HealthCheckRequest(service=""), timeout=WAIT)
+            health_pb2.HealthCheckRequest(service=""), timeout=WAIT
+        )
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
     await srv.stop(None)
 
@@ -868,10 +983,14 @@ async def fuzzer():
 # example would not replay the same situation; the failing one is reported.
 # Derandomised (the same cases every run, so never flaky); UNOPLAY_FUZZ_RANDOM=1
 # explores new ones, UNOPLAY_FUZZ_EXAMPLES=N runs longer.
-@settings(max_examples=FUZZ_EXAMPLES, deadline=None, database=None,
-          derandomize=os.environ.get("UNOPLAY_FUZZ_RANDOM", "0") != "1",
-          phases=[Phase.explicit, Phase.generate],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=os.environ.get("UNOPLAY_FUZZ_RANDOM", "0") != "1",
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(ops=fuzz_ops, advance=st.integers(0, 10**6))
 async def test_fuzz_a_live_server_with_garbage_between_moves(fuzzer, ops, advance):
     await fuzzer.example(ops, advance)
@@ -881,10 +1000,12 @@ async def test_fuzz_bookkeeping_on_a_short_run(fuzzer):
     """The fuzzer's own bookkeeping: games do finish and refusals are met."""
     rng = random.Random(7)
     while fuzzer.finished < 2:
-        ops = [("id", rng.randrange(4), rng.randrange(2**32)),
-               ("stream", rng.randrange(7), "t" * rng.randrange(3)),
-               ("lobby", rng.randrange(4), rng.randrange(10**6), "n")]
-        await asyncio.wait_for(fuzzer.example(ops[:rng.randrange(4)], rng.randrange(10**6)), WAIT)
+        ops = [
+            ("id", rng.randrange(4), rng.randrange(2**32)),
+            ("stream", rng.randrange(7), "t" * rng.randrange(3)),
+            ("lobby", rng.randrange(4), rng.randrange(10**6), "n"),
+        ]
+        await asyncio.wait_for(fuzzer.example(ops[: rng.randrange(4)], rng.randrange(10**6)), WAIT)
     assert fuzzer.games >= 2
     assert {"UNAUTHENTICATED", "NOT_FOUND", "OUT_OF_RANGE"} & set(fuzzer.statuses)
 
@@ -899,8 +1020,9 @@ async def test_fuzz_bookkeeping_on_a_short_run(fuzzer):
 class FaultyPlayer:
     """One seat's player, killed now and then, always coming back."""
 
-    def __init__(self, server, table, token: str, seat: int, rng: random.Random,
-                 kills: int) -> None:
+    def __init__(
+        self, server, table, token: str, seat: int, rng: random.Random, kills: int
+    ) -> None:
         self.server = server
         self.table = table
         self.token = token
@@ -913,8 +1035,9 @@ class FaultyPlayer:
         self.session = None
 
     def note_snapshot(self, session) -> None:
-        if session.snapshot is not None and (not self.snapshots
-                                             or session.snapshot is not self.snapshots[-1]):
+        if session.snapshot is not None and (
+            not self.snapshots or session.snapshot is not self.snapshots[-1]
+        ):
             self.snapshots.append(session.snapshot)
 
     async def play(self) -> None:
@@ -922,8 +1045,7 @@ class FaultyPlayer:
         while True:
             self.lives += 1
             conn = Connection(self.server.address)
-            session = conn.session(self.table.table_id, self.token,
-                                   last_seq=len(self.received))
+            session = conn.session(self.table.table_id, self.token, last_seq=len(self.received))
             self.session = session
             mode = self.rng.choice(["drop", "close", "away"]) if self.kills else None
             kill_at = self.rng.randint(1, 80)
@@ -957,8 +1079,11 @@ class FaultyPlayer:
                 await until(table, lambda: seat.connections == 0, "the drop")
                 if table.away_grace == 0:
                     version = table._version
-                    await until(table, lambda: table._version >= version + 3
-                                or table.state is TableState.FINISHED, "moves while away")
+                    await until(
+                        table,
+                        lambda: table._version >= version + 3 or table.state is TableState.FINISHED,
+                        "moves while away",
+                    )
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -966,14 +1091,25 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
     rng = random.Random(seed)
     players: list[FaultyPlayer] = []
     tables = []
-    for t, (seats, grace, target) in enumerate([(2, 0, 0), (3, None, 0), (4, 0, 100),
-                                                 (3, 0, 0), (2, None, 60)]):
-        info = await conn.create_table(seats=seats, rules=RuleSet(target_score=target),
-                                       away_grace=grace, seed=seed)
+    for t, (seats, grace, target) in enumerate(
+        [(2, 0, 0), (3, None, 0), (4, 0, 100), (3, 0, 0), (2, None, 60)]
+    ):
+        info = await conn.create_table(
+            seats=seats, rules=RuleSet(target_score=target), away_grace=grace, seed=seed
+        )
         table = server.lobby.get(info.table_id)
         joins = [await conn.join_table(table.table_id, f"f{t}-{s}") for s in range(seats)]
-        players += [FaultyPlayer(server, table, j.seat_token, j.seat, random.Random(rng.random()),
-                                 kills=rng.randint(1, 4)) for j in joins]
+        players += [
+            FaultyPlayer(
+                server,
+                table,
+                j.seat_token,
+                j.seat,
+                random.Random(rng.random()),
+                kills=rng.randint(1, 4),
+            )
+            for j in joins
+        ]
         tables.append((table, joins[0].seat_token))
     tasks = [asyncio.create_task(p.play()) for p in players]
     for table, token in tables:
@@ -987,19 +1123,23 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
         log_ = table.log_for(p.seat)
         # Nothing lost, nothing twice: the lives' messages are the server's log.
         assert [m.seq for m in p.received] == list(range(1, len(log_) + 1))
-        assert _wire(p.received) == \
-            [message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)]
+        assert _wire(p.received) == [
+            message_pb(i + 1, e).SerializeToString() for i, e in enumerate(log_)
+        ]
         # Each (re)connection opened with a snapshot that is the server's state then.
         assert len(p.snapshots) >= p.lives
         for snap in p.snapshots:
             if snap.update_seq:
-                assert message_pb(snap.update_seq, snap.update) == \
-                    message_pb(snap.update_seq, log_[snap.update_seq - 1])
+                assert message_pb(snap.update_seq, snap.update) == message_pb(
+                    snap.update_seq, log_[snap.update_seq - 1]
+                )
         # And the last life's view is the server's.
         assert p.session.state.view == table.game.view(p.seat)
         assert p.session.state.game_over
         stand_in_moves += table.history_sources.count("stand_in")
     assert sum(p.lives for p in players) > len(players)
-    print(f"lives {sum(p.lives for p in players)} reconnects "
-          f"{sum(p.session.reconnects for p in players)} stand-in moves {stand_in_moves} "
-          f"messages {sum(len(p.received) for p in players)}")
+    print(
+        f"lives {sum(p.lives for p in players)} reconnects "
+        f"{sum(p.session.reconnects for p in players)} stand-in moves {stand_in_moves} "
+        f"messages {sum(len(p.received) for p in players)}"
+    )

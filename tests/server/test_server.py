@@ -6,6 +6,7 @@ import asyncio
 
 import grpc
 import pytest
+
 from unoplay.client.sdk import Received, SeatGone, ServerError, run_bot
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
@@ -69,7 +70,7 @@ async def test_four_bots_play_a_complete_game_scores_match_the_engine(server, co
 
 
 async def test_no_hidden_card_ever_reaches_another_player(server, conn):
-    table_id, states, received = await play_game(conn, ["random"] * 4, 5)
+    table_id, _states, received = await play_game(conn, ["random"] * 4, 5)
     table = server.lobby.get(table_id)
     game = table.game
     # Who held which card, over time, comes from the server's private events.
@@ -158,7 +159,7 @@ async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
             pass
     assert err.value.status == "UNAUTHENTICATED"
     # A token of another table is useless here.
-    other_id, other_joins = await seat_players(conn, 2)
+    _other_id, other_joins = await seat_players(conn, 2)
     with pytest.raises(ServerError) as err:
         await conn.start_game(table_id, other_joins[0].seat_token)
     assert err.value.status == "UNAUTHENTICATED"
@@ -175,9 +176,10 @@ async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
     assert err.value.status == "INVALID_ARGUMENT"
     # Combinations that make no sense are refused with a message naming the conflict.
     for seats, rules, conflict in (
-            (3, {"format": "teams"}, "4, 6 or 8 players"),
-            (4, {"format": "tournament"}, "scoring=penalty"),
-            (4, {"format": "elimination"}, "target_score=0")):
+        (3, {"format": "teams"}, "4, 6 or 8 players"),
+        (4, {"format": "tournament"}, "scoring=penalty"),
+        (4, {"format": "elimination"}, "target_score=0"),
+    ):
         with pytest.raises(ServerError) as err:
             await conn.create_table(seats=seats, options=rules, seed=8)
         assert err.value.status == "INVALID_ARGUMENT"
@@ -212,6 +214,7 @@ async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
     bot = make_bot("greedy", seed=1)
     seqs: list[int] = []
     drops = 0
+
     async def drive():
         nonlocal drops
         async for message in session:
@@ -223,6 +226,7 @@ async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
                 action = bot.decide(session.state.view, session.state.legal)
                 if action is not None:
                     await session.send(action)
+
     for seat in (1, 2):
         table.seats[seat].bot = make_bot("random", seed=seat)
     table._schedule_bots()
@@ -260,7 +264,7 @@ async def test_turn_timer_plays_draw_then_keep(server, conn):
 
 
 async def test_spectator_sees_public_events_only(server, conn):
-    table_id, states, received = await play_game(conn, ["greedy", "greedy"], 2)
+    table_id, _states, _received = await play_game(conn, ["greedy", "greedy"], 2)
     stream = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
     count = 0
     async for response in stream:
@@ -293,8 +297,7 @@ async def test_spectator_session_resumes_after_a_drop_with_no_gaps(server, conn)
 
     reader = asyncio.create_task(read())
     await conn.start_game(table_id, me.seat_token)
-    await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)),
-                           WAIT)
+    await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table_id, me.seat_token)), WAIT)
     await asyncio.wait_for(reader, WAIT)
     assert watch.reconnects >= 1 and watch.status == "closed"
     sent = server.lobby.get(table_id).log_for(-1)
@@ -317,9 +320,12 @@ async def test_server_side_bots_and_health(server, conn):
         await conn.add_bot(table.table_id, "nonsense")
     assert err.value.status in ("INVALID_ARGUMENT", "FAILED_PRECONDITION")
     await conn.start_game(table.table_id, me.seat_token)
-    state = await asyncio.wait_for(run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT)
+    state = await asyncio.wait_for(
+        run_bot(make_bot("greedy"), conn.session(table.table_id, me.seat_token)), WAIT
+    )
     assert state.game_over
     from grpc_health.v1 import health_pb2, health_pb2_grpc
+
     health = health_pb2_grpc.HealthStub(conn.channel)
     reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=WAIT)
     assert reply.status == health_pb2.HealthCheckResponse.SERVING

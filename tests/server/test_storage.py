@@ -14,6 +14,7 @@ import sys
 
 import grpc
 import pytest
+
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game.actions import DRAW, Action, ActionKind
 from unoplay.game.bots import make_bot
@@ -35,11 +36,21 @@ WAIT = 60
 
 
 def record(**kw) -> GameRecord:
-    base = dict(table_id="t1-abc", title="Table 1", seed="f" * 64, rules=RuleSet().to_dict(),
-                players=[{"seat": 0, "name": "a", "bot": ""}, {"seat": 1, "name": "b", "bot": "greedy"}],
-                actions=[(0, DRAW), (1, Action(ActionKind.PLAY, 5, -1, False, -1))],
-                sources=["player", "bot"], times_ms=[10, 20], scores=(0, 0), winners=(),
-                status="finished", started_at=1.0, finished_at=2.0)
+    base = dict(
+        table_id="t1-abc",
+        title="Table 1",
+        seed="f" * 64,
+        rules=RuleSet().to_dict(),
+        players=[{"seat": 0, "name": "a", "bot": ""}, {"seat": 1, "name": "b", "bot": "greedy"}],
+        actions=[(0, DRAW), (1, Action(ActionKind.PLAY, 5, -1, False, -1))],
+        sources=["player", "bot"],
+        times_ms=[10, 20],
+        scores=(0, 0),
+        winners=(),
+        status="finished",
+        started_at=1.0,
+        finished_at=2.0,
+    )
     base.update(kw)
     return GameRecord(**base)
 
@@ -51,8 +62,11 @@ def test_store_round_trip_and_lookups(tmp_path):
     loaded = store.load(first)
     assert loaded.seed == "f" * 64 and loaded.actions == record().actions
     assert loaded.actions[0][1] is not None and loaded.actions[0][1].kind is ActionKind.DRAW
-    assert (loaded.sources, loaded.times_ms, loaded.rules) == (["player", "bot"], [10, 20],
-                                                               RuleSet().to_dict())
+    assert (loaded.sources, loaded.times_ms, loaded.rules) == (
+        ["player", "bot"],
+        [10, 20],
+        RuleSet().to_dict(),
+    )
     assert store.load("t2-def").game_id == second == store.load("last").game_id
     assert store.load(str(first)).table_id == "t1-abc"
     assert [g["id"] for g in store.games()] == [second, first]
@@ -93,26 +107,43 @@ def test_default_path_is_in_the_users_data_directory(monkeypatch, tmp_path):
 
 
 async def play(conn, kinds, rules, seed, turn_seconds=0):
-    table = await conn.create_table(seats=len(kinds), rules=rules, turn_seconds=turn_seconds, seed=seed)
+    table = await conn.create_table(
+        seats=len(kinds), rules=rules, turn_seconds=turn_seconds, seed=seed
+    )
     joins = [await conn.join_table(table.table_id, f"p{i}") for i in range(len(kinds))]
-    tasks = [asyncio.create_task(run_bot(make_bot(kind, seed=seed + i),
-                                         conn.session(table.table_id, j.seat_token)))
-             for i, (kind, j) in enumerate(zip(kinds, joins))]
+    tasks = [
+        asyncio.create_task(
+            run_bot(make_bot(kind, seed=seed + i), conn.session(table.table_id, j.seat_token))
+        )
+        for i, (kind, j) in enumerate(zip(kinds, joins))
+    ]
     await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     return table.table_id
 
 
 def events_of(log_):
-    return [m for m in log_ if not isinstance(m, (Welcome, Update, Refusal, SeatsChanged,
-                                                  DealReveal))]
+    return [
+        m for m in log_ if not isinstance(m, (Welcome, Update, Refusal, SeatsChanged, DealReveal))
+    ]
 
 
-@pytest.mark.parametrize("rules,seed", [
-    (RuleSet(target_score=300), 11),
-    (RuleSet(target_score=0, false_uno_penalty=2, uno_call_strict=True, scoring="penalty",
-             point_values="classic"), 12),
-])
+@pytest.mark.parametrize(
+    "rules,seed",
+    [
+        (RuleSet(target_score=300), 11),
+        (
+            RuleSet(
+                target_score=0,
+                false_uno_penalty=2,
+                uno_call_strict=True,
+                scoring="penalty",
+                point_values="classic",
+            ),
+            12,
+        ),
+    ],
+)
 async def test_a_stored_game_replays_every_event_and_the_scores_exactly(tmp_path, rules, seed):
     path = tmp_path / "games.sqlite3"
     srv = await start_server("127.0.0.1", 0, store=str(path))
@@ -133,8 +164,9 @@ async def test_a_stored_game_replays_every_event_and_the_scores_exactly(tmp_path
     replayed = [e for step in replay(stored) for e in step.events]
     # Every event each seat and the spectators received, in order, and nothing else.
     for seat in range(4):
-        assert [e for e in replayed if e.audience in (EVERYONE, seat)] == \
-            events_of(table.log_for(seat))
+        assert [e for e in replayed if e.audience in (EVERYONE, seat)] == events_of(
+            table.log_for(seat)
+        )
     assert [e for e in replayed if e.audience == EVERYONE] == events_of(table.log_for(-1))
     final = final_state(stored)
     assert final.scores == table.game.scores == stored.scores
@@ -180,18 +212,22 @@ async def test_uno_replay_exports_json_lines_and_a_move_list(tmp_path):
     uno = [sys.executable, "-m", "unoplay.client.cli", "replay", "--db", str(path)]
     listing = subprocess.run(uno, capture_output=True, text=True, timeout=WAIT, check=True)
     assert table_id in listing.stdout
-    out = subprocess.run(uno + [table_id, "--jsonl"], capture_output=True, text=True,
-                         timeout=WAIT, check=True)
+    out = subprocess.run(
+        uno + [table_id, "--jsonl"], capture_output=True, text=True, timeout=WAIT, check=True
+    )
     lines = [json.loads(line) for line in out.stdout.splitlines()]
     assert lines[0]["type"] == "game" and lines[0]["table_id"] == table_id
     actions = [x for x in lines if x["type"] == "action"]
     events = [x for x in lines if x["type"] == "event"]
     assert len(actions) == len(table.history)
-    assert len([e for e in events if e["audience"] == "everyone"]) == len(events_of(table.log_for(-1)))
+    assert len([e for e in events if e["audience"] == "everyone"]) == len(
+        events_of(table.log_for(-1))
+    )
     assert lines[-1]["type"] == "result" and lines[-1]["matches"]
     assert lines[-1]["scores"] == list(table.game.scores)
-    text = subprocess.run(uno + ["last"], capture_output=True, text=True, timeout=WAIT,
-                          check=True).stdout
+    text = subprocess.run(
+        uno + ["last"], capture_output=True, text=True, timeout=WAIT, check=True
+    ).stdout
     assert "p0" in text and "(as stored)" in text and text.count("\n") > len(table.history)
     missing = subprocess.run(uno + ["999"], capture_output=True, text=True, timeout=WAIT)
     assert missing.returncode != 0 and "no stored game" in missing.stderr
@@ -205,9 +241,23 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
     db = tmp_path / "games.sqlite3"
     env = dict(os.environ, UNOPLAY_MDNS="0")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "unoplay.client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-        "--db", str(db), "--tls-cert", str(cert), "--tls-key", str(key),
-        stderr=asyncio.subprocess.PIPE, env=env)
+        sys.executable,
+        "-m",
+        "unoplay.client.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--db",
+        str(db),
+        "--tls-cert",
+        str(cert),
+        "--tls-key",
+        str(key),
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
     try:
         address = None
         while address is None:
@@ -233,8 +283,9 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
             await conn.add_bot(busy.table_id, "greedy")
             await conn.start_game(busy.table_id, you.seat_token)
             call = conn.games.Play()
-            await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=busy.table_id,
-                                                             seat_token=you.seat_token)))
+            await call.write(
+                gs.PlayRequest(join=gs.JoinGame(table_id=busy.table_id, seat_token=you.seat_token))
+            )
             first = await asyncio.wait_for(call.read(), WAIT)
             assert first.HasField("snapshot")
             process.send_signal(signal.SIGTERM)
@@ -252,10 +303,21 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
             await process.wait()
     with sqlite3.connect(db) as conn_db:
         assert conn_db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = conn_db.execute("SELECT table_id, status, n_actions FROM games ORDER BY id").fetchall()
-        counts = {t: conn_db.execute("SELECT count(*) FROM actions a JOIN games g ON a.game_id = g.id"
-                                     " WHERE g.table_id = ?", (t,)).fetchone()[0] for t, _, _ in rows}
-    assert {(t, s) for t, s, _ in rows} == {(done.table_id, "finished"), (busy.table_id, "interrupted")}
+        rows = conn_db.execute(
+            "SELECT table_id, status, n_actions FROM games ORDER BY id"
+        ).fetchall()
+        counts = {
+            t: conn_db.execute(
+                "SELECT count(*) FROM actions a JOIN games g ON a.game_id = g.id"
+                " WHERE g.table_id = ?",
+                (t,),
+            ).fetchone()[0]
+            for t, _, _ in rows
+        }
+    assert {(t, s) for t, s, _ in rows} == {
+        (done.table_id, "finished"),
+        (busy.table_id, "interrupted"),
+    }
     assert all(counts[t] == n for t, _, n in rows)
     store = GameStore(db)
     assert final_state(store.load(done.table_id)).is_game_over
@@ -287,8 +349,11 @@ async def test_a_refused_play_that_costs_cards_is_stored_and_replayed():
         table.start()
         game = table.game
         top = game.top_card
-        wrong = [c for c in game.hand(game.current)
-                 if COLOUR[c] not in (COLOUR[top], 4) and RANK[c] != RANK[top]]
+        wrong = [
+            c
+            for c in game.hand(game.current)
+            if COLOUR[c] not in (COLOUR[top], 4) and RANK[c] != RANK[top]
+        ]
         if wrong and game.colour == COLOUR[top]:
             break
     mover, before = game.current, len(game.hand(game.current))
@@ -302,7 +367,8 @@ async def test_a_refused_play_that_costs_cards_is_stored_and_replayed():
     stored = table.record()
     replayed = [e for step in replay(stored) for e in step.events]
     for seat in range(2):
-        assert [e for e in replayed if e.audience in (EVERYONE, seat)] == \
-            events_of(table.log_for(seat))
+        assert [e for e in replayed if e.audience in (EVERYONE, seat)] == events_of(
+            table.log_for(seat)
+        )
     assert final_state(stored).scores == game.scores
     table.close()

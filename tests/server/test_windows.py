@@ -17,6 +17,7 @@ import time
 
 import pytest
 from helpers import c, cs, until
+
 from unoplay.client.sdk import Refused, run_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
@@ -60,17 +61,22 @@ class Player:
 
     async def until(self, condition, what: str) -> None:
         """Read messages (bounded by WAIT) until ``condition()`` holds."""
+
         async def read():
             while not condition():
                 self.log.append(await anext(self.messages))
+
         try:
             await asyncio.wait_for(read(), WAIT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pytest.fail(f"timed out waiting for {what}")
 
     def events(self, kind: EventKind, player: int | None = None) -> list:
-        return [e for e in self.state.events
-                if e.kind is kind and (player is None or e.player == player)]
+        return [
+            e
+            for e in self.state.events
+            if e.kind is kind and (player is None or e.player == player)
+        ]
 
     def errors(self, reason: str) -> list:
         return [e for e in self.state.errors if e.reason == reason]
@@ -82,15 +88,24 @@ class Player:
         await self.session.close()
 
 
-async def crafted(server, conn, hands: list[str], top: str, rules: RuleSet, window_ms: int | None,
-                  bots: dict[int, object] | None = None, **kw):
+async def crafted(
+    server,
+    conn,
+    hands: list[str],
+    top: str,
+    rules: RuleSet,
+    window_ms: int | None,
+    bots: dict[int, object] | None = None,
+    **kw,
+):
     """A table of len(hands) seats playing the crafted position (seat 0 to move),
     the seats in ``bots`` played by those server-side bots (``"greedy"``: added
     over the wire), the others by people named p<seat>. Returns the table and a
     Player per person (None for bots)."""
     bots = bots or {}
-    info = await conn.create_table(seats=len(hands), rules=rules, window_ms=window_ms,
-                                   away_grace=3600, **kw)
+    info = await conn.create_table(
+        seats=len(hands), rules=rules, window_ms=window_ms, away_grace=3600, **kw
+    )
     table = server.lobby.get(info.table_id)
     players: list[Player | None] = []
     for seat in range(len(hands)):
@@ -129,7 +144,7 @@ WILDS = ["W R1 R2", "R3 G2 G3", "W#1 Y1 Y2", "W#2 B1 B2"]
 
 async def test_two_jump_ins_race_exactly_one_wins_and_everyone_sees_one_play(server, conn):
     table, players = await crafted(server, conn, WILDS, "R5", JUMP, WINDOW)
-    p0, p1, p2, p3 = players
+    p0, _p1, p2, p3 = players
     await p0.send(A.play(c("W"), Colour.RED))
     for p in players:
         await p.until(lambda p=p: p.events(EventKind.PLAYED, 0), "seat 0's Wild")
@@ -159,7 +174,7 @@ async def test_two_jump_ins_race_exactly_one_wins_and_everyone_sees_one_play(ser
 
 async def test_a_jump_in_beats_the_turn_players_play_sent_earlier_in_the_same_window(server, conn):
     table, players = await crafted(server, conn, WILDS, "R5", JUMP, WINDOW)
-    p0, p1, p2, p3 = players
+    p0, p1, p2, _p3 = players
     await p0.send(A.play(c("W"), Colour.RED))
     await p1.until(lambda: p1.state.view.top_card == c("W"), "seat 0's Wild")
     await p1.send(A.play(c("R3")))  # seat 1's turn: a normal play...
@@ -181,8 +196,9 @@ async def test_a_jump_in_beats_the_turn_players_play_sent_earlier_in_the_same_wi
 async def test_a_catch_at_human_speed_beats_the_bot_next_in_turn(server, conn):
     # Seat 0 plays down to one card without UNO; seat 1, a bot with no delay, is next.
     hands = ["R1 G5", "R9 B8 G9", "Y2 Y3 Y4"]
-    table, (p0, _, p2) = await crafted(server, conn, hands, "R5", SINGLE, WINDOW,
-                                       bots={1: TurnOnly()})
+    table, (p0, _, p2) = await crafted(
+        server, conn, hands, "R5", SINGLE, WINDOW, bots={1: TurnOnly()}
+    )
     sent = time.time()
     await p0.send(A.play(c("R1")))
     await until(table, lambda: held_by(table, 1), "the bot's play, held by the window")
@@ -194,14 +210,20 @@ async def test_a_catch_at_human_speed_beats_the_bot_next_in_turn(server, conn):
     await asyncio.sleep(HUMAN_REACTION)  # a person reacts (see HUMAN_REACTION)
     await p2.send(A.catch(0))
     await p2.until(lambda: p2.state.view.current == 2, "the update after the bot's play")
-    kinds = [(e.kind, e.player) for e in p2.state.events
-             if e.kind in (EventKind.UNO_CAUGHT, EventKind.PLAYED)]
+    kinds = [
+        (e.kind, e.player)
+        for e in p2.state.events
+        if e.kind in (EventKind.UNO_CAUGHT, EventKind.PLAYED)
+    ]
     assert kinds == [(EventKind.PLAYED, 0), (EventKind.UNO_CAUGHT, 2), (EventKind.PLAYED, 1)]
     assert p2.state.window_closes_ms == 0  # that play opened no window
     assert not p2.state.errors
     assert len(table.game.hand(0)) == 3  # caught: 1 + uno_penalty 2
     assert [(seat, a.kind) for seat, a in table.history] == [
-        (0, ActionKind.PLAY), (2, ActionKind.CATCH), (1, ActionKind.PLAY)]
+        (0, ActionKind.PLAY),
+        (2, ActionKind.CATCH),
+        (1, ActionKind.PLAY),
+    ]
     await p0.close()
     await p2.close()
 
@@ -209,11 +231,15 @@ async def test_a_catch_at_human_speed_beats_the_bot_next_in_turn(server, conn):
 async def test_the_catchable_players_own_call_in_the_window_beats_a_bots_catch(server, conn):
     # Seat 1 is a greedy bot: it catches at once, but the catch is only held.
     hands = ["R1 G5", "R9 B8 G9", "Y2 Y3 Y4"]
-    table, (p0, _, p2) = await crafted(server, conn, hands, "R5", SINGLE, WINDOW,
-                                       bots={1: "greedy"})
+    table, (p0, _, p2) = await crafted(
+        server, conn, hands, "R5", SINGLE, WINDOW, bots={1: "greedy"}
+    )
     await p0.send(A.play(c("R1")))
-    await until(table, lambda: any(h.seat == 1 and h.action.kind == ActionKind.CATCH
-                                   for h in table.held), "the bot's catch, held by the window")
+    await until(
+        table,
+        lambda: any(h.seat == 1 and h.action.kind == ActionKind.CATCH for h in table.held),
+        "the bot's catch, held by the window",
+    )
     await p0.until(lambda: p0.state.view.catchable == 0, "the update showing seat 0 catchable")
     assert A.CALL_UNO in p0.state.legal
     await p0.send(A.CALL_UNO)
@@ -223,7 +249,10 @@ async def test_the_catchable_players_own_call_in_the_window_beats_a_bots_catch(s
     refusals = [m for m in table.log_for(1) if isinstance(m, Refusal)]
     assert [r.reason for r in refusals] == ["already_called"]
     assert [(seat, a.kind) for seat, a in table.history] == [
-        (0, ActionKind.PLAY), (0, ActionKind.CALL_UNO), (1, ActionKind.PLAY)]
+        (0, ActionKind.PLAY),
+        (0, ActionKind.CALL_UNO),
+        (1, ActionKind.PLAY),
+    ]
     await p0.close()
     await p2.close()
 
@@ -274,13 +303,15 @@ async def test_window_defaults_limits_and_the_table_message(server, conn):
 async def test_a_window_opens_only_after_plays_that_give_an_out_of_turn_chance(server, conn):
     # Official rules: a play that leaves no one catchable opens none; under
     # jump_in a 0 (it has no twin) opens none either.
-    table, players = await crafted(server, conn, ["R1 G5 G6", "R9 B8 G9", "Y2 Y3 Y4"], "R5",
-                                   SINGLE, WINDOW)
+    table, players = await crafted(
+        server, conn, ["R1 G5 G6", "R9 B8 G9", "Y2 Y3 Y4"], "R5", SINGLE, WINDOW
+    )
     await players[0].send(A.play(c("R1")))
     await until(table, lambda: len(table.history) == 1, "seat 0's play")
     assert not table.window_open and table.game.current == 1
-    table2, players2 = await crafted(server, conn, ["R0 G5 G6", "R9 B8 G9", "Y2 Y3 Y4"], "R5",
-                                     JUMP, WINDOW)
+    table2, players2 = await crafted(
+        server, conn, ["R0 G5 G6", "R9 B8 G9", "Y2 Y3 Y4"], "R5", JUMP, WINDOW
+    )
     await players2[0].send(A.play(c("R0")))
     await until(table2, lambda: len(table2.history) == 1, "seat 0's play")
     assert not table2.window_open
@@ -298,8 +329,10 @@ async def test_the_turn_timer_waits_for_the_window_and_the_game_goes_on(server, 
     table, players = await crafted(server, conn, hands, "R5", SINGLE, 2500, turn_seconds=1)
     await players[0].send(A.play(c("R1")))
     await until(table, lambda: len(table.history) == 2, "the timer's draw for seat 1")
-    assert [(seat, a.kind) for seat, a in table.history] == [(0, ActionKind.PLAY),
-                                                           (1, ActionKind.DRAW)]
+    assert [(seat, a.kind) for seat, a in table.history] == [
+        (0, ActionKind.PLAY),
+        (1, ActionKind.DRAW),
+    ]
     assert table.history_sources[1] == "timer"
     assert table.history_ms[1] - table.history_ms[0] >= 2500 - 50  # not before the close
     # It drew the draw pile's top, a Wild Draw Four (it fits): with a fresh
@@ -337,8 +370,11 @@ async def test_a_streams_answers_keep_their_order_inside_a_window(server, conn):
     await until(table, lambda: len(table.held) == 2, "both intents held")
     await p1.until(lambda: p1.state.errors, "the refusal")
     messages = [r.message for r in p1.log]
-    played = next(i for i, m in enumerate(messages)
-                  if isinstance(m, Event) and m.kind is EventKind.PLAYED and m.player == 1)
+    played = next(
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, Event) and m.kind is EventKind.PLAYED and m.player == 1
+    )
     refused = next(i for i, m in enumerate(messages) if isinstance(m, Refusal))
     assert played < refused and p1.state.errors[0].reason == "unknown_action_id"
     for p in (p0, p1, p2):
@@ -369,20 +405,27 @@ def test_the_judge_orders_calls_catches_jump_ins_then_the_rest_on_its_own():
     from unoplay.game.actions import CALL_UNO, DRAW, catch, play
     from unoplay.server.window import HeldIntent, Window, resolve
 
-    held = [HeldIntent(0, DRAW, 1, "player", turn=0),         # the turn player's draw
-            HeldIntent(2, play(5), 2, "player", turn=0),      # a jump-in
-            HeldIntent(3, catch(1), 3, "player", turn=0),     # a catch
-            HeldIntent(1, CALL_UNO, 4, "player", turn=0),     # the caught player's own call
-            HeldIntent(3, play(6), 5, "player", turn=0)]      # a later jump-in
+    held = [
+        HeldIntent(0, DRAW, 1, "player", turn=0),  # the turn player's draw
+        HeldIntent(2, play(5), 2, "player", turn=0),  # a jump-in
+        HeldIntent(3, catch(1), 3, "player", turn=0),  # a catch
+        HeldIntent(1, CALL_UNO, 4, "player", turn=0),  # the caught player's own call
+        HeldIntent(3, play(6), 5, "player", turn=0),
+    ]  # a later jump-in
     taken, refused = [], []
 
     def take(h: HeldIntent) -> bool:
         taken.append(h.action_id)
         return h.action_id != 3  # the catch fails: the call came first
 
-    resolve(Window(turn=0, closes=0.0, catchable=1, held=held), take,
-            lambda h, reason, message: refused.append((h.action_id, str(reason), message)),
-            lambda seat: f"p{seat}")
+    resolve(
+        Window(turn=0, closes=0.0, catchable=1, held=held),
+        take,
+        lambda h, reason, message: refused.append((h.action_id, str(reason), message)),
+        lambda seat: f"p{seat}",
+    )
     assert taken == [4, 3, 2]  # the call, the catch, the first jump-in
-    assert refused == [(5, "jump_in_lost", "p2 jumped in first"),
-                       (1, "jumped_in", "p2 jumped in first")]
+    assert refused == [
+        (5, "jump_in_lost", "p2 jumped in first"),
+        (1, "jumped_in", "p2 jumped in first"),
+    ]

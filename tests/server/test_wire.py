@@ -5,6 +5,7 @@ import random
 import pytest
 from helpers import rule_sets
 from hypothesis import given, settings
+
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
 from unoplay.game.rules import OPTION_NAMES, PRESETS
@@ -64,12 +65,14 @@ def test_events_and_views_round_trip_for_their_receiver():
 
 def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
     from helpers import c
+
     from unoplay.game.errors import IllegalAction, Reason
 
     game = GameState.from_position([[c("W"), c("R1")], [c("G2")]], c("R7"))
     for number in (99, 5, -5):
-        action = wire.action_from_pb(pb.Action(kind=pb.ACTION_KIND_PLAY, card_id=c("W"),
-                                               colour=number))
+        action = wire.action_from_pb(
+            pb.Action(kind=pb.ACTION_KIND_PLAY, card_id=c("W"), colour=number)
+        )
         with pytest.raises(IllegalAction) as err:
             game.apply(0, action)
         assert err.value.reason is Reason.BAD_COLOUR
