@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench play clean proto
+.PHONY: install test bench play clean proto lint
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,21 @@ play: $(STAMP)  ## play in the terminal: an embedded server, you and three bots
 	$(VENV)/bin/uno play
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis build
+
+# mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
+# unoplay.server is server, ...): it checks a tree of links laid out as installed.
+TYPECHECK := build/typecheck
+lint: $(STAMP)  ## ruff (lint, format) and mypy: strict for unoplay.game and unoplay.server
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/unoplay
+	ln -s ../../../proto/unoplay/__init__.py $(TYPECHECK)/unoplay/__init__.py
+	ln -s ../../../proto/unoplay/v1 $(TYPECHECK)/unoplay/v1
+	ln -s ../../../server/game $(TYPECHECK)/unoplay/game
+	ln -s ../../../server $(TYPECHECK)/unoplay/server
+	ln -s ../../../client $(TYPECHECK)/unoplay/client
+	MYPYPATH=$(TYPECHECK) $(VENV)/bin/mypy $(TYPECHECK)/unoplay
 
 proto: $(STAMP)  ## regenerate the committed Python code from proto/ (a test fails when it is stale)
 	cd proto && ../$(PY) -m grpc_tools.protoc -I. --python_out=. --pyi_out=. --grpc_python_out=. unoplay/v1/*.proto
