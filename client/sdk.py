@@ -238,6 +238,7 @@ class Connection:
         window_ms: int | None = None,
         seed: str | int | None = None,
         *,
+        max_round_actions: int | None = None,
         preset: str = "",
         options: Mapping[str, Any] | None = None,
     ) -> TableInfo:
@@ -249,7 +250,8 @@ class Connection:
         the server's default out-of-turn window (milliseconds; 0: none; see
         ``CreateTableRequest.window_ms``); ``seed`` makes a seeded table, dealt
         from that seed (for repeatable bot games; every seat sees
-        ``TableInfo.seeded``)."""
+        ``TableInfo.seeded``); ``max_round_actions`` None is the server's cap on
+        a round's actions (RULES.md, "Endless rounds")."""
         if preset or options:
             rules_pb = wire.rules_request_pb(preset or "official", options or {})
         else:
@@ -263,6 +265,7 @@ class Connection:
             away_grace_seconds=away_grace,
             window_ms=window_ms,
             seed=None if seed is None else str(seed),
+            max_round_actions=max_round_actions,
         )
         reply = await _answer(self.lobby.CreateTable(request, timeout=self.timeout))
         return wire.table_from_pb(reply.table)

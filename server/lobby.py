@@ -19,7 +19,15 @@ from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
 from .limits import Limits
-from .table import DEFAULT_AWAY_GRACE, MAX_NAME, LobbyError, Seat, Table, clean_text
+from .table import (
+    DEFAULT_AWAY_GRACE,
+    DEFAULT_MAX_ROUND_ACTIONS,
+    MAX_NAME,
+    LobbyError,
+    Seat,
+    Table,
+    clean_text,
+)
 
 log = logging.getLogger("unoplay.lobby")
 
@@ -90,6 +98,7 @@ class Lobby:
         away_grace: float | None = None,
         window_ms: int = 0,
         seed: str | None = None,
+        max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
     ) -> Table:
         """Create a table (see :class:`Table` for the settings; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
@@ -118,6 +127,7 @@ class Lobby:
             away_grace=DEFAULT_AWAY_GRACE if away_grace is None else away_grace,
             window_ms=window_ms,
             seed=seed,
+            max_round_actions=max_round_actions,
         )
         self.tables[table_id] = table
         return table

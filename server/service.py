@@ -38,7 +38,7 @@ from . import wire
 from .limits import SERVER_OPTIONS, Limits, TokenBucket
 from .lobby import Lobby
 from .storage import GameStore, Recorder
-from .table import LobbyError, Seat, Table, default_window_ms
+from .table import DEFAULT_MAX_ROUND_ACTIONS, LobbyError, Seat, Table, default_window_ms
 
 log = logging.getLogger("unoplay.server")
 
@@ -155,6 +155,11 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                 away_grace=grace,
                 window_ms=window,
                 seed=request.seed if request.HasField("seed") else None,
+                max_round_actions=(
+                    request.max_round_actions
+                    if request.HasField("max_round_actions")
+                    else DEFAULT_MAX_ROUND_ACTIONS
+                ),
             )
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))

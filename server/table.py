@@ -54,7 +54,7 @@ from unoplay.game.messages import (
     Welcome,
 )
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
-from unoplay.game.view import Phase
+from unoplay.game.view import Phase, Termination
 
 from .storage import GameRecord
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
@@ -73,6 +73,12 @@ MAX_WINDOW_MS = 5000
 #: The out-of-turn window of a table created over the wire without one, in
 #: milliseconds, when its rules have an out-of-turn action worth a window.
 DEFAULT_WINDOW_MS = 1500
+#: A round that reaches this many actions ends the game with no winner
+#: (RULES.md, "Endless rounds"): about four times the longest round seen
+#: between bots, and far beyond any round people play.
+DEFAULT_MAX_ROUND_ACTIONS = 2000
+MIN_ROUND_ACTIONS = 100
+MAX_ROUND_ACTIONS = 100_000
 
 
 def default_window_ms(rules: RuleSet) -> int:
@@ -183,11 +189,13 @@ class Table:
         away_grace: float = DEFAULT_AWAY_GRACE,
         window_ms: int = 0,
         seed: str | None = None,
+        max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
     ) -> None:
         """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
-        every intent applied as it arrives). ``seed`` makes a seeded table
+        every intent applied as it arrives). ``max_round_actions`` caps a
+        round (RULES.md, "Endless rounds"). ``seed`` makes a seeded table
         (its deals come from that text, not a secret seed: RULES.md, "Fair
         deals"). Raises LobbyError("invalid") for a setting out of range or a
         bad seed, RuleError for rules these seats cannot play."""
@@ -202,6 +210,10 @@ class Table:
             raise LobbyError("invalid", f"away_grace_seconds must be 0..{MAX_AWAY_GRACE}")
         if not 0 <= window_ms <= MAX_WINDOW_MS:
             raise LobbyError("invalid", f"window_ms must be 0..{MAX_WINDOW_MS}")
+        if not MIN_ROUND_ACTIONS <= max_round_actions <= MAX_ROUND_ACTIONS:
+            raise LobbyError(
+                "invalid", f"max_round_actions must be {MIN_ROUND_ACTIONS}..{MAX_ROUND_ACTIONS}"
+            )
         if seed is not None:
             try:
                 check_seed_text(seed)
@@ -209,6 +221,8 @@ class Table:
                 raise LobbyError("invalid", str(err)) from None
         self.table_id = table_id
         self.seed = seed  # a seeded table's seed (the creator's), else None
+        self.max_round_actions = max_round_actions
+        self._round_actions = 0  # actions applied in the round being played
         self.title = clean_text("title", title, MAX_TITLE)
         self.rules = rules
         self.turn_seconds = turn_seconds
@@ -261,6 +275,7 @@ class Table:
             self.away_grace,
             self.window_ms,
             self.seed is not None,
+            self.max_round_actions,
         )
 
     def _free_seat(self, wanted: int | None) -> Seat:
@@ -415,12 +430,31 @@ class Table:
             if penalty:  # refused, but it cost cards (wrong_play_penalty): part of the game
                 self._record(seat, action, source)
                 self._publish(list(penalty), seat)
+                self._check_cap()
             return False
         self._record(seat, action, source)
         if source == "timer":  # say so: the default action is not the player's own
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
+        self._check_cap()
         return True
+
+    def _check_cap(self) -> None:
+        """RULES.md, "Endless rounds": a round at its cap of actions ends the game."""
+        game = self.game
+        if (
+            self._round_actions >= self.max_round_actions
+            and game is not None
+            and not game.is_round_over
+            and self.state is TableState.PLAYING
+        ):
+            log.info(
+                "table %s: round %d reached %d actions; the game ends with no winner",
+                self.table_id,
+                game.round_number,
+                self._round_actions,
+            )
+            self._publish(game.cap_round(self._round_actions))
 
     def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
         """Refuse an intent the service could not turn into an action (an
@@ -443,6 +477,7 @@ class Table:
         return tuple(self._window.held) if self._window is not None else ()
 
     def _record(self, seat: int, action: Action, source: str) -> None:
+        self._round_actions += 1
         self.history.append((seat, action))
         self.history_sources.append(source)
         self.history_ms.append(int((time.time() - self.started_at) * 1000))
@@ -539,10 +574,18 @@ class Table:
         self._notify()
 
     def record(self) -> GameRecord:
-        """This table's game, for storage (``status`` "interrupted" unless over)."""
+        """This table's game, for storage: ``status`` "finished", "capped" (a
+        round reached its cap: no winner) or "interrupted" (the server stopped)."""
         game = self.game
         assert game is not None
-        over = game.is_game_over
+        outcome = game.outcome()
+        status = (
+            "interrupted"
+            if outcome is None
+            else "capped"
+            if outcome.termination is Termination.ROUND_CAPPED
+            else "finished"
+        )
         deal = self.deal
         return GameRecord(
             table_id=self.table_id,
@@ -565,7 +608,7 @@ class Table:
             times_ms=list(self.history_ms),
             scores=game.scores,
             winners=tuple(game.game_winners),
-            status="finished" if over else "interrupted",
+            status=status,
             started_at=self.started_at,
             finished_at=self.finished_at or time.time(),
         )
@@ -646,6 +689,7 @@ class Table:
 
     def _next_round(self, version: int) -> None:
         if version == self._version and self.game and self.state is TableState.PLAYING:
+            self._round_actions = 0
             self._publish(self.game.next_round())
 
     def _timeout(self, version: int) -> None:

@@ -360,6 +360,7 @@ def table_pb(info: TableInfo) -> ls.Table:
         away_grace_seconds=int(info.away_grace),
         window_ms=info.window_ms,
         seeded=info.seeded,
+        max_round_actions=info.max_round_actions,
     )
 
 
@@ -428,6 +429,7 @@ def table_from_pb(msg: ls.Table) -> TableInfo:
         away_grace=float(msg.away_grace_seconds),
         window_ms=msg.window_ms,
         seeded=msg.seeded,
+        max_round_actions=msg.max_round_actions,
     )
 
 

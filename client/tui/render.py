@@ -279,6 +279,11 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
         text.append(
             f"{P} went out on an action card: draw{'' if you else 's'} one instead", style="bold"
         )
+    elif k is E.ROUND_CAPPED:
+        text.append(
+            f"The round reached {event.count} actions: the game ends with no winner",
+            style="bold",
+        )
     else:  # pragma: no cover - a kind added later
         text.append(f"{k.name.lower().replace('_', ' ')}: {p}")
     return text

@@ -530,7 +530,21 @@ class GameState:
         """How the game ended (:class:`~.view.Outcome`), or None while it goes on."""
         if self._phase is not Phase.GAME_OVER:
             return None
-        return Outcome(Termination.GAME_WON, self._game_winners, tuple(self._scores))
+        how = Termination.GAME_WON if self._game_winners else Termination.ROUND_CAPPED
+        return Outcome(how, self._game_winners, tuple(self._scores))
+
+    def cap_round(self, actions: int) -> list[Event]:
+        """End the game at once because this round reached a cap of ``actions``
+        actions (RULES.md, "Endless rounds"): the round is void (nobody scores
+        it), the game is over with no winner (``outcome().termination`` is
+        ROUND_CAPPED). Returns the events (one ROUND_CAPPED). Raises
+        IllegalAction (GAME_OVER) when the game is already over."""
+        if self._phase is Phase.GAME_OVER:
+            raise IllegalAction(Reason.GAME_OVER, "the game is over")
+        self._phase = Phase.GAME_OVER
+        self._catchable = NONE
+        self._game_winners = ()
+        return [Event(E.ROUND_CAPPED, NONE, count=actions)]
 
     def returns(self) -> tuple[float, ...]:
         """Per seat: 1.0 for a winner of the game, 0.0 for the others; all 0.0

@@ -48,6 +48,9 @@ class EventKind(IntEnum):
     LAST_CARD_NOT_NUMBER = 29  #: ``player`` went out on an action or wild card: draws one instead
     PLAYER_OUT = 30  #: ``player`` is out of play; ``value`` their place (section 9)
     TIMED_OUT = 31  #: the table's turn timer ran out for ``player``: its default action follows (server only)
+    ROUND_CAPPED = (
+        32  #: the round reached the table's cap of ``count`` actions: the game ends, no winner
+    )
 
 
 class Event(NamedTuple):

@@ -54,6 +54,9 @@ class TableInfo:
     away_grace: float  #: seconds an away player has before a stand-in bot plays
     window_ms: int = 0  #: the out-of-turn window in milliseconds (0: none)
     seeded: bool = False  #: dealt from a seed its creator chose (RULES.md, "Fair deals")
+    max_round_actions: int = (
+        2000  #: a round that reaches it ends the game (RULES.md, "Endless rounds")
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ class PlayerView:
     dealer: int
     round_number: int
     round_winner: int  #: -1 while the round is on
-    game_winners: tuple[int, ...]  #: empty until the game is over
+    game_winners: tuple[int, ...]  #: empty until the game is over (and after a capped round)
     out_seats: tuple[int, ...] = ()  #: seats out of play, in the order they went out (section 9)
 
 
@@ -56,6 +56,7 @@ class Termination(Enum):
     """How a game ended (:attr:`Outcome.termination`)."""
 
     GAME_WON = "game_won"  #: a score reached the target, or one player was left (sections 7, 9)
+    ROUND_CAPPED = "round_capped"  #: a round reached its cap of actions: void, no winner
 
 
 @dataclass(frozen=True, slots=True)

@@ -147,6 +147,7 @@ class EventKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     EVENT_KIND_LAST_CARD_NOT_NUMBER: _ClassVar[EventKind]
     EVENT_KIND_PLAYER_OUT: _ClassVar[EventKind]
     EVENT_KIND_TIMED_OUT: _ClassVar[EventKind]
+    EVENT_KIND_ROUND_CAPPED: _ClassVar[EventKind]
 
 class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -256,6 +257,7 @@ EVENT_KIND_WRONG_PLAY: EventKind
 EVENT_KIND_LAST_CARD_NOT_NUMBER: EventKind
 EVENT_KIND_PLAYER_OUT: EventKind
 EVENT_KIND_TIMED_OUT: EventKind
+EVENT_KIND_ROUND_CAPPED: EventKind
 PHASE_UNSPECIFIED: Phase
 PHASE_CHOOSE_COLOUR: Phase
 PHASE_PLAY: Phase

@@ -20,7 +20,7 @@ TABLE_STATE_PLAYING: TableState
 TABLE_STATE_FINISHED: TableState
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded")
+    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded", "max_round_actions")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -31,6 +31,7 @@ class Table(_message.Message):
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
     SEEDED_FIELD_NUMBER: _ClassVar[int]
+    MAX_ROUND_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     title: str
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
@@ -41,10 +42,11 @@ class Table(_message.Message):
     away_grace_seconds: int
     window_ms: int
     seeded: bool
-    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ...) -> None: ...
+    max_round_actions: int
+    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ..., max_round_actions: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms", "seed")
+    __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms", "seed", "max_round_actions")
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
@@ -53,6 +55,7 @@ class CreateTableRequest(_message.Message):
     AWAY_GRACE_SECONDS_FIELD_NUMBER: _ClassVar[int]
     WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    MAX_ROUND_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     title: str
     seats: int
     rules: _game_pb2.RuleSet
@@ -61,7 +64,8 @@ class CreateTableRequest(_message.Message):
     away_grace_seconds: int
     window_ms: int
     seed: str
-    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seed: _Optional[str] = ...) -> None: ...
+    max_round_actions: int
+    def __init__(self, title: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., bot_delay_seconds: _Optional[float] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seed: _Optional[str] = ..., max_round_actions: _Optional[int] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table",)
