@@ -310,6 +310,14 @@ class Connection:
         reply = await _answer(self.lobby.LeaveTable(request, timeout=self.timeout))
         return wire.table_from_pb(reply.table)
 
+    async def rematch(self, table_id: str, seat_token: str) -> TableInfo:
+        """Vote to play again once the game is over (RULES.md, "Rematch"); the
+        table comes back playing if this was the last vote needed. Then open a
+        new :meth:`session` with the old one's ``last_seq``: seq goes on."""
+        request = ls.RematchRequest(table_id=table_id, seat_token=seat_token)
+        reply = await _answer(self.lobby.Rematch(request, timeout=self.timeout))
+        return wire.table_from_pb(reply.table)
+
     def session(self, table_id: str, seat_token: str, last_seq: int = 0) -> GameSession:
         """A game stream for the seat (not opened until iterated); ``last_seq``
         resumes after a message an earlier session (or process) saw."""

@@ -101,6 +101,9 @@ class Limits:
       token bucket as above): each join appends to the table's logs, so a
       seat reconnecting in a loop is refused with RESOURCE_EXHAUSTED.
     * ``join_timeout``: seconds a new game stream has to send its join.
+    * ``waiting_seat_grace``: seconds a person seated at a table that has not
+      started may show no sign of life (no open stream, no call with their
+      token) before the seat is free again.
     """
 
     max_tables: int = 1000
@@ -115,6 +118,7 @@ class Limits:
     join_timeout: float = 10.0
     finished_ttl: float = 300.0
     waiting_ttl: float = 3600.0
+    waiting_seat_grace: float = 60.0
 
 
 class TokenBucket:

@@ -69,10 +69,12 @@ class Lobby:
 
     def sweep(self) -> None:
         """Drop finished tables after ``finished_ttl`` and waiting tables nobody
-        touched for ``waiting_ttl`` (with no stream open)."""
+        touched for ``waiting_ttl`` (with no stream open); free the seats of
+        people gone from waiting tables for ``waiting_seat_grace``."""
         now = time.monotonic()
         limits = self.limits
         for table_id, table in list(self.tables.items()):
+            table.free_absent_seats(limits.waiting_seat_grace, now)
             idle = now - table.touched
             if table.state is TableState.FINISHED and idle > limits.finished_ttl:
                 del self.tables[table_id]

@@ -219,6 +219,16 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             await _abort(context, err)
         return ls.LeaveTableResponse(table=wire.table_pb(table.info()))
 
+    async def Rematch(self, request, context):
+        try:
+            table = self.lobby.get(request.table_id)
+            if self.lobby.closing:
+                raise LobbyError("unavailable", SHUTTING_DOWN)
+            table.vote_rematch(request.seat_token)
+        except LobbyError as err:
+            await _abort(context, err)
+        return ls.RematchResponse(table=wire.table_pb(table.info()))
+
 
 @dataclass
 class _Stream:

@@ -120,6 +120,7 @@ class Seat:
     credited: int = 0  # others_updates already credited to ``budget``
     joins: Any = None
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
+    last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
 
     @property
     def occupied(self) -> bool:
@@ -242,6 +243,7 @@ class Table:
         # player, cards): kept with the game, so `uno verify` can check it.
         self.received: list[tuple[int, int, int, tuple[int, ...]]] = []
         self.games_started = 0
+        self.rematch_votes: set[int] = set()  # seats that voted to play again (finished)
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
@@ -276,6 +278,8 @@ class Table:
             self.window_ms,
             self.seed is not None,
             self.max_round_actions,
+            tuple(sorted(self.rematch_votes)),
+            self.games_started,
         )
 
     def _free_seat(self, wanted: int | None) -> Seat:
@@ -298,9 +302,32 @@ class Table:
         seat = self._free_seat(wanted)
         seat.name = name
         seat.token = secrets.token_urlsafe(16)  # 128 random bits
+        seat.last_seen = time.monotonic()
         seat.log = [Welcome(seat.index, self.info())]
         self._seats_changed()
         return seat
+
+    def free_absent_seats(self, grace: float, now: float) -> None:
+        """Before the game, free every seat whose person has shown no sign of
+        life (no open stream, no call with its token) for ``grace`` seconds:
+        someone who closed the program without leaving. Their token stops
+        working; everyone sees the seat free."""
+        if self.state is not TableState.WAITING:
+            return
+        gone = [
+            s
+            for s in self.seats
+            if s.token and s.bot is None and s.connections == 0 and now - s.last_seen > grace
+        ]
+        for seat in gone:
+            log.info(
+                "table %s: seat %d's player is gone; the seat is free again",
+                self.table_id,
+                seat.index,
+            )
+            self.seats[seat.index] = Seat(seat.index)
+        if gone:
+            self._seats_changed()
 
     def add_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot (an object with ``decide(view, legal)``)."""
@@ -313,7 +340,8 @@ class Table:
         return seat
 
     def seat_for_token(self, token: str) -> Seat:
-        """The seat this token acts for. Raises LobbyError("unauthenticated")."""
+        """The seat this token acts for (a sign of life of its person). Raises
+        LobbyError("unauthenticated")."""
         given = token.encode("utf-8", "surrogatepass")
         found = None
         for seat in self.seats:  # compare with every seat: the time says nothing
@@ -321,6 +349,7 @@ class Table:
                 found = seat
         if found is None:
             raise LobbyError("unauthenticated", "that seat token is not valid at this table")
+        found.last_seen = time.monotonic()
         return found
 
     def holds(self, seat: Seat, token: str) -> bool:
@@ -334,11 +363,43 @@ class Table:
         seat.token = ""
         if self.state is TableState.WAITING:
             self.seats[seat.index] = Seat(seat.index)
-        elif self.state is TableState.PLAYING:
+        else:  # a bot plays the seat, in this game and any rematch
             seat.bot = make_bot("greedy")
             seat.stand_in = None
-            self._schedule_bots()
+            if self.state is TableState.PLAYING:
+                self._schedule_bots()
         self._seats_changed()
+        if self.state is TableState.FINISHED:
+            self._rematch_if_agreed()
+
+    def vote_rematch(self, token: str) -> None:
+        """The seat of ``token`` wants to play again (RULES.md, "Rematch"): once
+        every seat held by a person has voted (bots agree at once), a new game
+        starts at once with the same seats and rules and a new seed. Raises
+        LobbyError: "unauthenticated" for a bad token, "failed_precondition"
+        unless the game is over."""
+        seat = self.seat_for_token(token)
+        if self.state is not TableState.FINISHED:
+            raise LobbyError("failed_precondition", "a rematch comes after the game is over")
+        seat.last_seen = time.monotonic()
+        self.rematch_votes.add(seat.index)
+        self._notify()
+        self._rematch_if_agreed()
+
+    def _rematch_if_agreed(self) -> None:
+        if self.closing or any(
+            s.bot is None and s.index not in self.rematch_votes for s in self.seats
+        ):
+            return
+        log.info(
+            "table %s: everyone agreed to play again (game %d)",
+            self.table_id,
+            self.games_started + 1,
+        )
+        self.state = TableState.WAITING
+        for seat in self.seats:
+            seat.stand_in = None
+        self.start()
 
     def start(self, seed: str | int | None = None, game: GameState | None = None) -> None:
         """Deal the first round. Raises LobbyError unless every seat is taken.
@@ -367,6 +428,11 @@ class Table:
         if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
             raise LobbyError("invalid", "the position must have the table's seats and rules")
         self.games_started += 1
+        self.history, self.history_sources, self.history_ms = [], [], []
+        self.received = []
+        self.rematch_votes = set()
+        self._round_actions = 0
+        self.finished_at = 0.0
         if seed is None and self.seed is not None:
             seed = self.seed if self.games_started == 1 else f"{self.seed}/{self.games_started}"
         if game is None:
@@ -491,6 +557,7 @@ class Table:
         s = self._seat(seat)
         s.connections += 1
         s.away_epoch += 1
+        s.last_seen = time.monotonic()
         s.stand_in = None  # its pending turn, if any, finds no player and does nothing
         self._seats_changed()
         game = self.game
@@ -514,6 +581,7 @@ class Table:
         stand-in bot plays for them until they are back."""
         s = self._seat(seat)
         s.connections -= 1
+        s.last_seen = time.monotonic()
         if self.seats[s.index] is not s:
             return  # the seat was given up before the game; the stream was stale
         if s.connections == 0 and s.bot is None and self.state is TableState.PLAYING:

@@ -361,6 +361,8 @@ def table_pb(info: TableInfo) -> ls.Table:
         window_ms=info.window_ms,
         seeded=info.seeded,
         max_round_actions=info.max_round_actions,
+        rematch_votes=info.rematch_votes,
+        games=info.games,
     )
 
 
@@ -430,6 +432,8 @@ def table_from_pb(msg: ls.Table) -> TableInfo:
         window_ms=msg.window_ms,
         seeded=msg.seeded,
         max_round_actions=msg.max_round_actions,
+        rematch_votes=tuple(msg.rematch_votes),
+        games=msg.games,
     )
 
 

@@ -54,9 +54,10 @@ class TableInfo:
     away_grace: float  #: seconds an away player has before a stand-in bot plays
     window_ms: int = 0  #: the out-of-turn window in milliseconds (0: none)
     seeded: bool = False  #: dealt from a seed its creator chose (RULES.md, "Fair deals")
-    max_round_actions: int = (
-        2000  #: a round that reaches it ends the game (RULES.md, "Endless rounds")
-    )
+    #: a round that reaches it ends the game (RULES.md, "Endless rounds")
+    max_round_actions: int = 2000
+    rematch_votes: tuple[int, ...] = ()  #: seats that voted to play again (a finished game)
+    games: int = 0  #: games started at this table (a rematch starts the next)
 
 
 @dataclass(frozen=True, slots=True)

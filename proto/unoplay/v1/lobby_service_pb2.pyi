@@ -20,7 +20,7 @@ TABLE_STATE_PLAYING: TableState
 TABLE_STATE_FINISHED: TableState
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded", "max_round_actions")
+    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded", "max_round_actions", "rematch_votes", "games")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -32,6 +32,8 @@ class Table(_message.Message):
     WINDOW_MS_FIELD_NUMBER: _ClassVar[int]
     SEEDED_FIELD_NUMBER: _ClassVar[int]
     MAX_ROUND_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    REMATCH_VOTES_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     title: str
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
@@ -43,7 +45,9 @@ class Table(_message.Message):
     window_ms: int
     seeded: bool
     max_round_actions: int
-    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ..., max_round_actions: _Optional[int] = ...) -> None: ...
+    rematch_votes: _containers.RepeatedScalarFieldContainer[int]
+    games: int
+    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ..., max_round_actions: _Optional[int] = ..., rematch_votes: _Optional[_Iterable[int]] = ..., games: _Optional[int] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
     __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms", "seed", "max_round_actions")
@@ -146,6 +150,20 @@ class LeaveTableRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class LeaveTableResponse(_message.Message):
+    __slots__ = ("table",)
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    table: Table
+    def __init__(self, table: _Optional[_Union[Table, _Mapping]] = ...) -> None: ...
+
+class RematchRequest(_message.Message):
+    __slots__ = ("table_id", "seat_token")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat_token: str
+    def __init__(self, table_id: _Optional[str] = ..., seat_token: _Optional[str] = ...) -> None: ...
+
+class RematchResponse(_message.Message):
     __slots__ = ("table",)
     TABLE_FIELD_NUMBER: _ClassVar[int]
     table: Table

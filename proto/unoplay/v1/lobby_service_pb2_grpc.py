@@ -65,6 +65,11 @@ class LobbyServiceStub:
                 request_serializer=unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableRequest.SerializeToString,
                 response_deserializer=unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableResponse.FromString,
                 _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/unoplay.v1.LobbyService/Rematch',
+                request_serializer=unoplay_dot_v1_dot_lobby__service__pb2.RematchRequest.SerializeToString,
+                response_deserializer=unoplay_dot_v1_dot_lobby__service__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class LobbyServiceServicer:
@@ -107,7 +112,15 @@ class LobbyServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def LeaveTable(self, request, context):
-        """Give up a seat: freed before the game, played by a bot after it started.
+        """Give up a seat: freed before the game, played by a bot after it started
+        (and in any rematch).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rematch(self, request, context):
+        """Once the game is over: vote to play again at the same table.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -145,6 +158,11 @@ def add_LobbyServiceServicer_to_server(servicer, server):
                     servicer.LeaveTable,
                     request_deserializer=unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableRequest.FromString,
                     response_serializer=unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=unoplay_dot_v1_dot_lobby__service__pb2.RematchRequest.FromString,
+                    response_serializer=unoplay_dot_v1_dot_lobby__service__pb2.RematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +328,33 @@ class LobbyService:
             '/unoplay.v1.LobbyService/LeaveTable',
             unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableRequest.SerializeToString,
             unoplay_dot_v1_dot_lobby__service__pb2.LeaveTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/unoplay.v1.LobbyService/Rematch',
+            unoplay_dot_v1_dot_lobby__service__pb2.RematchRequest.SerializeToString,
+            unoplay_dot_v1_dot_lobby__service__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,
