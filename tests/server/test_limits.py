@@ -58,6 +58,6 @@ async def test_a_round_of_hoarders_ends_at_the_tables_cap():
 def test_the_cap_is_checked():
     lobby = Lobby()
     for bad in (0, 99, 100_001):
-        with pytest.raises(LobbyError, match="max_round_actions must be 100..100000"):
+        with pytest.raises(LobbyError, match=r"max_round_actions must be 100\.\.100000"):
             lobby.create("t", 2, RuleSet(), max_round_actions=bad)
     assert lobby.create("t", 2, RuleSet()).max_round_actions == 2000
