@@ -115,7 +115,7 @@ class DealRandom(random.Random):
         self._words = words = block.tolist()
         return words
 
-    def shuffle_steps(self, items: list, start: int, stop: int) -> None:
+    def shuffle_steps(self, items: list[int], start: int, stop: int) -> None:
         """Fisher-Yates steps on ``items`` in place: for ``i`` from ``start - 1``
         down to ``stop``, swap ``items[i]`` with ``items[below(i + 1)]``. With
         ``start = len(items)`` and ``stop = 0`` it is a whole uniform shuffle;
@@ -152,11 +152,11 @@ class DealRandom(random.Random):
         """A float in [0, 1): ``getrandbits(53) / 2**53``."""
         return self.getrandbits(53) * (1.0 / 9007199254740992.0)
 
-    def getstate(self) -> tuple:
+    def getstate(self) -> tuple[bytes, int, tuple[int, ...]]:  # type: ignore[override]
         """(key, next block, words left of the current block): a point in the stream."""
         return (self._key, self._counter, tuple(self._words))
 
-    def setstate(self, state: tuple) -> None:
+    def setstate(self, state: tuple[bytes, int, tuple[int, ...]]) -> None:  # type: ignore[override]
         """Go back to a point given by :meth:`getstate`."""
         key, counter, words = state
         self._key = key

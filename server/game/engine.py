@@ -55,7 +55,6 @@ from .events import EventKind as E
 from .hotpath import (
     CHOOSE_COLOUR,
     DIRECTION_CHANGED,
-    DRAW_ACTION,
     DRAW_TWO,
     DRAWN,
     DREW,
@@ -474,10 +473,10 @@ class GameState:
             current = self._step(first, 1)
         elif rank == WILD_RANK:
             self._phase = CHOOSE_COLOUR
-            how = rules.wild_starter
-            if how is WildStarter.DEALER_NAMES:
+            names = rules.wild_starter
+            if names is WildStarter.DEALER_NAMES:
                 current, self._after_choice = dealer, first
-            elif how is WildStarter.FIRST_PLAYER_NAMES_ONLY:
+            elif names is WildStarter.FIRST_PLAYER_NAMES_ONLY:
                 self._after_choice = self._step(first, 1)
             else:
                 self._after_choice = first
@@ -659,11 +658,11 @@ class GameState:
             hand = self._hands[seat]
             fits = self._fits
             table = self._plays_uno if len(hand) == 2 else self._plays
-            acts = []
+            acts: list[Action] = []
             for c in hand:
                 if fits[c]:
                     acts += table[c]
-            acts.append(DRAW_ACTION)
+            acts.append(A.DRAW)
         elif phase >= ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
             return []
         elif not self._plain:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from .events import Event
+
 
 class Reason(StrEnum):
     """Machine-readable reason an action was refused. Values are stable wire strings."""
@@ -65,4 +67,4 @@ class IllegalAction(ValueError):
         self.reason = reason
         #: Events of a penalty for the refusal (``wrong_play_penalty``); the one
         #: case where a refused action changes the state. Empty otherwise.
-        self.events: list = []
+        self.events: list[Event] = []

@@ -60,7 +60,7 @@ class Event(NamedTuple):
     player: int = -1
     audience: int = EVERYONE
     cards: tuple[int, ...] = ()
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # shadows tuple.count: the wire's name
     colour: int = -1
     target: int = -1
     value: int = 0

@@ -8,7 +8,6 @@ Everything here is a plain module constant, for speed; none of it is API.
 
 from __future__ import annotations
 
-from .actions import DRAW as DRAW_ACTION  # noqa: F401 - re-exported for the engine
 from .actions import NONE, ActionKind
 from .cards import COLOUR, DECK_SIZE, RANK, WILD, Rank
 from .errors import Reason

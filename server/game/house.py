@@ -8,6 +8,7 @@ rule set turns the option on; the official turn never comes here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from typing import TYPE_CHECKING
 
@@ -275,7 +276,7 @@ def swap(game: GameState, seat: int, rank: int, target: int, events: list[Event]
             rotated[p] = hands[ring[(i - d) % m]]
         hands = rotated
         events.append(new_event((EV_HANDS_ROTATED, seat, EVERYONE, (), 0, NONE, NONE, d)))
-        moved = ring
+        moved: Sequence[int] = ring
     else:
         hands[seat], hands[target] = hands[target], hands[seat]
         events.append(new_event((EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))

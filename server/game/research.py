@@ -44,7 +44,8 @@ from .cards import COLOUR, DECK_SIZE, IS_WILD, RANK, WILD
 from .engine import GameState
 from .rules import OFFICIAL, MultiPlay, RuleSet
 
-_Key = tuple  # (kind, cards, colour, uno, target): an action up to which card leads
+#: (kind, cards, colour, uno, target): an action, whichever of its cards leads.
+_Key = tuple[int, tuple[int, ...], int, bool, int]
 
 
 def _key(action: Action) -> _Key:
