@@ -116,7 +116,6 @@ class GameState:
         "_discard",
         "_draw",
         "_drawn",
-        "_false_uno",
         "_first_play",
         "_fits",
         "_game_winners",
@@ -213,7 +212,6 @@ class GameState:
             or rules.multi_play is not MultiPlay.OFF
         )
         self._strict = rules.uno_call_strict
-        self._false_uno = rules.false_uno_penalty
         self._stack_rank = NONE  # rank of the last draw card on a pending penalty
         self._first_play = True  # no card played yet this round
 
@@ -695,8 +693,8 @@ class GameState:
                 acts.append(A.catch(caught))
             elif not self._strict:
                 acts.append(A.CALL_UNO)
-        if self._false_uno and caught != seat and self._can_draw():
-            acts.append(A.CALL_UNO)  # a false call, which costs cards while there are any
+        # A false UNO call (false_uno_penalty) is accepted when sent, but never
+        # listed: its only effect is a penalty for the caller (section 5).
         return acts
 
     # ------------------------------------------------------------------ actions

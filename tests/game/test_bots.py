@@ -53,7 +53,7 @@ def test_greedy_calls_uno_on_its_own_when_catchable():
 
 def test_greedy_makes_no_false_uno_call():
     game = pos(["R1 R2", "Y4 Y5", "G5 G6"], "R7", current=1, rules=RuleSet(false_uno_penalty=2))
-    assert A.CALL_UNO in game.legal_actions(0)
+    assert A.CALL_UNO not in game.legal_actions(0)  # never listed: it only costs cards
     assert greedy(game, 0) is None
 
 
@@ -217,7 +217,7 @@ def test_random_bot_never_makes_a_false_uno_call():
     bot = RandomBot(2)
     for seat in range(3):
         legal = game.legal_actions(seat)
-        assert A.CALL_UNO in legal  # listed for everyone: a false call is legal
+        assert A.CALL_UNO not in legal  # accepted if sent, never listed (RULES.md section 5)
         picks = {bot.decide(game.view(seat), legal) for _ in range(300)}
         assert A.CALL_UNO not in picks
 
@@ -292,8 +292,7 @@ def play_round(game: GameState, bots: list[Bot]) -> int:
 def test_bots_only_ever_choose_legal_actions(rules, players):
     for seed in range(15):
         game, _ = GameState.new(players, rules, seed=seed)
-        # Random bots would make false UNO calls (and draw) without end.
-        kinds = [GreedyBot] if rules.false_uno_penalty else [RandomBot, GreedyBot]
+        kinds = [RandomBot, GreedyBot]  # no false UNO call is ever listed for them
         bots = [kinds[(seat + seed) % len(kinds)](seed + seat) for seat in range(players)]
         assert 0 <= play_round(game, bots) < players
 

@@ -160,8 +160,8 @@ def test_uno_call_strict_option_only_the_play_counts():
 
 def test_false_uno_penalty_option():
     game = pos(["R1 Y3 B5", "R2 G3 B4", "Y4 Y5 Y6"], "R7", rules=RuleSet(false_uno_penalty=2))
-    assert A.CALL_UNO in game.legal_actions(1)
-    events = game.apply(1, A.CALL_UNO)
+    assert A.CALL_UNO not in game.legal_actions(1)  # not listed: it only costs the caller
+    events = game.apply(1, A.CALL_UNO)  # but accepted when sent
     assert of_kind(events, E.UNO_FALSE_CALL)[0].player == 1
     assert drew(events, 1) == 2 and len(game.hand(1)) == 5
 
@@ -174,10 +174,8 @@ def test_false_uno_call_with_both_piles_empty_is_refused_since_it_would_cost_not
         draw_pile=[],
         rules=RuleSet(false_uno_penalty=2),
     )
-    assert A.CALL_UNO not in game.legal_actions(1)
     refused(game, 1, A.CALL_UNO, Reason.UNO_NOT_NEEDED)
     game.apply(0, A.play(c("R1")))  # a card under the top: a false call costs one again
-    assert A.CALL_UNO in game.legal_actions(1)
     assert drew(game.apply(1, A.CALL_UNO), 1) == 1
 
 

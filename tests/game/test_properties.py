@@ -100,6 +100,8 @@ def play_round(
                 for probe_seat in (seat, rng.randrange(game.players)):
                     if laid(action) in {laid(a) for a in game.legal_actions(probe_seat)}:
                         continue
+                    if action.kind is ActionKind.CALL_UNO and game.rules.false_uno_penalty:
+                        continue  # a false call: accepted when sent, never listed
                     if penalised and probe_seat == game.current and action.kind is ActionKind.PLAY:
                         continue
                     with pytest.raises(IllegalAction) as err:
