@@ -128,21 +128,27 @@ class ServerProcess:
         self._drain = asyncio.create_task(self._read_log())
 
     @classmethod
-    async def start(cls, db: str) -> ServerProcess:
+    async def start(cls, db: str, bare: bool = False) -> ServerProcess:
+        """``uno serve`` storing games in ``db``, or with ``bare`` the bare
+        grpc.aio server of :func:`bare_server_main`."""
         env = dict(os.environ, UNOPLAY_MDNS="0")
+        command = (
+            ["-m", "unoplay.client.netbench", "--bare"]
+            if bare
+            else [
+                "-m",
+                "unoplay.client.cli",
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--db",
+                db,
+            ]
+        )
         process = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "unoplay.client.cli",
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--db",
-            db,
-            stderr=asyncio.subprocess.PIPE,
-            env=env,
+            sys.executable, *command, stderr=asyncio.subprocess.PIPE, env=env
         )
         assert process.stderr is not None
         while True:
@@ -195,14 +201,17 @@ class ServerProcess:
         return code, time.perf_counter() - started
 
     def stored_games(self) -> int:
+        if not os.path.exists(self.db):
+            return 0
         with sqlite3.connect(self.db) as db:
             return db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
 
 
-async def measure(tables: int, seconds: float) -> dict:
-    """Run ``tables`` concurrent tables for ``seconds``; returns the figures."""
+async def measure(tables: int, seconds: float, bare: bool = False) -> dict:
+    """Run ``tables`` concurrent tables for ``seconds``; returns the figures.
+    With ``bare``, the same pattern on the bare grpc.aio server (no game)."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
-        server = await ServerProcess.start(os.path.join(tmp, "games.sqlite3"))
+        server = await ServerProcess.start(os.path.join(tmp, "games.sqlite3"), bare)
         stats = Stats()
         try:
             rss_start, _ = server.rss()
@@ -210,8 +219,10 @@ async def measure(tables: int, seconds: float) -> dict:
                 await conn.wait_ready()
                 stop = asyncio.Event()
                 cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
+                loop_of = _bare_table if bare else _table_loop
+                target = conn.channel if bare else conn
                 loops = [
-                    asyncio.create_task(_table_loop(conn, i, stop, stats)) for i in range(tables)
+                    asyncio.create_task(loop_of(target, i, stop, stats)) for i in range(tables)
                 ]
                 await asyncio.sleep(seconds)  # the measured window (not synchronisation)
                 stop.set()
@@ -252,20 +263,153 @@ async def measure(tables: int, seconds: float) -> dict:
 def run(
     table_counts: tuple[int, ...] = (1, 10, 100), seconds: float = 5.0, as_json: bool = False
 ) -> list[dict]:
-    """Measure each table count in turn; print a report; return the figures."""
-    results = [asyncio.run(measure(k, seconds)) for k in table_counts]
+    """Measure each table count in turn, ours and the bare grpc.aio pattern
+    back to back; print a report; return the figures (ours, each with the
+    bare run under ``"bare"`` and ``"ratio"``: our actions/s over its)."""
+    results = []
+    for k in table_counts:
+        ours = asyncio.run(measure(k, seconds))
+        bare = asyncio.run(measure(k, seconds, bare=True))
+        ours["bare"] = {
+            key: bare[key]
+            for key in (
+                "actions_per_s",
+                "p50_ms",
+                "p99_ms",
+                "server_cpu_pct",
+                "bots_cpu_pct",
+                "errors",
+            )
+        }
+        ours["ratio"] = (
+            ours["actions_per_s"] / bare["actions_per_s"] if bare["actions_per_s"] else 0
+        )
+        results.append(ours)
     if not as_json:
-        print(f"network benchmark: tables of 4 greedy bots over loopback, {seconds:g} s each")
+        print(
+            f"network benchmark: K tables of 4 greedy bots over loopback, {seconds:g} s each,"
+            " beside a bare grpc.aio server with the same pattern and no game"
+        )
         for r in results:
-            p50 = f"{r['p50_ms']:.2f}" if r["p50_ms"] is not None else "-"
-            p99 = f"{r['p99_ms']:.2f}" if r["p99_ms"] is not None else "-"
+            b = r["bare"]
             print(
-                f"  K={r['tables']:<4d} {r['actions_per_s']:9,.0f} actions/s  p50 {p50} ms  "
-                f"p99 {p99} ms  games {r['games_finished']} (stored {r['games_stored']})  "
-                f"refused {r['refused']}  server RSS {r['server_rss_mb']:.0f} MB "
-                f"(peak {r['server_rss_peak_mb']:.0f})  CPU server {r['server_cpu_pct']:.0f}% "
-                f"bots {r['bots_cpu_pct']:.0f}%  errors {r['errors']}"
+                f"  K={r['tables']:<4d} {r['actions_per_s']:8,.0f} actions/s "
+                f"(bare {b['actions_per_s']:,.0f}: ratio {r['ratio']:.2f})  "
+                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms (bare {_ms(b['p99_ms'])})  "
+                f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
+                f"(bare {b['server_cpu_pct']:.0f}%/{b['bots_cpu_pct']:.0f}%)  "
+                f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}, "
+                f"{_per_table_kb(r):.0f} KB/table)  games {r['games_finished']} "
+                f"(stored {r['games_stored']})  refused {r['refused']}  errors {r['errors']}"
             )
             for sample in r["error_samples"]:
                 print(f"      error: {sample}")
     return results
+
+
+def _ms(value: float | None) -> str:
+    return f"{value:.1f}" if value is not None else "-"
+
+
+def _per_table_kb(r: dict) -> float:
+    """The server's memory per table: RSS growth over the run, per table."""
+    return max(0.0, r["server_rss_mb"] - r["server_rss_start_mb"]) * 1024 / r["tables"]
+
+
+# ------------------------------------------------------------------ the ceiling
+
+#: The bare pattern's message to each seat after a move: about what one of our
+#: changes sends a seat (its events and its update).
+BARE_MESSAGE_BYTES = 400
+_BARE_METHOD = "/unoplay.bench.Bare/Play"
+
+
+def bare_server_main(port: int = 0) -> None:
+    """A bare grpc.aio server with our pattern and no game at all (``python -m
+    unoplay.client.netbench --bare``): a bidi stream per seat; a seat's message
+    (its first names its table) makes the server write one ~400-byte message
+    to every stream of that table. Prints ``listening on 127.0.0.1:PORT``."""
+    import grpc
+
+    async def main() -> None:
+        tables: dict[bytes, list[asyncio.Queue[bytes]]] = {}
+        payload = bytes(BARE_MESSAGE_BYTES)
+
+        async def play(requests, context):  # type: ignore[no-untyped-def]
+            outbox: asyncio.Queue[bytes] = asyncio.Queue()
+            first = await anext(requests)
+            streams = tables.setdefault(first[:4], [])
+            streams.append(outbox)
+
+            async def read() -> None:
+                async for move in requests:
+                    for q in streams:
+                        q.put_nowait(move[4:12] + payload)
+
+            reader = asyncio.create_task(read())
+            try:
+                while True:
+                    yield await outbox.get()
+            finally:
+                reader.cancel()
+                streams.remove(outbox)
+
+        def identity(b: bytes) -> bytes:
+            return b
+
+        handler = grpc.method_handlers_generic_handler(
+            "unoplay.bench.Bare",
+            {"Play": grpc.stream_stream_rpc_method_handler(play, identity, identity)},
+        )
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        server.add_generic_rpc_handlers((handler,))
+        bound = server.add_insecure_port(f"127.0.0.1:{port}")
+        await server.start()
+        print(f"listening on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+async def _bare_table(channel, index: int, stop: asyncio.Event, stats: Stats) -> None:  # type: ignore[no-untyped-def]
+    """Four seats of one bare table: the seat to move sends, waits for the
+    server's message on its own stream, then the next seat moves."""
+    name = index.to_bytes(4, "big")
+    play = channel.stream_stream(_BARE_METHOD, lambda b: b, lambda b: b)
+    calls = [play() for _ in range(4)]
+    for call in calls:
+        await call.write(name)
+    arrived = [asyncio.Event() for _ in range(4)]
+
+    async def read(seat: int) -> None:
+        while True:
+            message = await calls[seat].read()
+            if message is None or not isinstance(message, bytes):
+                return
+            if int.from_bytes(message[:8], "big") % 4 == seat:
+                arrived[seat].set()
+
+    readers = [asyncio.create_task(read(s)) for s in range(4)]
+    move = 0
+    try:
+        while not stop.is_set():
+            seat = move % 4
+            arrived[seat].clear()
+            sent = time.perf_counter()
+            await calls[seat].write(name + move.to_bytes(8, "big"))
+            await asyncio.wait_for(arrived[seat].wait(), 30)
+            stats.latencies.append(time.perf_counter() - sent)
+            stats.actions += 1
+            move += 1
+    finally:
+        for call in calls:
+            call.cancel()
+        for task in readers:
+            task.cancel()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--bare"]:
+        bare_server_main()
+    else:
+        sys.exit("usage: python -m unoplay.client.netbench --bare")

@@ -81,8 +81,12 @@ def keepalive_problems(server: list[tuple[str, int]], client: list[tuple[str, in
 class Limits:
     """What one server allows. Excess is refused with RESOURCE_EXHAUSTED.
 
-    * ``max_tables``: tables waiting or playing at once (finished tables do not
-      count; they are dropped ``finished_ttl`` seconds after the game ended).
+    * ``max_tables``: tables at once, finished ones too (a finished table keeps
+      only the end of its logs and is dropped ``finished_ttl`` seconds after
+      its last change); ``max_waiting_tables_per_client``: tables one client
+      (its address) may have waiting for players, so one client cannot lock
+      everyone else out; a waiting table with no stream open is dropped
+      ``waiting_ttl`` seconds after its last change.
     * ``max_seats_per_name``: seats one player name may hold at tables that are
       waiting or playing.
     * ``max_streams_per_seat`` / ``max_spectators``: open game streams of one
@@ -104,9 +108,14 @@ class Limits:
     * ``waiting_seat_grace``: seconds a person seated at a table that has not
       started may show no sign of life (no open stream, no call with their
       token) before the seat is free again.
+    * ``log_messages`` / ``log_bytes``: what one stream's log keeps (a seat's,
+      the spectators'): the newest messages, so many and at most so many bytes
+      (server/streamlog.py); ``finished_log_messages``: what it keeps once the
+      game is over and no stream is open.
     """
 
     max_tables: int = 1000
+    max_waiting_tables_per_client: int = 16
     max_seats_per_name: int = 16
     max_streams_per_seat: int = 4
     max_spectators: int = 64
@@ -117,8 +126,11 @@ class Limits:
     join_burst: float = 10.0
     join_timeout: float = 10.0
     finished_ttl: float = 300.0
-    waiting_ttl: float = 3600.0
+    waiting_ttl: float = 600.0
     waiting_seat_grace: float = 60.0
+    log_messages: int = 1024
+    log_bytes: int = 256 * 1024
+    finished_log_messages: int = 64
 
 
 class TokenBucket:

@@ -75,6 +75,7 @@ class Lobby:
         limits = self.limits
         for table_id, table in list(self.tables.items()):
             table.free_absent_seats(limits.waiting_seat_grace, now)
+            table.compact()
             idle = now - table.touched
             if table.state is TableState.FINISHED and idle > limits.finished_ttl:
                 del self.tables[table_id]
@@ -87,9 +88,6 @@ class Lobby:
                 table.close()
                 del self.tables[table_id]
 
-    def open_tables(self) -> int:
-        return sum(1 for t in self.tables.values() if t.state is not TableState.FINISHED)
-
     def create(
         self,
         title: str,
@@ -101,20 +99,32 @@ class Lobby:
         window_ms: int = 0,
         seed: str | None = None,
         max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
+        owner: str = "",
     ) -> Table:
         """Create a table (see :class:`Table` for the settings; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
         window: the gRPC service passes :func:`default_window_ms` when the
-        request names none; ``seed`` makes a seeded table). Raises LobbyError
-        for bad settings or too many tables,
-        RuleError for rules the seat count cannot play."""
+        request names none; ``seed`` makes a seeded table; ``owner`` is who
+        asks, the client's address: one owner may leave at most
+        ``Limits.max_waiting_tables_per_client`` tables waiting). Raises
+        LobbyError for bad settings or too many tables (finished tables count
+        too, until they are dropped), RuleError for rules the seat count
+        cannot play."""
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()
-        if self.open_tables() >= self.limits.max_tables:
+        if len(self.tables) >= self.limits.max_tables:
             raise LobbyError(
                 "resource_exhausted",
-                f"this server has {self.limits.max_tables} open tables, its limit",
+                f"this server has {self.limits.max_tables} tables, its limit",
+            )
+        cap = self.limits.max_waiting_tables_per_client
+        if owner and cap <= sum(
+            1 for t in self.tables.values() if t.owner == owner and t.state is TableState.WAITING
+        ):
+            raise LobbyError(
+                "resource_exhausted",
+                f"you have {cap} tables waiting for players: start or leave one first",
             )
         number = next(self._ids)
         table_id = f"t{number}-{secrets.token_hex(3)}"
@@ -130,7 +140,9 @@ class Lobby:
             window_ms=window_ms,
             seed=seed,
             max_round_actions=max_round_actions,
+            limits=self.limits,
         )
+        table.owner = owner
         self.tables[table_id] = table
         return table
 

@@ -1,33 +1,37 @@
 """The gRPC service: lobby rpcs and game streams over ``grpc.aio``.
 
 It translates between the wire and the table layer and holds no rules.
-Status codes: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown table),
+Status codes: INVALID_ARGUMENT (malformed, or undecodable bytes: on every rpc,
+health's and reflection's included), NOT_FOUND (unknown table),
 UNAUTHENTICATED (bad seat token), FAILED_PRECONDITION (wrong state),
 OUT_OF_RANGE (resume point beyond the stream), RESOURCE_EXHAUSTED (limits),
 UNAVAILABLE (the server is shutting down).
 
-A stream has no queue of its own: it reads its seat's log with a cursor, so a
-client that stops reading holds back only its own stream (HTTP/2 flow
-control), never the table, and costs no memory beyond the log.
+A stream has no queue of its own: it reads its seat's log (a
+:class:`~.streamlog.StreamLog`, messages kept as the wire's bytes) with a
+cursor, and writes responses put together from those bytes, so a message is
+encoded once however many times it is sent. A client that stops reading holds
+back only its own stream (HTTP/2 flow control), never the table; if it falls
+behind what the log keeps, its stream ends (RESOURCE_EXHAUSTED) and it
+resumes from a snapshot.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from typing import Any, NoReturn, TypeVar
 
 import grpc
-from google.protobuf.message import DecodeError
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from unoplay.game.bots import make_bot
-from unoplay.game.messages import (
-    TableState,
-    Update,
-)
+from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleError
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -55,11 +59,17 @@ _STATUS = {
     "unavailable": grpc.StatusCode.UNAVAILABLE,
 }
 UNDECODABLE = "a message of this stream could not be decoded"
+UNDECODABLE_REQUEST = "the request could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
+FELL_BEHIND = "this stream fell behind what the server keeps of it: resume with last_seq"
+
+Context = grpc.aio.ServicerContext[Any, Any]
+_T = TypeVar("_T")
 
 
-async def _abort(context: grpc.aio.ServicerContext, err: LobbyError) -> None:
+async def _abort(context: Context, err: LobbyError) -> NoReturn:
     await context.abort(_STATUS[err.kind], clip(str(err)))
+    raise AssertionError("abort returns no more")  # pragma: no cover
 
 
 def clip(details: str, limit: int = 300) -> str:
@@ -69,8 +79,135 @@ def clip(details: str, limit: int = 300) -> str:
     return details if len(details) <= limit else details[: limit - 1] + "…"
 
 
-def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
-    """The state of ``seat``'s stream now (-1: a spectator's)."""
+# ----------------------------------------------------------------- undecodable requests
+
+
+class _Undecodable:
+    """What a request that could not be decoded becomes (never an exception:
+    grpc would answer UNKNOWN with the parser's text and log a traceback)."""
+
+    __slots__ = ()
+
+
+UNDECODED = _Undecodable()
+
+
+class _QuietLog:
+    """At most one log line per ``interval`` seconds, counting the ones left out."""
+
+    def __init__(self, interval: float = 10.0) -> None:
+        self.interval = interval
+        self.last = -interval
+        self.skipped = 0
+
+    def warn(self, text: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self.last < self.interval:
+            self.skipped += 1
+            return
+        more = f" (and {self.skipped} more since)" if self.skipped else ""
+        log.warning(text + more, *args)
+        self.last, self.skipped = now, 0
+
+
+_undecodable_log = _QuietLog()
+
+
+def _safe(parse: Callable[[bytes], Message]) -> Callable[[bytes], Message | _Undecodable]:
+    def decode(data: bytes) -> Message | _Undecodable:
+        try:
+            return parse(data)
+        except DecodeError:
+            return UNDECODED
+
+    return decode
+
+
+async def _refuse_undecodable(context: Context, method: str) -> NoReturn:
+    _undecodable_log.warn("undecodable request to %s from %s", method, context.peer())
+    await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_REQUEST)
+    raise AssertionError("abort returns no more")  # pragma: no cover
+
+
+def _guard(handler: grpc.RpcMethodHandler, method: str, raw: bool) -> grpc.RpcMethodHandler:
+    """``handler`` with a request decoder that never raises: undecodable bytes
+    are refused with INVALID_ARGUMENT (before the servicer sees them, except
+    inside a stream of ours, which ends itself). ``raw``: the servicer yields
+    responses already encoded."""
+    h: Any = handler
+    changes: dict[str, Any] = {"request_deserializer": _safe(h.request_deserializer)}
+    if raw:
+        changes["response_serializer"] = None
+    if h.unary_unary is not None:
+        behaviour = h.unary_unary
+
+        async def unary_unary(request: Any, context: Context) -> Any:
+            if request is UNDECODED:
+                await _refuse_undecodable(context, method)
+            return await behaviour(request, context)
+
+        changes["unary_unary"] = unary_unary
+    elif h.unary_stream is not None:
+        streams = h.unary_stream
+
+        async def unary_stream(request: Any, context: Context) -> AsyncIterator[Any]:
+            if request is UNDECODED:
+                await _refuse_undecodable(context, method)
+            async for response in streams(request, context):
+                yield response
+
+        changes["unary_stream"] = unary_stream
+    elif h.stream_stream is not None and not raw:  # ours check each message themselves
+        behaviour_ss = h.stream_stream
+
+        async def stream_stream(requests: AsyncIterator[Any], context: Context) -> Any:
+            async def checked() -> AsyncIterator[Any]:
+                async for request in requests:
+                    if request is UNDECODED:
+                        await _refuse_undecodable(context, method)
+                    yield request
+
+            async for response in behaviour_ss(checked(), context):
+                yield response
+
+        changes["stream_stream"] = stream_stream
+    return h._replace(**changes)  # type: ignore[no-any-return]
+
+
+def _add_guarded(
+    add: Callable[[Any, Any], None], servicer: object, server: grpc.aio.Server, raw: bool = False
+) -> None:
+    """Register ``servicer`` with its generated ``add_..._to_server`` function,
+    every method :func:`_guard`-ed."""
+
+    class _Collect:
+        def __init__(self) -> None:
+            self.service = ""
+            self.handlers: dict[str, grpc.RpcMethodHandler] = {}
+
+        def add_generic_rpc_handlers(self, handlers: Any) -> None:
+            pass  # the same handlers come again below, by name
+
+        def add_registered_method_handlers(self, service: str, handlers: Any) -> None:
+            self.service, self.handlers = service, dict(handlers)
+
+    collected = _Collect()
+    add(servicer, collected)
+    guarded = {
+        name: _guard(handler, f"/{collected.service}/{name}", raw)
+        for name, handler in collected.handlers.items()
+    }
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(collected.service, guarded),)
+    )
+    server.add_registered_method_handlers(collected.service, guarded)
+
+
+# ----------------------------------------------------------------- streams
+
+
+def snapshot_bytes(table: Table, seat: int) -> bytes:
+    """The encoded Snapshot of ``seat``'s stream now (-1: a spectator's)."""
     log_ = table.log_for(seat)
     snapshot = gs.Snapshot(
         seq=len(log_),
@@ -79,12 +216,10 @@ def snapshot_pb(table: Table, seat: int) -> gs.Snapshot:
             table=wire.table_pb(table.info()),
             deal_commitment=table.deal.commitment if table.deal else "",
         ),
-    )
-    for i in range(len(log_) - 1, -1, -1):
-        if isinstance(log_[i], Update):
-            wire.fill_update(snapshot.update, log_[i])
-            snapshot.update_seq = i + 1
-            break
+        update_seq=log_.update_seq,
+    ).SerializeToString()
+    if log_.update:
+        snapshot += b"\x1a" + wire.varint(len(log_.update)) + log_.update
     return snapshot
 
 
@@ -92,44 +227,50 @@ MAX_BATCH = 256  # messages per response, so a long resume stays under size limi
 MAX_BATCH_BYTES = 512 * 1024  # and bytes per response (clients accept 16 MiB)
 
 
+class FellBehind(Exception):
+    """A live stream's cursor fell behind what its log keeps."""
+
+
 async def stream_log(
-    table: Table,
-    seat: int,
-    last_seq: int,
-    stop: Callable[[], bool] | None = None,
-    response: type = gs.PlayResponse,
-    announce: bool = False,
-) -> AsyncIterator:
-    """``response`` messages (PlayResponse or SpectateResponse) carrying batches
-    of ``seat``'s log after ``last_seq``, then new ones as they come, until the
+    table: Table, seat: int, last_seq: int, snapshot: bytes, stop: Callable[[], bool] | None = None
+) -> AsyncIterator[bytes]:
+    """Encoded responses (a PlayResponse or SpectateResponse: the same fields)
+    carrying ``seat``'s log after ``last_seq``, the first one at once with
+    ``snapshot`` (even with no message), then new ones as they come, until the
     game is over and everything has been sent, the server is closing (after
-    sending what there is) or ``stop()`` is true. With ``announce``, the first
-    response comes at once even when it carries no message."""
+    sending what there is) or ``stop()`` is true. A resume from before what
+    the log keeps starts at its oldest message (the snapshot covers the gap);
+    a live stream that falls behind it raises :class:`FellBehind`."""
     cursor = last_seq
+    log_ = table.log_for(seat)
     while True:
         if stop is not None and stop():
             return
-        log_ = table.log_for(seat)
+        if snapshot == b"" and cursor < log_.first_seq - 1:
+            raise FellBehind
         if cursor < len(log_):
-            end = min(len(log_), cursor + MAX_BATCH)
-            batch = response()
-            messages = batch.messages
-            size = 0
-            while cursor < end and size < MAX_BATCH_BYTES:
-                cursor += 1
-                message = messages.add()
-                wire.fill_message(message, cursor, log_[cursor - 1])
-                size += message.ByteSize()
-            announce = False
-            yield batch
+            first, bodies = log_.bodies(cursor, MAX_BATCH, MAX_BATCH_BYTES)
+            cursor = first + len(bodies) - 1
+            yield wire.response_bytes(first, bodies, snapshot)
+            snapshot = b""
             continue
-        if announce:
-            announce = False
-            yield response()
+        if snapshot:
+            yield wire.response_bytes(0, (), snapshot)
+            snapshot = b""
             continue
         if table.state is TableState.FINISHED or table.closing:
             return
         await table.wait_for_change()
+        log_ = table.log_for(seat)  # a rematch keeps the log; a new sitter has a new one
+
+
+# ----------------------------------------------------------------- the lobby
+
+
+def _peer_host(context: Context) -> str:
+    """The client's address without its port ("ipv4:127.0.0.1:5000" -> "ipv4:127.0.0.1")."""
+    peer = context.peer() or ""
+    return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
 
 
 class LobbyServicer(ls_grpc.LobbyServiceServicer):
@@ -138,7 +279,9 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
 
-    async def CreateTable(self, request, context):
+    async def CreateTable(
+        self, request: ls.CreateTableRequest, context: Context
+    ) -> ls.CreateTableResponse:
         try:
             rules = wire.rules_from_pb(request.rules)
             seats = request.seats or 4
@@ -160,21 +303,27 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                     if request.HasField("max_round_actions")
                     else DEFAULT_MAX_ROUND_ACTIONS
                 ),
+                owner=_peer_host(context),
             )
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))
+            raise  # pragma: no cover - abort raised
         except LobbyError as err:
             await _abort(context, err)
         log.debug("table %s created: %d seats", table.table_id, seats)
         return ls.CreateTableResponse(table=wire.table_pb(table.info()))
 
-    async def ListTables(self, request, context):
+    async def ListTables(
+        self, request: ls.ListTablesRequest, context: Context
+    ) -> ls.ListTablesResponse:
         self.lobby.sweep()
         return ls.ListTablesResponse(
             tables=[wire.table_pb(t.info()) for t in self.lobby.tables.values()]
         )
 
-    async def JoinTable(self, request, context):
+    async def JoinTable(
+        self, request: ls.JoinTableRequest, context: Context
+    ) -> ls.JoinTableResponse:
         try:
             table, seat = self.lobby.join(
                 request.table_id, request.name, request.seat if request.HasField("seat") else None
@@ -185,7 +334,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             seat=seat.index, seat_token=seat.token, table=wire.table_pb(table.info())
         )
 
-    async def AddBot(self, request, context):
+    async def AddBot(self, request: ls.AddBotRequest, context: Context) -> ls.AddBotResponse:
         kind = request.kind or "greedy"
         try:
             table = self.lobby.get(request.table_id)
@@ -200,7 +349,9 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             await _abort(context, err)
         return ls.AddBotResponse(seat=seat.index, table=wire.table_pb(table.info()))
 
-    async def StartGame(self, request, context):
+    async def StartGame(
+        self, request: ls.StartGameRequest, context: Context
+    ) -> ls.StartGameResponse:
         try:
             table = self.lobby.get(request.table_id)
             table.seat_for_token(request.seat_token)
@@ -211,7 +362,9 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             await _abort(context, err)
         return ls.StartGameResponse(table=wire.table_pb(table.info()))
 
-    async def LeaveTable(self, request, context):
+    async def LeaveTable(
+        self, request: ls.LeaveTableRequest, context: Context
+    ) -> ls.LeaveTableResponse:
         try:
             table = self.lobby.get(request.table_id)
             table.leave(request.seat_token)
@@ -219,7 +372,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
             await _abort(context, err)
         return ls.LeaveTableResponse(table=wire.table_pb(table.info()))
 
-    async def Rematch(self, request, context):
+    async def Rematch(self, request: ls.RematchRequest, context: Context) -> ls.RematchResponse:
         try:
             table = self.lobby.get(request.table_id)
             if self.lobby.closing:
@@ -228,6 +381,9 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         except LobbyError as err:
             await _abort(context, err)
         return ls.RematchResponse(table=wire.table_pb(table.info()))
+
+
+# ----------------------------------------------------------------- the game
 
 
 @dataclass
@@ -239,25 +395,26 @@ class _Stream:
 
 
 class GameServicer(gs_grpc.GameServiceServicer):
-    """The game streams."""
+    """The game streams. Their responses are yielded already encoded."""
 
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
 
-    async def Play(self, request_iterator, context):
+    async def Play(  # type: ignore[override]
+        self, request_iterator: AsyncIterator[gs.PlayRequest | _Undecodable], context: Context
+    ) -> AsyncIterator[bytes]:
         limits = self.lobby.limits
         try:
             first = await asyncio.wait_for(anext(request_iterator), limits.join_timeout)
         except (TimeoutError, StopAsyncIteration):
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a join"
-            )
-        except DecodeError:
+            first = None
+        if first is UNDECODED:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
-        if first.WhichOneof("body") != "join":
+        if not isinstance(first, gs.PlayRequest) or first.WhichOneof("body") != "join":
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a join"
             )
+            return
         join = first.join
         token = join.seat_token
         try:
@@ -293,19 +450,16 @@ class GameServicer(gs_grpc.GameServiceServicer):
         table.attach(seat, resuming=join.last_seq > 0)
         reader = None
         try:
-            snapshot = snapshot_pb(table, seat.index)
+            snapshot = snapshot_bytes(table, seat.index)
             reader = asyncio.create_task(
                 self._read_intents(request_iterator, table, seat, token, stream)
             )
             reader.add_done_callback(_consume)
-            first_response = True
-            async for response in stream_log(
-                table, seat.index, join.last_seq, stop, gs.PlayResponse, announce=True
-            ):
-                if first_response:
-                    first_response = False
-                    response.snapshot.CopyFrom(snapshot)
-                yield response
+            try:
+                async for response in stream_log(table, seat.index, join.last_seq, snapshot, stop):
+                    yield response
+            except FellBehind:
+                stream.code, stream.details = grpc.StatusCode.RESOURCE_EXHAUSTED, FELL_BEHIND
             if stream.code is not None:
                 await context.abort(stream.code, stream.details)
             if table.closing and table.state is not TableState.FINISHED:
@@ -316,7 +470,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
             table.detach(seat)
 
     async def _read_intents(
-        self, requests, table: Table, seat: Seat, token: str, stream: _Stream
+        self,
+        requests: AsyncIterator[gs.PlayRequest | _Undecodable],
+        table: Table,
+        seat: Seat,
+        token: str,
+        stream: _Stream,
     ) -> None:
         """Apply each intent; malformed ones are refused in the seat's log. More
         messages than the seat's budget (shared by its streams) end the stream
@@ -327,14 +486,14 @@ class GameServicer(gs_grpc.GameServiceServicer):
         if seat.budget is None:
             seat.budget = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
             seat.credited = seat.others_updates
-        try:
-            async for request in requests:
-                if not self._take_intent(request, table, seat, token, stream, loop.time()):
-                    return
-        except DecodeError:
-            stream.code = grpc.StatusCode.INVALID_ARGUMENT
-            stream.details = UNDECODABLE
-            table.wake()
+        async for request in requests:
+            if isinstance(request, _Undecodable):
+                _undecodable_log.warn("undecodable message on a stream of table %s", table.table_id)
+                stream.code, stream.details = grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE
+                table.wake()
+                return
+            if not self._take_intent(request, table, seat, token, stream, loop.time()):
+                return
 
     def _take_intent(
         self,
@@ -349,6 +508,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         stream must end (over budget, seat given up, server closing)."""
         limits = self.lobby.limits
         bucket, index = seat.budget, seat.index
+        assert bucket is not None
         if seat.others_updates != seat.credited:
             bucket.credit((seat.others_updates - seat.credited) * limits.intents_per_update)
             seat.credited = seat.others_updates
@@ -390,7 +550,9 @@ class GameServicer(gs_grpc.GameServiceServicer):
         else:
             table.refuse_intent(seat, "malformed", "an intent needs an action_id or an action", 0)
 
-    async def Spectate(self, request, context):
+    async def Spectate(  # type: ignore[override]
+        self, request: gs.SpectateRequest, context: Context
+    ) -> AsyncIterator[bytes]:
         limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
@@ -408,22 +570,20 @@ class GameServicer(gs_grpc.GameServiceServicer):
             await _abort(context, err)
         table.spectators += 1
         try:
-            snapshot = snapshot_pb(table, -1)
-            first_response = True
-            async for response in stream_log(
-                table, -1, request.last_seq, None, gs.SpectateResponse, announce=True
-            ):
-                if first_response:
-                    first_response = False
-                    response.snapshot.CopyFrom(snapshot)
-                yield response
+            try:
+                async for response in stream_log(
+                    table, -1, request.last_seq, snapshot_bytes(table, -1)
+                ):
+                    yield response
+            except FellBehind:
+                await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, FELL_BEHIND)
             if table.closing and table.state is not TableState.FINISHED:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
         finally:
             table.spectators -= 1
 
 
-def _consume(task: asyncio.Task) -> None:
+def _consume(task: asyncio.Task[None]) -> None:
     """Retrieve a finished reader's exception (a client that went away)."""
     if not task.cancelled():
         task.exception()
@@ -492,35 +652,46 @@ async def start_server(
     ``limits`` bound what clients may do; ``store`` (a GameStore or a path)
     keeps every finished game; ``tls`` is (certificate chain PEM, private key
     PEM) to serve TLS only. Enables server reflection and the standard health
-    service. Raises RuntimeError if the port cannot be bound.
+    service. Raises RuntimeError if the port cannot be bound (also when
+    another server holds it: SO_REUSEPORT is off) or ValueError for a port
+    outside 0..65535.
     """
+    if not 0 <= port <= 65535:
+        raise ValueError(f"port {port} is outside 0..65535")
     lobby = lobby or Lobby(limits=limits)
     recorder = None
     if store is not None:
         recorder = Recorder(store if isinstance(store, GameStore) else GameStore(store))
         lobby.on_finish = lambda table: recorder.submit(table.record())
-    server = grpc.aio.server(options=SERVER_OPTIONS)
-    ls_grpc.add_LobbyServiceServicer_to_server(LobbyServicer(lobby), server)
-    gs_grpc.add_GameServiceServicer_to_server(GameServicer(lobby), server)
+    server = grpc.aio.server(options=[*SERVER_OPTIONS, ("grpc.so_reuseport", 0)])
+    _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby), server)
+    _add_guarded(gs_grpc.add_GameServiceServicer_to_server, GameServicer(lobby), server, raw=True)
     health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)
     names = (
         ls.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         gs.DESCRIPTOR.services_by_name["GameService"].full_name,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )
-    reflection.enable_server_reflection(names, server)
+    _add_guarded(
+        reflection_pb2_grpc.add_ServerReflectionServicer_to_server,
+        reflection.aio.ReflectionServicer(names),
+        server,
+    )
     address = f"{host}:{port}"
-    if tls is not None:
-        chain, key = tls
-        credentials = grpc.ssl_server_credentials([(key, chain)])
-        bound = server.add_secure_port(address, credentials)
-    else:
-        bound = server.add_insecure_port(address)
+    try:
+        if tls is not None:
+            chain, key = tls
+            credentials = grpc.ssl_server_credentials([(key, chain)])
+            bound = server.add_secure_port(address, credentials)
+        else:
+            bound = server.add_insecure_port(address)
+    except RuntimeError:
+        bound = 0
     if not bound:
-        raise RuntimeError(f"could not listen on {host}:{port}")
+        raise RuntimeError(f"could not listen on {host}:{port} (is another server there?)")
     await server.start()
-    for name in names[:2] + ("",):
+    for name in (*names[:2], ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Server(server, lobby, bound, host, health_servicer, recorder, tls is not None)

@@ -44,7 +44,6 @@ from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction, Reason
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import (
-    Message,
     Refusal,
     SeatInfo,
     SeatsChanged,
@@ -56,7 +55,9 @@ from unoplay.game.messages import (
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from unoplay.game.view import Phase, Termination
 
+from .limits import Limits
 from .storage import GameRecord
+from .streamlog import StreamLog
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
 
 log = logging.getLogger("unoplay.table")
@@ -110,7 +111,9 @@ class Seat:
     bot: Any = None  # a game.bots.Bot seated for good, or None for a person
     stand_in: Any = None  # a greedy bot playing while the person is away
     connections: int = 0
-    log: list[Message] = field(default_factory=list)
+    #: The messages sent to the seat; a placeholder keeping nothing until a
+    #: person sits (a server-side bot's seat never keeps any).
+    log: StreamLog = field(default_factory=lambda: StreamLog(-1, 0, 0))
     # Updates others' actions caused (the seat's message budget is credited for
     # each): a seat's own actions earn nothing, or legal moves could fund themselves.
     others_updates: int = 0
@@ -191,12 +194,14 @@ class Table:
         window_ms: int = 0,
         seed: str | None = None,
         max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
+        limits: Limits | None = None,
     ) -> None:
         """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
         every intent applied as it arrives). ``max_round_actions`` caps a
-        round (RULES.md, "Endless rounds"). ``seed`` makes a seeded table
+        round (RULES.md, "Endless rounds"); ``limits`` bound its logs
+        (:class:`~.limits.Limits`). ``seed`` makes a seeded table
         (its deals come from that text, not a secret seed: RULES.md, "Fair
         deals"). Raises LobbyError("invalid") for a setting out of range or a
         bad seed, RuleError for rules these seats cannot play."""
@@ -222,6 +227,7 @@ class Table:
                 raise LobbyError("invalid", str(err)) from None
         self.table_id = table_id
         self.seed = seed  # a seeded table's seed (the creator's), else None
+        self.owner = ""  # who created it: the client's address (Lobby's per-client limit)
         self.max_round_actions = max_round_actions
         self._round_actions = 0  # actions applied in the round being played
         self.title = clean_text("title", title, MAX_TITLE)
@@ -232,8 +238,9 @@ class Table:
         self.window_ms = window_ms
         self.round_pause = 3 * bot_delay if round_pause is None else round_pause
         self.state = TableState.WAITING
+        self.limits = limits = limits or Limits()
         self.seats = [Seat(i) for i in range(seats)]
-        self.spectator_log: list[Message] = []
+        self.spectator_log = StreamLog(-1, limits.log_messages, limits.log_bytes)
         self.spectators = 0
         self.game: GameState | None = None
         self.history: list[tuple[int, Action]] = []  # every applied action, for replays
@@ -303,9 +310,25 @@ class Table:
         seat.name = name
         seat.token = secrets.token_urlsafe(16)  # 128 random bits
         seat.last_seen = time.monotonic()
-        seat.log = [Welcome(seat.index, self.info())]
+        seat.log = StreamLog(seat.index, self.limits.log_messages, self.limits.log_bytes)
+        seat.log.append(Welcome(seat.index, self.info()))
         self._seats_changed()
         return seat
+
+    def compact(self) -> None:
+        """Once the game is over and no stream is open, keep only the end of
+        each log (``Limits.finished_log_messages``): a stream resumed after the
+        end gets the final snapshot and the game's last messages."""
+        if (
+            self.state is not TableState.FINISHED
+            or self.spectators
+            or any(s.connections for s in self.seats)
+        ):
+            return
+        keep = self.limits.finished_log_messages
+        for seat in self.seats:
+            seat.log.trim(keep)
+        self.spectator_log.trim(keep)
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of
@@ -335,7 +358,8 @@ class Table:
         seat.name = clean_text("name", name, MAX_NAME)
         seat.bot = bot
         seat.token = ""
-        seat.log = [Welcome(seat.index, self.info())]
+        seat.log = StreamLog(seat.index, 0, 0)  # no stream ever opens for it
+        seat.log.append(Welcome(seat.index, self.info()))
         self._seats_changed()
         return seat
 
@@ -366,6 +390,7 @@ class Table:
         else:  # a bot plays the seat, in this game and any rematch
             seat.bot = make_bot("greedy")
             seat.stand_in = None
+            seat.log = StreamLog(seat.index, 0, 0)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
                 self._schedule_bots()
         self._seats_changed()
@@ -460,7 +485,7 @@ class Table:
 
     # ------------------------------------------------------------ game side
 
-    def log_for(self, seat: int) -> list[Message]:
+    def log_for(self, seat: int) -> StreamLog:
         """The message log of ``seat`` (-1: spectators); seq = index + 1."""
         return self.spectator_log if seat < 0 else self.seats[seat].log
 
@@ -716,13 +741,16 @@ class Table:
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         for seat in self.seats:
             i = seat.index
-            seat.log.extend(e for e in events if e.audience == EVERYONE or e.audience == i)
-            seat.log.append(
-                Update(game.view(i), tuple(game.legal_actions(i)), self._deadline, shown, closes)
-            )
             if i != actor:
                 seat.others_updates += 1
-        self.spectator_log.extend(e for e in events if e.audience == EVERYONE)
+            log_ = seat.log
+            if not log_.max_messages:
+                continue  # a server-side bot's seat: it reads the game itself
+            log_.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
+            log_.append(
+                Update(game.view(i), tuple(game.legal_actions(i)), self._deadline, shown, closes)
+            )
+        self.spectator_log.extend([e for e in events if e.audience == EVERYONE])
         self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown, closes))
         received = self.received
         step = len(self.history)

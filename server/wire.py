@@ -490,3 +490,77 @@ def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.Rule
         else:
             setattr(msg, name, value)
     return msg
+
+
+# ----------------------------------------------------------------- stream bytes
+#
+# A stream's messages are kept and sent as bytes: each message once encoded as
+# the body of a TableMessage (its oneof field, without the seq), a response
+# put together from them. Protobuf's encoding of a message is the
+# concatenation of its fields' encodings, so TableMessage(seq, body) is the
+# seq field's bytes followed by the body's, and a PlayResponse (or
+# SpectateResponse: the same field numbers) is its messages, each as field 1,
+# then its snapshot as field 2. tests/server/test_wire.py checks the bytes
+# against the protobuf library's own.
+
+
+def varint(value: int) -> bytes:
+    """``value`` (>= 0) as a protobuf varint."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _field(tag: int, payload: bytes) -> bytes:
+    """A length-delimited field: its tag byte (field number << 3 | 2), length, payload."""
+    return bytes((tag,)) + varint(len(payload)) + payload
+
+
+_EVENT, _UPDATE, _WELCOME, _ERROR, _SEATS, _REVEAL = 0x1A, 0x22, 0x12, 0x2A, 0x32, 0x3A
+
+
+@lru_cache(maxsize=16384)
+def event_body(event: Event) -> bytes:
+    """The TableMessage body of ``event`` (shared: hot-path events are interned,
+    so every seat's log holds one copy of each public event's bytes)."""
+    return _field(_EVENT, event_pb(event).SerializeToString())
+
+
+def update_pb(message: Update) -> bytes:
+    """The PlayerUpdate of ``message``, encoded."""
+    target = gs.PlayerUpdate()
+    fill_update(target, message)
+    return target.SerializeToString()
+
+
+def message_body(message: Message) -> bytes:
+    """The TableMessage body of a stream message: its oneof field, encoded."""
+    if isinstance(message, Event):
+        return event_body(message)
+    if isinstance(message, Update):
+        return _field(_UPDATE, update_pb(message))
+    msg = gs.TableMessage()
+    fill_message(msg, 0, message)  # seq 0 is not encoded: the body alone
+    return msg.SerializeToString()
+
+
+def response_bytes(first_seq: int, bodies: Iterable[bytes], snapshot: bytes = b"") -> bytes:
+    """A PlayResponse (or SpectateResponse) holding the messages ``bodies``
+    numbered from ``first_seq``, and ``snapshot`` (an encoded Snapshot) if given."""
+    out = bytearray()
+    seq = first_seq
+    for body in bodies:
+        head = b"\x08" + varint(seq)
+        out += b"\x0a" + varint(len(head) + len(body)) + head + body
+        seq += 1
+    if snapshot:
+        out += _field(0x12, snapshot)
+    return bytes(out)
+
+
+def body_message(body: bytes, seat: int) -> Message | None:
+    """A stored body back to its game value, as ``seat`` (-1 a spectator) got it."""
+    return message_from_pb(gs.TableMessage.FromString(body), seat)

@@ -49,7 +49,7 @@ async def test_a_round_of_hoarders_ends_at_the_tables_cap():
     game = table.game
     assert game.outcome().termination is Termination.ROUND_CAPPED
     assert len(table.history) == 150 and not game.game_winners
-    capped = [m for m in table.log_for(0) if getattr(m, "kind", None) is EventKind.ROUND_CAPPED]
+    capped = [m for m in table.log_for(-1) if getattr(m, "kind", None) is EventKind.ROUND_CAPPED]
     assert len(capped) == 1 and capped[0].count == 150
     assert table.record().status == "capped" and table.record().winners == ()
     assert table.info().max_round_actions == 150

@@ -10,6 +10,7 @@ wait on the server's own change notifications or on stream messages.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import random
 
@@ -264,13 +265,15 @@ async def test_table_and_seat_and_stream_limits():
             await read_response(watcher)
             extra = conn.games.Spectate(gs.SpectateRequest(table_id=a.table_id))
             await expect_status(extra.read(), grpc.StatusCode.RESOURCE_EXHAUSTED)
-            # A finished table stops counting against the table limit.
+            # A finished table counts against the limit until it is dropped.
             await conn.add_bot(a.table_id, "greedy")
             await conn.start_game(a.table_id, ja.seat_token)
             await conn.leave_table(a.table_id, ja.seat_token)  # a bot finishes it
             await read_until_eof(watcher)
             assert srv.lobby.get(a.table_id).state is TableState.FINISHED
-            await conn.create_table(seats=2)
+            await expect_status(conn.create_table(seats=2), grpc.StatusCode.RESOURCE_EXHAUSTED)
+            srv.lobby.limits = dataclasses.replace(srv.lobby.limits, finished_ttl=0)
+            await conn.create_table(seats=2)  # the finished table was dropped to make room
             first.cancel()
     finally:
         await srv.stop(None)
@@ -954,12 +957,17 @@ fuzz_ops = st.lists(
 
 @pytest.fixture
 async def fuzzer():
-    # Generous message and join budgets here: floods are the subject of their own tests.
+    # Generous message, join and waiting-table budgets here: floods and the
+    # per-client table cap are the subjects of their own tests.
     srv = await start_server(
         "127.0.0.1",
         0,
         limits=Limits(
-            intents_per_second=1e9, intent_burst=1e9, joins_per_second=1e9, join_burst=1e9
+            intents_per_second=1e9,
+            intent_burst=1e9,
+            joins_per_second=1e9,
+            join_burst=1e9,
+            max_waiting_tables_per_client=10**6,
         ),
     )
     async with Connection(srv.address) as conn:

@@ -246,8 +246,8 @@ async def test_the_catchable_players_own_call_in_the_window_beats_a_bots_catch(s
     await p0.until(lambda: p0.events(EventKind.PLAYED, 1), "the bot's turn")
     assert p0.events(EventKind.UNO_CALLED, 0) and not p0.events(EventKind.UNO_CAUGHT)
     assert not p0.state.errors and len(table.game.hand(0)) == 1
-    refusals = [m for m in table.log_for(1) if isinstance(m, Refusal)]
-    assert [r.reason for r in refusals] == ["already_called"]
+    # (A server-side bot's seat keeps no log: its refused catch shows in the
+    # history, which has no catch in it.)
     assert [(seat, a.kind) for seat, a in table.history] == [
         (0, ActionKind.PLAY),
         (0, ActionKind.CALL_UNO),
