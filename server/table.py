@@ -262,6 +262,8 @@ class Table:
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._timers: list[asyncio.TimerHandle] = []
         self._window: Window | None = None  # the open out-of-turn window
+        self._batching = False  # judging a window: updates wait for its end
+        self._updates_due: float | None = None  # (the window close they will carry)
         self._seats_shown = self.seat_infos()
         self.spectator_log.append(Welcome(-1, self.info()))
 
@@ -736,22 +738,19 @@ class Table:
         self._deadline = 0.0
         if not game.is_round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
-        shown = self._seats_shown
         window = self._opens_window(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         for seat in self.seats:
             i = seat.index
             if i != actor:
                 seat.others_updates += 1
-            log_ = seat.log
-            if not log_.max_messages:
-                continue  # a server-side bot's seat: it reads the game itself
-            log_.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
-            log_.append(
-                Update(game.view(i), tuple(game.legal_actions(i)), self._deadline, shown, closes)
-            )
+            if seat.log.max_messages:  # not a server-side bot's seat (it reads the game)
+                seat.log.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
         self.spectator_log.extend([e for e in events if e.audience == EVERYONE])
-        self.spectator_log.append(Update(game.view(-1), (), self._deadline, shown, closes))
+        if self._batching and not game.is_game_over:
+            self._updates_due = closes  # the window's close writes them, after its refusals
+        else:
+            self._append_updates(closes)
         received = self.received
         step = len(self.history)
         for e in events:
@@ -774,6 +773,21 @@ class Table:
             if window:
                 self._open_window(closes)
             self._schedule_bots()
+
+    def _append_updates(self, closes: float) -> None:
+        """Every seat's update (and the spectators'): its view now, its legal
+        actions, the deadline, every seat's status, the window's close."""
+        game = self.game
+        assert game is not None
+        shown = self._seats_shown
+        deadline = self._deadline
+        for seat in self.seats:
+            if seat.log.max_messages:
+                i = seat.index
+                seat.log.append(
+                    Update(game.view(i), tuple(game.legal_actions(i)), deadline, shown, closes)
+                )
+        self.spectator_log.append(Update(game.view(-1), (), deadline, shown, closes))
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
         if self.closing:
@@ -841,8 +855,18 @@ class Table:
 
     def _resolve(self, window: Window) -> None:
         """Judge what ``window`` holds (:func:`.window.resolve`): by the engine,
-        through :meth:`_take`, in the window's order."""
-        resolve(window, self._take, self._refuse_held, self._name)
+        through :meth:`_take`, in the window's order. The updates of what took
+        effect are written once, at the end: after every refusal of the
+        window, so no refusal arrives after an update that supersedes it."""
+        self._batching = True
+        try:
+            resolve(window, self._take, self._refuse_held, self._name)
+        finally:
+            self._batching = False
+            closes, self._updates_due = self._updates_due, None
+            if closes is not None and self.state is TableState.PLAYING:
+                self._append_updates(closes)
+                self._notify()
 
     def _take(self, intent: HeldIntent) -> bool:
         """Take a held intent as if it arrived now (held again if a new window

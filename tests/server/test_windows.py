@@ -25,7 +25,7 @@ from unoplay.game.bots import make_bot
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import Refusal
+from unoplay.game.messages import Refusal, Update
 from unoplay.game.rules import RuleSet, preset
 from unoplay.server.table import DEFAULT_WINDOW_MS
 
@@ -189,6 +189,32 @@ async def test_a_jump_in_beats_the_turn_players_play_sent_earlier_in_the_same_wi
         assert [(e.player, e.value) for e in p.events(EventKind.PLAYED)] == [(0, 0), (2, 1)]
     assert [seat for seat, _ in table.history] == [0, 2]
     assert c("R3") in table.game.hand(1) and table.game.current == 3
+    for p in players:
+        await p.close()
+
+
+async def test_a_windows_refusals_reach_a_seat_before_the_update_that_follows(server, conn):
+    """The refused turn action comes before the update after the jump-in, so a
+    bot that drops a refused id from the latest list never drops a live one."""
+    table, players = await crafted(server, conn, WILDS, "R5", JUMP, WINDOW)
+    p0, p1, p2, _p3 = players
+    await p0.send(A.play(c("W"), Colour.RED))
+    await p1.until(lambda: p1.state.view.top_card == c("W"), "seat 0's Wild")
+    await p1.send(A.DRAW)  # seat 1's turn action...
+    await until(table, lambda: held_by(table, 1), "seat 1's draw held by the window")
+    await p2.until(lambda: p2.state.view.top_card == c("W"), "seat 0's Wild")
+    await p2.send(A.play(c("W#1"), Colour.BLUE))  # ...beaten by a jump-in
+    await p1.until(lambda: p1.state.errors and p1.state.view.current == 3, "the window's end")
+    messages = [r.message for r in p1.log]
+    refused = next(i for i, m in enumerate(messages) if isinstance(m, Refusal))
+    jumped = next(
+        i
+        for i, m in enumerate(messages)
+        if isinstance(m, Event) and m.kind is EventKind.PLAYED and m.player == 2
+    )
+    updates_after = [i for i, m in enumerate(messages) if isinstance(m, Update) and i > jumped]
+    assert messages[refused].reason == "jumped_in"
+    assert updates_after and refused < updates_after[0]  # the refusal, then the update
     for p in players:
         await p.close()
 
