@@ -45,6 +45,44 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address) is this machine only: a server
+    bound there cannot be reached from the LAN, so it does not advertise."""
+    import ipaddress
+
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _port_taken(host: str, port: int) -> bool:
+    """Whether a server already listens on ``host:port`` (checked with a plain
+    socket as grpc binds, SO_REUSEADDR on, so a closed server's lingering
+    connections do not count). grpc refuses the port too; this only spares
+    the user its C-level log line."""
+    import socket
+
+    if port == 0:
+        return False
+    try:
+        infos = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError:
+        return False
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError:
+                return True
+    return False
+
+
 def _serve(args: argparse.Namespace) -> int:
     from unoplay.server.service import start_server
 
@@ -53,6 +91,11 @@ def _serve(args: argparse.Namespace) -> int:
         import os
 
         if os.environ.get("UNOPLAY_MDNS", "1") == "0":
+            return None
+        if args.advertise is False:
+            return None
+        if args.advertise is None and _is_loopback(args.host):
+            log.info("bound to loopback (%s): not advertised on the LAN", args.host)
             return None
         try:
             from .discovery import Advertiser
@@ -100,6 +143,8 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        if 0 <= args.port <= 65535 and _port_taken(args.host, args.port):
+            raise SystemExit(f"uno serve: port {args.port} is in use (is another server there?)")
         try:
             server = await start_server(args.host, args.port, limits=limits, store=store, tls=tls)
         except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
@@ -442,10 +487,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="SQLite file for finished games (default: games.sqlite3 in the user's data directory)",
     )
     serve.add_argument("--no-db", action="store_true", help="do not store games")
+    serve.add_argument(
+        "--advertise",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="announce the server over mDNS (default: unless bound to loopback, "
+        "which nobody on the LAN can reach)",
+    )
     serve.add_argument("--tls-cert", help="PEM certificate (chain) file: serve TLS only")
     serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
     serve.add_argument(
-        "--max-tables", type=int, default=1000, help="tables waiting or playing at once"
+        "--max-tables",
+        type=int,
+        default=1000,
+        help="tables at once, finished ones included (default: 1000)",
     )
     serve.add_argument(
         "--web",

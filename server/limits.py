@@ -94,10 +94,11 @@ class Limits:
     * ``intents_per_second`` / ``intent_burst``: messages a game stream may send:
       a token bucket of ``intent_burst`` tokens, refilled at
       ``intents_per_second`` and by ``intents_per_update`` for every
-      PlayerUpdate that another seat's action (or the table) sent the seat (so
-      a fast bot answering every update is never limited; a flood is, and so
-      are legal moves that only feed themselves, such as a string of false
-      UNO calls). A message with no token left ends the
+      PlayerUpdate the seat is sent, except the one after its own costly
+      mistake (a false UNO call, a wrong play under ``wrong_play_penalty``):
+      so a bot that answers each update with at most one intent is never
+      limited, under any rules; a flood is, and so are moves that only feed
+      themselves. A message with no token left ends the
       stream with RESOURCE_EXHAUSTED; the seat and the game are unharmed.
       The budget is the seat's, shared by its streams: a new stream starts
       with what the last one left.

@@ -485,7 +485,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         loop = asyncio.get_running_loop()
         if seat.budget is None:
             seat.budget = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
-            seat.credited = seat.others_updates
+            seat.credited = seat.earned_updates
         async for request in requests:
             if isinstance(request, _Undecodable):
                 _undecodable_log.warn("undecodable message on a stream of table %s", table.table_id)
@@ -509,9 +509,9 @@ class GameServicer(gs_grpc.GameServiceServicer):
         limits = self.lobby.limits
         bucket, index = seat.budget, seat.index
         assert bucket is not None
-        if seat.others_updates != seat.credited:
-            bucket.credit((seat.others_updates - seat.credited) * limits.intents_per_update)
-            seat.credited = seat.others_updates
+        if seat.earned_updates != seat.credited:
+            bucket.credit((seat.earned_updates - seat.credited) * limits.intents_per_update)
+            seat.credited = seat.earned_updates
         if not bucket.take(now):
             stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
             stream.details = (

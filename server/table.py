@@ -101,6 +101,11 @@ class LobbyError(Exception):
         self.kind = kind
 
 
+#: Events of a seat's own costly mistake: the update after one earns its
+#: message budget nothing (proto/README.md, section 4, the intent budget).
+SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
+
+
 @dataclass
 class Seat:
     """One seat: who sits there and the log of messages sent to it."""
@@ -114,13 +119,14 @@ class Seat:
     #: The messages sent to the seat; a placeholder keeping nothing until a
     #: person sits (a server-side bot's seat never keeps any).
     log: StreamLog = field(default_factory=lambda: StreamLog(-1, 0, 0))
-    # Updates others' actions caused (the seat's message budget is credited for
-    # each): a seat's own actions earn nothing, or legal moves could fund themselves.
-    others_updates: int = 0
+    # Updates that refill the seat's message budget: every update it is sent,
+    # except the one after its own costly mistake (a false UNO call, a wrong
+    # play under wrong_play_penalty), or such moves could fund themselves.
+    earned_updates: int = 0
     # The seat's message budget and join budget (limits.TokenBucket), made by the
     # service on first use: shared by all its streams, so reconnecting earns nothing.
     budget: Any = None
-    credited: int = 0  # others_updates already credited to ``budget``
+    credited: int = 0  # earned_updates already credited to ``budget``
     joins: Any = None
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
     last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
@@ -319,7 +325,8 @@ class Table:
 
     def compact(self) -> None:
         """Once the game is over and no stream is open, keep only the end of
-        each log (``Limits.finished_log_messages``): a stream resumed after the
+        each log (``Limits.finished_log_messages``) and drop the game's record
+        (``on_finish`` had it when the game ended): a stream resumed after the
         end gets the final snapshot and the game's last messages."""
         if (
             self.state is not TableState.FINISHED
@@ -331,6 +338,8 @@ class Table:
         for seat in self.seats:
             seat.log.trim(keep)
         self.spectator_log.trim(keep)
+        # the game's record went to on_finish (storage) when it ended
+        self.history, self.history_sources, self.history_ms, self.received = [], [], [], []
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of
@@ -740,10 +749,11 @@ class Table:
             self._deadline = time.time() + self.turn_seconds
         window = self._opens_window(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
+        mistake = actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events)
         for seat in self.seats:
             i = seat.index
-            if i != actor:
-                seat.others_updates += 1
+            if not (mistake and i == actor):
+                seat.earned_updates += 1
             if seat.log.max_messages:  # not a server-side bot's seat (it reads the game)
                 seat.log.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
         self.spectator_log.extend([e for e in events if e.audience == EVERYONE])

@@ -28,7 +28,14 @@ from unoplay.game.messages import (
     Update,
     Welcome,
 )
-from unoplay.game.rules import OPTION_NAMES, RuleError, RuleSet, preset
+from unoplay.game.rules import (
+    OPTION_NAMES,
+    RuleError,
+    RuleSet,
+    nearest_preset,
+    option_text,
+    preset,
+)
 from unoplay.game.view import Phase, PlayerView
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
@@ -363,7 +370,16 @@ def table_pb(info: TableInfo) -> ls.Table:
         max_round_actions=info.max_round_actions,
         rematch_votes=info.rematch_votes,
         games=info.games,
+        rules_preset=_nearest(info.rules)[0],
+        rule_differences=_nearest(info.rules)[1],
     )
+
+
+@lru_cache(maxsize=256)
+def _nearest(rules: RuleSet) -> tuple[str, tuple[str, ...]]:
+    """The table message's rules_preset and rule_differences for ``rules``."""
+    name, changed = nearest_preset(rules)
+    return name, tuple(f"{option}={option_text(value)}" for option, value in changed)
 
 
 def fill_update(target: gs.PlayerUpdate, message: Update) -> None:

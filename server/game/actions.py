@@ -12,6 +12,7 @@ from functools import cache
 from typing import NamedTuple
 
 from .cards import COLOURS, DECK_SIZE, IS_WILD, Colour, card_name
+from .rules import MAX_PLAYERS
 
 #: Value of ``Action.colour`` / ``Action.target`` / ``Action.card`` when not used.
 NONE = -1
@@ -84,7 +85,7 @@ _PLAYS = [
     ]
     for card in range(DECK_SIZE)
 ]
-_CATCHES: dict[int, Action] = {}
+_CATCHES = tuple(Action(ActionKind.CATCH, target=seat) for seat in range(MAX_PLAYERS))
 _CHOICES = tuple(Action(ActionKind.CHOOSE_COLOUR, colour=int(c)) for c in COLOURS)
 
 
@@ -110,11 +111,12 @@ def play(
 
 
 def catch(target: int) -> Action:
-    """The action of catching seat ``target`` for not calling UNO."""
-    action = _CATCHES.get(target)
-    if action is None:
-        action = _CATCHES.setdefault(target, Action(ActionKind.CATCH, target=target))
-    return action
+    """The action of catching seat ``target`` for not calling UNO. A seat
+    (0..9) gets its one shared Action; any other value a new one, which the
+    engine refuses (nothing kept grows with values a client chooses)."""
+    if 0 <= target < MAX_PLAYERS:
+        return _CATCHES[target]
+    return Action(ActionKind.CATCH, target=target)
 
 
 def choose_colour(colour: int) -> Action:

@@ -61,6 +61,17 @@ class Bot:
         raise NotImplementedError
 
 
+_SYSTEM_RANDOM = random.SystemRandom()  # no state of its own: one serves every bot
+
+
+def bot_random(seed: int | None) -> random.Random:
+    """A bot's source of chance: ``random.Random(seed)`` for a seeded bot
+    (matches and tests replay), else the operating system's generator, shared:
+    a server's unseeded bots keep no 2.5 KB generator state each, and nobody
+    can predict them from their moves."""
+    return _SYSTEM_RANDOM if seed is None else random.Random(seed)
+
+
 class RandomBot(Bot):
     """Uniformly random legal play, for baselines and fuzzing.
 
@@ -68,13 +79,14 @@ class RandomBot(Bot):
     a due UNO call when one is listed; never a false UNO call, which only
     costs cards). Out of turn: with probability 1/2 a uniform choice over
     ``legal`` (catches, a due UNO call, jump-ins), otherwise None. All chance
-    comes from its own ``random.Random(seed)``.
+    comes from :func:`bot_random` (its own ``random.Random(seed)``, or with
+    ``seed`` None the operating system's generator).
     """
 
     name = "random"
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self.rng = bot_random(seed)
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """A uniform legal action on its turn; out of turn one half of the time, else None."""
@@ -120,7 +132,7 @@ class GreedyBot(Bot):
     name = "greedy"
 
     def __init__(self, seed: int | None = None):
-        self.rng = random.Random(seed)
+        self.rng = bot_random(seed)
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """The heuristic's action (see the class docstring); None out of turn

@@ -340,12 +340,28 @@ def preset_name(rules: RuleSet) -> str:
     )
 
 
-def differences(rules: RuleSet) -> list[tuple[str, Any]]:
-    """(option, value) of every option that differs from ``official``, target
-    score excepted (it is shown on its own), in ``OPTION_NAMES`` order."""
-    mine, base = rules.to_dict(), OFFICIAL.to_dict()
+def differences(rules: RuleSet, base_rules: RuleSet = OFFICIAL) -> list[tuple[str, Any]]:
+    """(option, value) of every option that differs from ``base_rules``
+    (``official`` by default), target score excepted (it is shown on its own),
+    in ``OPTION_NAMES`` order."""
+    mine, base = rules.to_dict(), base_rules.to_dict()
     return [
         (name, mine[name])
         for name in OPTION_NAMES
         if name != "target_score" and mine[name] != base[name]
     ]
+
+
+def nearest_preset(rules: RuleSet) -> tuple[str, list[tuple[str, Any]]]:
+    """The preset ``rules`` differ from in the fewest options (target score
+    aside; ``official`` on a tie) and those differences, as :func:`differences`
+    gives them: what a table tells a bot of the rules it was made from."""
+    best = min(PRESETS, key=lambda name: len(differences(rules, PRESETS[name])))
+    return best, differences(rules, PRESETS[best])
+
+
+def option_text(value: Any) -> str:
+    """An option's value as ``--rule NAME=VALUE`` takes it (true/false, numbers, names)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

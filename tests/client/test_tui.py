@@ -443,6 +443,7 @@ async def test_uno_serve_is_found_by_the_lan_browser_on_loopback():
             "127.0.0.1",
             "--port",
             str(port),
+            "--advertise",  # on loopback only when asked: nobody else can reach it
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

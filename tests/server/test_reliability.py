@@ -35,6 +35,7 @@ from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState
 from unoplay.game.rules import RuleSet
+from unoplay.game.rules import preset as rule_preset
 from unoplay.server import service, wire
 from unoplay.server.limits import (
     CLIENT_OPTIONS,
@@ -330,9 +331,9 @@ async def test_a_flood_of_messages_ends_the_stream_with_resource_exhausted_game_
         await srv.stop(None)
 
 
-async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
+async def test_costly_mistakes_that_only_feed_themselves_do_not_refill_the_budget():
     """False UNO calls are legal (false_uno_penalty) and each one sends the caller
-    an update; only updates others caused refill a stream's budget, so endless
+    an update; the update after a seat's own costly mistake refills nothing, so endless
     calls end the stream instead of growing the table's logs without bound."""
     srv = await start_server("127.0.0.1", 0, limits=Limits(intents_per_second=0.5, intent_burst=10))
     try:
@@ -357,6 +358,32 @@ async def test_legal_moves_that_only_feed_themselves_do_not_refill_the_budget():
                 if getattr(m, "kind", None) is EventKind.UNO_FALSE_CALL
             ]
             assert len(false_calls) == 10
+    finally:
+        await srv.stop(None)
+
+
+@pytest.mark.parametrize("preset", ["official", "house"])
+async def test_a_bot_sending_one_intent_per_update_is_never_limited(preset):
+    """The guide's rule (section 4): at most one intent per update is never
+    limited, under any rules, even in a 2-seat house game where the same seat
+    moves again and again (Skip, Reverse, stacking, a drawn card played). With
+    no refill by time at all, only the updates pay for the intents."""
+    limits = Limits(intents_per_second=0.0, intent_burst=2)
+    srv = await start_server("127.0.0.1", 0, limits=limits)
+    try:
+        async with Connection(srv.address) as conn:
+            rules = dataclasses.replace(rule_preset(preset), target_score=200)
+            table_id = (await conn.create_table(seats=2, rules=rules, window_ms=0)).table_id
+            me = await conn.join_table(table_id, "steady")
+            await conn.add_bot(table_id, "greedy")
+            await conn.start_game(table_id, me.seat_token)
+            session = conn.session(table_id, me.seat_token)
+            state = await asyncio.wait_for(run_bot(make_bot("greedy", seed=3), session), WAIT)
+            table = srv.lobby.get(table_id)
+            assert state.game_over and table.state is TableState.FINISHED
+            assert session.reconnects == 0  # never cut off
+            mine = sum(1 for s, _ in table.history if s == me.seat)
+            assert mine > 50  # a real game: many intents paid for by updates alone
     finally:
         await srv.stop(None)
 

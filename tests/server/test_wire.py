@@ -1,5 +1,6 @@
 """Engine <-> wire conversions: rule sets, action ids, events and views survive the trip."""
 
+import dataclasses
 import random
 
 import pytest
@@ -8,9 +9,10 @@ from hypothesis import given, settings
 
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
-from unoplay.game.rules import OPTION_NAMES, PRESETS
+from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet, parse_rule
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
+from unoplay.v1 import lobby_service_pb2 as ls
 
 
 def test_every_rule_option_has_a_proto_field():
@@ -27,6 +29,25 @@ def test_rule_sets_round_trip_through_the_wire(rules):
 def test_presets_by_name_on_the_wire():
     for name, rules in PRESETS.items():
         assert wire.rules_from_pb(pb.RuleSet(preset=name)) == rules
+
+
+async def test_a_table_tells_the_preset_its_rules_are_nearest_and_the_differences(conn):
+    house = PRESETS["house"]
+    cases = [
+        (PRESETS["official"], "official", []),
+        (house, "house", []),
+        (dataclasses.replace(house, jump_in=False, target_score=100), "house", ["jump_in=false"]),
+        (RuleSet(seven_zero=True, uno_penalty=4), "official", ["uno_penalty=4", "seven_zero=true"]),
+    ]
+    for rules, preset, changed in cases:
+        table = await conn.create_table(seats=2, rules=rules)
+        reply = await conn.lobby.ListTables(ls.ListTablesRequest(), timeout=10)
+        listed = next(t for t in reply.tables if t.table_id == table.table_id)
+        assert listed.rules.preset == "official"  # the fields are what is in force
+        assert (listed.rules_preset, list(listed.rule_differences)) == (preset, changed)
+        options = dict(parse_rule(text) for text in listed.rule_differences)
+        rebuilt = RuleSet.from_dict(options, base=PRESETS[preset])
+        assert dataclasses.replace(rebuilt, target_score=rules.target_score) == rules
 
 
 def every_action(players=10):

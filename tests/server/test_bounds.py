@@ -1,0 +1,360 @@
+"""A server whose memory is bounded whatever clients do (issue 14): a seat's
+log after 100,000 messages and after 10,000 refused intents, finished tables
+kept small and counted against the limit, one client's waiting tables capped,
+no cache that grows with values a client chooses, undecodable bytes to every
+rpc answered with INVALID_ARGUMENT and no traceback, and ``uno serve`` that
+refuses a port in use and does not advertise a loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tracemalloc
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2
+
+from unoplay.client.sdk import Connection, ServerError
+from unoplay.game import RuleSet, actions
+from unoplay.game.actions import Action, ActionKind
+from unoplay.game.bots import make_bot
+from unoplay.game.engine import GameState
+from unoplay.game.messages import Refusal, TableState, Update
+from unoplay.game.rules import preset
+from unoplay.server import wire
+from unoplay.server.limits import Limits
+from unoplay.server.lobby import Lobby
+from unoplay.server.service import UNDECODABLE_REQUEST, start_server
+from unoplay.server.streamlog import StreamLog
+from unoplay.server.table import LobbyError, Table
+from unoplay.v1 import game_service_pb2 as gs
+from unoplay.v1 import lobby_service_pb2 as ls
+
+WAIT = 60
+LIMITS = Limits()
+
+
+def _messages_of_play(count: int) -> list:
+    """``count`` messages seat 0 of four-seat house games is sent: the events
+    it may see and an update after each action, from random games."""
+    rng = random.Random(7)
+    out: list = []
+    game_no = 0
+    while len(out) < count:
+        game, events = GameState.new(4, preset("house"), seed=f"bound-{game_no}")
+        game_no += 1
+        while not game.is_round_over and len(out) < count:
+            out.extend(e for e in events if e.audience in (-1, 0))
+            out.append(Update(game.view(0), tuple(game.legal_actions(0)), 0.0, (), 0.0))
+            seat = game.current
+            events = game.apply(seat, rng.choice(game.legal_actions(seat)))
+    return out[:count]
+
+
+def test_a_seats_log_keeps_the_newest_messages_within_its_bound_after_100000():
+    sent = _messages_of_play(2_000)
+    log = StreamLog(0, LIMITS.log_messages, LIMITS.log_bytes)
+    largest = 0
+    for i in range(100_000):
+        log.append(sent[i % len(sent)])
+        largest = max(largest, log.bytes)
+    assert len(log) == 100_000
+    kept = 100_000 - log.first_seq + 1
+    assert 0 < kept <= LIMITS.log_messages
+    assert largest <= LIMITS.log_bytes
+    # exactly the newest messages, in order, numbered to the end
+    newest = [sent[i % len(sent)] for i in range(100_000 - kept, 100_000)]
+    assert list(log) == newest
+    assert log[99_999] == newest[-1]
+    with pytest.raises(IndexError):
+        log[0]  # the first message is long gone
+
+
+async def test_10000_refused_intents_are_answered_and_the_log_stays_bounded():
+    lobby = Lobby()
+    table = lobby.create("refusals", 2, RuleSet(target_score=0))
+    seat = table.join("flooder")
+    table.add_bot(_Idle(), "idle")
+    table.start()
+    log = table.log_for(seat.index)
+    before = len(log)
+    not_a_card = Action(ActionKind.PLAY, card=500)
+    for _ in range(10_000):
+        assert not table.act(seat.index, not_a_card, action_id=9)
+    assert len(log) == before + 10_000  # each refusal was sent, with its seq
+    last = log[-1]
+    assert isinstance(last, Refusal) and last.action_id == 9
+    assert len(log) - log.first_seq + 1 <= LIMITS.log_messages
+    assert log.bytes <= LIMITS.log_bytes
+    table.close()
+
+
+class _Idle:
+    """A bot that never acts (the table waits for it)."""
+
+    name = "idle"
+
+    def decide(self, view, legal):
+        return None
+
+
+def test_catch_actions_are_made_once_per_seat_and_never_kept_for_other_values():
+    assert actions.catch(3) is actions.catch(3)
+    made = [actions.catch(random.randrange(10, 10**9)) for _ in range(10_000)]
+    assert all(a.kind is ActionKind.CATCH for a in made)
+    assert actions.catch(123_456) is not actions.catch(123_456)  # made, judged, forgotten
+    assert len(actions._CATCHES) == 10
+
+
+# ------------------------------------------------------------------ finished tables
+
+
+async def _quick_table(lobby: Lobby, seats: int) -> Table:
+    """The cheap table of the report: a one-round game, bots in every seat but
+    the creator's, started at once; the person never connects (a stand-in
+    plays for them at once). Returns the table once its game is over."""
+    table = lobby.create("quick", seats, RuleSet(target_score=0), away_grace=0)
+    table.join("quick")
+    for _ in range(seats - 1):
+        table.add_bot(make_bot("random"), "bot")
+    table.start()
+    await asyncio.wait_for(_finished(table), WAIT)
+    return table
+
+
+async def _finished(table: Table) -> None:
+    while table.state is not TableState.FINISHED:
+        await table.wait_for_change()
+
+
+def _forget_shared_caches() -> None:
+    """Empty the wire's bounded caches (shared by every table, so not a table's cost)."""
+    for value in vars(wire).values():
+        if hasattr(value, "cache_clear"):
+            value.cache_clear()
+
+
+async def test_a_finished_table_keeps_a_small_summary():
+    """Ten seats (the costliest table): once over and compacted, a table keeps
+    its final state and the last ``finished_log_messages`` of each log."""
+    lobby = Lobby()
+    await _quick_table(lobby, 10)  # warm up the engine's and the server's interned values
+    count = 6
+    _forget_shared_caches()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tables = [await _quick_table(lobby, 10) for _ in range(count)]
+        lobby.sweep()  # compacts what no stream is reading
+        _forget_shared_caches()
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    per_table = grown / count
+    assert per_table < 64 * 1024, f"{per_table:.0f} bytes per finished table"
+    for table in tables:
+        assert all(len(s.log) - s.log.first_seq + 1 <= 64 for s in table.seats)
+        assert table.history == [] and table.received == []
+        assert table.game is not None and table.game.is_game_over  # the final snapshot
+
+
+async def test_finished_tables_count_against_the_limit_and_the_next_is_refused():
+    count = 300
+    lobby = Lobby(limits=Limits(max_tables=count))
+    for _ in range(count):
+        await _quick_table(lobby, 2)
+    assert all(t.state is TableState.FINISHED for t in lobby.tables.values())
+    with pytest.raises(LobbyError) as err:
+        lobby.create("one more", 2, RuleSet())
+    assert err.value.kind == "resource_exhausted" and "limit" in str(err.value)
+    assert len(lobby.tables) == count
+
+
+async def test_the_limit_of_tables_is_refused_over_the_wire():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(max_tables=2))
+    try:
+        async with Connection(srv.address) as conn:
+            await conn.wait_ready()
+            for _ in range(2):
+                await conn.create_table(seats=2)
+            with pytest.raises(ServerError) as err:
+                await conn.create_table(seats=2)
+            assert err.value.status == "RESOURCE_EXHAUSTED" and "limit" in str(err.value)
+    finally:
+        await srv.stop(None)
+
+
+async def test_one_client_may_leave_only_so_many_tables_waiting():
+    lobby = Lobby(limits=Limits(max_waiting_tables_per_client=3))
+    mine = [lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000") for _ in range(3)]
+    with pytest.raises(LobbyError) as err:
+        lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")
+    assert err.value.kind == "resource_exhausted" and "3 tables waiting" in str(err.value)
+    lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.6:4000")  # someone else may
+    seat = mine[0].join("a")
+    mine[0].add_bot(_Idle(), "b")
+    mine[0].start()
+    assert seat.index == 0
+    lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")  # one is playing now
+    lobby.close()
+
+
+async def test_a_clients_waiting_tables_are_capped_over_the_wire():
+    srv = await start_server("127.0.0.1", 0, limits=Limits(max_waiting_tables_per_client=2))
+    try:
+        async with Connection(srv.address) as conn:
+            await conn.wait_ready()
+            for _ in range(2):
+                await conn.create_table(seats=2)
+            with pytest.raises(ServerError) as err:
+                await conn.create_table(seats=2)
+            assert err.value.status == "RESOURCE_EXHAUSTED"
+            assert len(srv.lobby.tables) == 2
+    finally:
+        await srv.stop(None)
+
+
+# ------------------------------------------------------------------ undecodable bytes
+
+
+def _methods():
+    """Every rpc of the server: (path, request streaming, response streaming)."""
+    from grpc_health.v1 import health_pb2 as h
+    from grpc_reflection.v1alpha import reflection_pb2 as r
+
+    services = [
+        ls.DESCRIPTOR.services_by_name["LobbyService"],
+        gs.DESCRIPTOR.services_by_name["GameService"],
+        h.DESCRIPTOR.services_by_name["Health"],
+        r.DESCRIPTOR.services_by_name["ServerReflection"],
+    ]
+    return [
+        (f"/{s.full_name}/{m.name}", m.client_streaming, m.server_streaming)
+        for s in services
+        for m in s.methods
+    ]
+
+
+def test_the_list_of_rpcs_is_complete():
+    paths = {p for p, _, _ in _methods()}
+    assert {
+        "/unoplay.v1.LobbyService/CreateTable",
+        "/unoplay.v1.LobbyService/Rematch",
+        "/unoplay.v1.GameService/Play",
+        "/unoplay.v1.GameService/Spectate",
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+    } <= paths
+    assert len(paths) >= 13
+
+
+@pytest.mark.parametrize(("path", "streaming_in", "streaming_out"), _methods())
+async def test_undecodable_bytes_get_invalid_argument_and_no_traceback(
+    server, caplog, path, streaming_in, streaming_out
+):
+    caplog.set_level(logging.DEBUG)
+    garbage = b"\xff\xff\xff\xff"
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        if streaming_in:
+            call = channel.stream_stream(path)()
+            await call.write(garbage)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                while await asyncio.wait_for(call.read(), WAIT) is not grpc.aio.EOF:
+                    pass
+                raise AssertionError("the stream ended with OK")
+        elif streaming_out:
+            call = channel.unary_stream(path)(garbage)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                while await asyncio.wait_for(call.read(), WAIT) is not grpc.aio.EOF:
+                    pass
+                raise AssertionError("the stream ended with OK")
+        else:
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await asyncio.wait_for(channel.unary_unary(path)(garbage), WAIT)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT, err.value
+    assert "could not be decoded" in err.value.details()
+    assert len(err.value.details()) < 100  # ours, not the parser's internals
+    for record in caplog.records:
+        assert record.exc_info is None, record.getMessage()
+        assert "Traceback" not in record.getMessage()
+
+
+async def test_the_server_goes_on_after_garbage_to_every_rpc(server, conn):
+    from grpc_health.v1 import health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(server.address) as channel:
+        for path, streaming_in, streaming_out in _methods():
+            if not streaming_in and not streaming_out:
+                with pytest.raises(grpc.aio.AioRpcError) as err:
+                    await asyncio.wait_for(channel.unary_unary(path)(b"\xff\xff"), WAIT)
+                assert err.value.details() == UNDECODABLE_REQUEST
+        health = health_pb2_grpc.HealthStub(channel)
+        answer = await asyncio.wait_for(health.Check(health_pb2.HealthCheckRequest()), WAIT)
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    assert (await conn.create_table(seats=2)).table_id in server.lobby.tables
+
+
+# ------------------------------------------------------------------ uno serve
+
+
+def _uno(*args: str, **kwargs) -> subprocess.Popen:
+    env = {**os.environ, "UNOPLAY_MDNS": "1", "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "unoplay.client.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        **kwargs,
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_line(proc: subprocess.Popen, wanted: str) -> list[str]:
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:  # ends when the process does; the caller's timeout guards
+        lines.append(line)
+        if wanted in line:
+            return lines
+    raise AssertionError(f"{wanted!r} never printed: {''.join(lines)}")
+
+
+def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
+    port = _free_port()
+    first = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
+    try:
+        head = _wait_for_line(first, "listening on")
+        assert not any("advertised on the LAN as" in line for line in head)
+        second = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
+        out, _ = second.communicate(timeout=WAIT)
+        assert second.returncode != 0
+        assert out.strip().splitlines() == [
+            f"uno serve: port {port} is in use (is another server there?)"
+        ]
+        bad = _uno("serve", "--port", "80000", "--no-db")
+        out, _ = bad.communicate(timeout=WAIT)
+        assert bad.returncode != 0
+        assert out.strip() == "uno serve: port 80000 is outside 0..65535"
+    finally:
+        first.send_signal(signal.SIGTERM)
+        rest, _ = first.communicate(timeout=WAIT)
+    assert first.returncode == 0
+    assert "not advertised on the LAN" in "".join(head) + rest
+    assert "advertised on the LAN as" not in rest
