@@ -27,6 +27,21 @@ def _rules(args: argparse.Namespace):
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.soak is not None:
+        from .soak import run as run_soak
+
+        result = run_soak(args.soak, args.soak_tables, args.think_ms or 250)
+        if args.json:
+            print(json.dumps(result, indent=2))
+        return 1 if result["errors"] else 0
+    if args.think_ms:
+        from .netbench import run_thinking
+
+        tables = tuple(int(k) for k in args.tables.split(","))
+        result = run_thinking(tables, args.think_ms, args.network_seconds, as_json=args.json)
+        if args.json:
+            print(json.dumps(result, indent=2))
+        return 0
     from unoplay.server.bench import run
 
     quiet = None if args.json else False  # with --json, print one document at the end
@@ -599,6 +614,23 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"
+    )
+    bench.add_argument(
+        "--think-ms",
+        type=int,
+        default=0,
+        metavar="MS",
+        help="network only, bots that think about MS a decision (realistic load): "
+        "p99 per --tables count",
+    )
+    bench.add_argument(
+        "--soak",
+        type=float,
+        metavar="MINUTES",
+        help="soak: honest tables and abusive clients for MINUTES, the server's RSS a minute",
+    )
+    bench.add_argument(
+        "--soak-tables", type=int, default=20, help="honest tables of the soak (default 20)"
     )
     bench.set_defaults(func=_bench)
     return parser

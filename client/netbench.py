@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import re
 import signal
 import sqlite3
@@ -66,8 +67,11 @@ def _answers(event: Event, seat: int, action: Action) -> bool:
     return event.kind is _RESULT[action.kind] and event.player == seat
 
 
-async def _seat(conn: Connection, table_id: str, token: str, seed: int, stats: Stats) -> None:
+async def _seat(
+    conn: Connection, table_id: str, token: str, seed: int, stats: Stats, think: float = 0.0
+) -> None:
     bot = make_bot("greedy", seed=seed)
+    rng = random.Random(seed)
     session = conn.session(table_id, token)
     pending: tuple[Action, float] | None = None
     async for received in session:
@@ -83,11 +87,15 @@ async def _seat(conn: Connection, table_id: str, token: str, seed: int, stats: S
         elif session.is_decision(received) and state.legal and pending is None:
             action = bot.decide(state.view, state.legal)
             if action is not None:
+                if think:  # a bot that thinks: 0.5 to 1.5 times ``think`` seconds
+                    await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                 pending = (action, time.perf_counter())
                 await session.send(action)
 
 
-async def _table_loop(conn: Connection, index: int, stop: asyncio.Event, stats: Stats) -> None:
+async def _table_loop(
+    conn: Connection, index: int, stop: asyncio.Event, stats: Stats, think: float = 0.0
+) -> None:
     rules = RuleSet(target_score=0)
     game = 0
     while not stop.is_set():
@@ -98,7 +106,7 @@ async def _table_loop(conn: Connection, index: int, stop: asyncio.Event, stats: 
             joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
             seats = [
                 asyncio.create_task(
-                    _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats)
+                    _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats, think)
                 )
                 for s, j in enumerate(joins)
             ]
@@ -128,9 +136,10 @@ class ServerProcess:
         self._drain = asyncio.create_task(self._read_log())
 
     @classmethod
-    async def start(cls, db: str, bare: bool = False) -> ServerProcess:
-        """``uno serve`` storing games in ``db``, or with ``bare`` the bare
-        grpc.aio server of :func:`bare_server_main`."""
+    async def start(cls, db: str, bare: bool = False, host: str = "127.0.0.1") -> ServerProcess:
+        """``uno serve`` on ``host`` storing games in ``db``, or with ``bare``
+        the bare grpc.aio server of :func:`bare_server_main`; ``address`` is
+        its port on 127.0.0.1."""
         env = dict(os.environ, UNOPLAY_MDNS="0")
         command = (
             ["-m", "unoplay.client.netbench", "--bare"]
@@ -140,7 +149,7 @@ class ServerProcess:
                 "unoplay.client.cli",
                 "serve",
                 "--host",
-                "127.0.0.1",
+                host,
                 "--port",
                 "0",
                 "--db",
@@ -155,9 +164,9 @@ class ServerProcess:
             line = await asyncio.wait_for(process.stderr.readline(), 30)
             if not line:
                 raise RuntimeError("the server process exited before listening")
-            found = re.search(rb"listening on ([\d.]+):(\d+)", line)
+            found = re.search(rb"listening on \S+:(\d+)", line)
             if found:
-                return cls(process, f"{found[1].decode()}:{found[2].decode()}", db)
+                return cls(process, f"127.0.0.1:{found[1].decode()}", db)
 
     async def _read_log(self) -> None:
         """Keep reading the server's log (a full pipe would stall the server)."""
@@ -207,9 +216,11 @@ class ServerProcess:
             return db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
 
 
-async def measure(tables: int, seconds: float, bare: bool = False) -> dict:
+async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int = 0) -> dict:
     """Run ``tables`` concurrent tables for ``seconds``; returns the figures.
-    With ``bare``, the same pattern on the bare grpc.aio server (no game)."""
+    With ``bare``, the same pattern on the bare grpc.aio server (no game);
+    with ``think_ms``, bots that think that long (0.5 to 1.5 times) before
+    each action: a realistic load rather than saturation."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         server = await ServerProcess.start(os.path.join(tmp, "games.sqlite3"), bare)
         stats = Stats()
@@ -221,8 +232,10 @@ async def measure(tables: int, seconds: float, bare: bool = False) -> dict:
                 cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
                 loop_of = _bare_table if bare else _table_loop
                 target = conn.channel if bare else conn
+                extra = () if bare else (think_ms / 1000,)
                 loops = [
-                    asyncio.create_task(loop_of(target, i, stop, stats)) for i in range(tables)
+                    asyncio.create_task(loop_of(target, i, stop, stats, *extra))
+                    for i in range(tables)
                 ]
                 await asyncio.sleep(seconds)  # the measured window (not synchronisation)
                 stop.set()
@@ -242,6 +255,7 @@ async def measure(tables: int, seconds: float, bare: bool = False) -> dict:
     return {
         "tables": tables,
         "seconds": seconds,
+        "think_ms": think_ms,
         "actions_per_s": measured / seconds,
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else None,
@@ -304,6 +318,33 @@ def run(
             )
             for sample in r["error_samples"]:
                 print(f"      error: {sample}")
+    return results
+
+
+def run_thinking(
+    table_counts: tuple[int, ...], think_ms: int, seconds: float = 20.0, as_json: bool = False
+) -> list[dict]:
+    """Realistic load: each table count in turn with bots that think
+    ``think_ms`` a decision; print each p99 (intent to its event) and the
+    largest table count whose p99 stays under 20 ms; return the figures."""
+    results = [asyncio.run(measure(k, seconds, think_ms=think_ms)) for k in table_counts]
+    if not as_json:
+        print(
+            f"network benchmark, bots that think ~{think_ms} ms a decision: "
+            f"K tables of 4 greedy bots over loopback, {seconds:g} s each"
+        )
+        for r in results:
+            print(
+                f"  K={r['tables']:<5d} {r['actions_per_s']:8,.0f} actions/s  "
+                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms  "
+                f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}%  "
+                f"RSS {r['server_rss_mb']:.0f} MB ({_per_table_kb(r):.0f} KB/table)  "
+                f"refused {r['refused']}  errors {r['errors']}"
+            )
+            for sample in r["error_samples"]:
+                print(f"      error: {sample}")
+        under = [r["tables"] for r in results if r["p99_ms"] is not None and r["p99_ms"] < 20]
+        print(f"  p99 under 20 ms up to K={max(under)}" if under else "  p99 over 20 ms at every K")
     return results
 
 
