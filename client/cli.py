@@ -38,14 +38,14 @@ def _bench(args: argparse.Namespace) -> int:
         from .netbench import run_thinking
 
         tables = tuple(int(k) for k in args.tables.split(","))
-        result = run_thinking(tables, args.think_ms, args.network_seconds, as_json=args.json)
+        figures = run_thinking(tables, args.think_ms, args.network_seconds, as_json=args.json)
         if args.json:
-            print(json.dumps(result, indent=2))
+            print(json.dumps(figures, indent=2))
         return 0
     from unoplay.server.bench import run
 
     quiet = None if args.json else False  # with --json, print one document at the end
-    report = {
+    report: dict[str, object] = {
         "engine": run(
             runs=args.runs, seconds=args.seconds, as_json=quiet, with_rlcard=not args.no_rlcard
         )
@@ -151,7 +151,9 @@ def _serve(args: argparse.Namespace) -> int:
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
         log.info("finished games are stored in %s", path)
-    limits = Limits(max_tables=args.max_tables)
+    limits = Limits(
+        max_tables=args.max_tables, max_waiting_tables_per_client=args.max_waiting_per_client
+    )
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -516,6 +518,14 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1000,
         help="tables at once, finished ones included (default: 1000)",
+    )
+    serve.add_argument(
+        "--max-waiting-per-client",
+        type=int,
+        default=16,
+        metavar="N",
+        help="tables one client address may leave waiting for players (default: 16; "
+        "raise it when many players share an address, as behind uno web)",
     )
     serve.add_argument(
         "--web",

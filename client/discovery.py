@@ -17,6 +17,7 @@ import logging
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from zeroconf import IPVersion, ServiceStateChange
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
@@ -102,7 +103,7 @@ class Advertiser:
 
         Raises OSError or a ``zeroconf`` exception when advertising is impossible.
         """
-        kwargs = {"ip_version": IPVersion.V4Only}
+        kwargs: dict[str, Any] = {"ip_version": IPVersion.V4Only}
         if self.interfaces:
             kwargs["interfaces"] = self.interfaces
         self._zc = AsyncZeroconf(**kwargs)
@@ -158,7 +159,7 @@ class Browser:
 
     async def start(self) -> None:
         """Start browsing. Raises OSError when mDNS is not available here."""
-        kwargs = {"ip_version": IPVersion.V4Only}
+        kwargs: dict[str, Any] = {"ip_version": IPVersion.V4Only}
         if self.interfaces:
             kwargs["interfaces"] = self.interfaces
         self._zc = AsyncZeroconf(**kwargs)

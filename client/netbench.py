@@ -84,7 +84,7 @@ async def _seat(
         elif isinstance(message, Refusal):
             stats.refused += 1
             pending = None
-        elif session.is_decision(received) and state.legal and pending is None:
+        elif session.is_decision(received) and state.legal and state.view and pending is None:
             action = bot.decide(state.view, state.legal)
             if action is not None:
                 if think:  # a bot that thinks: 0.5 to 1.5 times ``think`` seconds
@@ -136,10 +136,12 @@ class ServerProcess:
         self._drain = asyncio.create_task(self._read_log())
 
     @classmethod
-    async def start(cls, db: str, bare: bool = False, host: str = "127.0.0.1") -> ServerProcess:
-        """``uno serve`` on ``host`` storing games in ``db``, or with ``bare``
-        the bare grpc.aio server of :func:`bare_server_main`; ``address`` is
-        its port on 127.0.0.1."""
+    async def start(
+        cls, db: str, bare: bool = False, host: str = "127.0.0.1", options: tuple[str, ...] = ()
+    ) -> ServerProcess:
+        """``uno serve`` on ``host`` storing games in ``db`` (with ``options``,
+        more of its command line), or with ``bare`` the bare grpc.aio server of
+        :func:`bare_server_main`; ``address`` is its port on 127.0.0.1."""
         env = dict(os.environ, UNOPLAY_MDNS="0")
         command = (
             ["-m", "unoplay.client.netbench", "--bare"]
@@ -154,6 +156,7 @@ class ServerProcess:
                 "0",
                 "--db",
                 db,
+                *options,
             ]
         )
         process = await asyncio.create_subprocess_exec(
@@ -230,11 +233,12 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
                 await conn.wait_ready()
                 stop = asyncio.Event()
                 cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
-                loop_of = _bare_table if bare else _table_loop
-                target = conn.channel if bare else conn
-                extra = () if bare else (think_ms / 1000,)
                 loops = [
-                    asyncio.create_task(loop_of(target, i, stop, stats, *extra))
+                    asyncio.create_task(
+                        _bare_table(conn.channel, i, stop, stats)
+                        if bare
+                        else _table_loop(conn, i, stop, stats, think_ms / 1000)
+                    )
                     for i in range(tables)
                 ]
                 await asyncio.sleep(seconds)  # the measured window (not synchronisation)

@@ -24,7 +24,7 @@ import os
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import grpc
 
@@ -202,7 +202,7 @@ class Connection:
         if root_certificates is None and tls is None:
             root_certificates = read_root_certificates()
         self.tls = bool(tls) or root_certificates is not None
-        options = list(CHANNEL_OPTIONS)
+        options: list[tuple[str, int | str]] = list(CHANNEL_OPTIONS)
         if self.tls:
             if server_name:
                 options.append(("grpc.ssl_target_name_override", server_name))
@@ -489,6 +489,7 @@ class GameSession:
                         "connecting" if self.reconnects == 0 and retries == 0 else "reconnecting"
                     )
                     await self._open()
+                assert self._call is not None
                 response = await self._call.read()
             except (grpc.aio.AioRpcError, asyncio.CancelledError) as err:
                 if isinstance(err, asyncio.CancelledError):
@@ -535,6 +536,7 @@ class GameSession:
                 self._call = None
                 self._set_status("closed")
                 return
+            response = cast(gs.PlayResponse, response)  # or a SpectateResponse: the same fields
             retries = 0
             self._set_status("live")
             if response.HasField("snapshot"):
@@ -561,6 +563,8 @@ class GameSession:
 
     async def _finish_writing(self) -> None:
         self._done_writing = True
+        if self._call is None:
+            return
         try:
             await self._call.done_writing()
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):

@@ -108,7 +108,7 @@ class UnoWebServer(Server):
             response.text = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>\s*", "", page)
         return response
 
-    async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+    async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         origin = request.headers.get("Origin")
         if origin and urlsplit(origin).netloc.lower() != request.host.lower():
             raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")

@@ -21,6 +21,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from random import Random
+from typing import Any
 
 from unoplay.game.actions import ActionKind
 from unoplay.game.engine import GameState
@@ -133,13 +134,13 @@ def rlcard_available() -> bool:
 
 def run(
     runs: int = 5, seconds: float = 1.0, as_json: bool | None = False, with_rlcard: bool = True
-) -> dict:
+) -> dict[str, Any]:
     """Run the benchmark, print a report (text, JSON, or nothing for ``as_json``
     None) and return the figures."""
     names = ["unoplay"] + (["rlcard"] if with_rlcard and rlcard_available() else [])
     results = measure(names, runs, seconds)
     ours = _summary("unoplay", results[0])
-    report: dict = {"players": 4, "rules": "official", "unoplay": asdict(ours)}
+    report: dict[str, Any] = {"players": 4, "rules": "official", "unoplay": asdict(ours)}
     theirs = None
     if len(names) == 2:
         theirs = _summary("rlcard", results[1])

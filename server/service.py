@@ -129,7 +129,9 @@ async def _refuse_undecodable(context: Context, method: str) -> NoReturn:
     raise AssertionError("abort returns no more")  # pragma: no cover
 
 
-def _guard(handler: grpc.RpcMethodHandler, method: str, raw: bool) -> grpc.RpcMethodHandler:
+def _guard(
+    handler: grpc.RpcMethodHandler[Any, Any], method: str, raw: bool
+) -> grpc.RpcMethodHandler[Any, Any]:
     """``handler`` with a request decoder that never raises: undecodable bytes
     are refused with INVALID_ARGUMENT (before the servicer sees them, except
     inside a stream of ours, which ends itself). ``raw``: the servicer yields
@@ -183,7 +185,7 @@ def _add_guarded(
     class _Collect:
         def __init__(self) -> None:
             self.service = ""
-            self.handlers: dict[str, grpc.RpcMethodHandler] = {}
+            self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
         def add_generic_rpc_handlers(self, handlers: Any) -> None:
             pass  # the same handlers come again below, by name
@@ -662,7 +664,12 @@ async def start_server(
     recorder = None
     if store is not None:
         recorder = Recorder(store if isinstance(store, GameStore) else GameStore(store))
-        lobby.on_finish = lambda table: recorder.submit(table.record())
+
+        def save(table: Table) -> None:
+            assert recorder is not None
+            recorder.submit(table.record())
+
+        lobby.on_finish = save
     server = grpc.aio.server(options=[*SERVER_OPTIONS, ("grpc.so_reuseport", 0)])
     _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby), server)
     _add_guarded(gs_grpc.add_GameServiceServicer_to_server, GameServicer(lobby), server, raw=True)

@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_code
@@ -110,8 +111,8 @@ class GameRecord:
     table_id: str
     title: str
     seed: str
-    rules: dict
-    players: list[dict]  # {"seat": i, "name": str, "bot": kind or ""}
+    rules: dict[str, Any]
+    players: list[dict[str, Any]]  # {"seat": i, "name": str, "bot": kind or ""}
     actions: list[tuple[int, Action]]  # (seat, action) in the order applied
     sources: list[str] = field(default_factory=list)  # per action: player/bot/stand_in/timer
     times_ms: list[int] = field(default_factory=list)  # per action: ms after the start
@@ -147,7 +148,7 @@ class LegacyRandom(random.Random):
         """``int(random() * n)``, as the engine drew then."""
         return int(self.random() * n)
 
-    def shuffle_steps(self, items: list, start: int, stop: int) -> None:
+    def shuffle_steps(self, items: list[int], start: int, stop: int) -> None:
         """The engine's lazy Fisher-Yates steps of that time."""
         for i in range(start - 1, stop - 1, -1):
             j = int(self.random() * (i + 1))
@@ -164,7 +165,7 @@ def _action_json(action: Action) -> str:
     """``[kind, card, colour, uno, target]``, plus the list of extra cards of a
     multi-card play (section 8) when there are any."""
     kind, card, colour, uno, target, extra = action
-    fields: list = [int(kind), card, colour, uno, target]
+    fields: list[Any] = [int(kind), card, colour, uno, target]
     if extra:
         fields.append(list(extra))
     return json.dumps(fields)
@@ -177,7 +178,8 @@ def _action_from_json(text: str) -> Action:
         kind = ActionKind(kind)
     except ValueError:
         pass
-    return Action(kind, *fields[1:5], tuple(fields[5]) if len(fields) > 5 else ())
+    card, colour, uno, target = fields[1:5]
+    return Action(kind, card, colour, uno, target, tuple(fields[5]) if len(fields) > 5 else ())
 
 
 class GameStore:
@@ -187,7 +189,7 @@ class GameStore:
     game is stored, so a server that never finishes a game leaves no trace.
     """
 
-    def __init__(self, path: str | os.PathLike, lazy: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], lazy: bool = False) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
@@ -264,6 +266,7 @@ class GameStore:
                     ),
                 )
                 game_id = cursor.lastrowid
+                assert game_id is not None  # an INSERT sets it
                 conn.executemany(
                     "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
                     " VALUES (?, ?, ?, ?, ?, ?)",
@@ -279,7 +282,7 @@ class GameStore:
         record.game_id = game_id
         return game_id
 
-    def games(self, limit: int = 50) -> list[dict]:
+    def games(self, limit: int = 50) -> list[dict[str, Any]]:
         """The latest ``limit`` games, newest first: id, table, title, players,
         scores, status, times and action count."""
         with self._lock:
@@ -432,11 +435,11 @@ class Recorder:
     def __init__(self, store: GameStore) -> None:
         self.store = store
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unoplay-db")
-        self._pending: set[asyncio.Future] = set()
+        self._pending: set[asyncio.Future[int | None]] = set()
         self.saved = 0
         self.failed = 0
 
-    def submit(self, record: GameRecord) -> asyncio.Future:
+    def submit(self, record: GameRecord) -> asyncio.Future[int | None]:
         loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self._executor, self._save, record)
         self._pending.add(future)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
+from typing import Any, cast
 
 from unoplay.game.actions import NONE, Action, ActionKind, catch, choose_colour, play
 from unoplay.game.cards import COLOUR, DECK_SIZE, RANK, WILD
@@ -46,16 +47,20 @@ from unoplay.v1 import lobby_service_pb2 as ls
 
 def _card_pb(card: int) -> pb.Card:
     colour = COLOUR[card]
-    return pb.Card(id=card, colour=0 if colour == WILD else colour + 1, rank=RANK[card] + 1)
+    return pb.Card(
+        id=card,
+        colour=cast(pb.Colour, 0 if colour == WILD else colour + 1),
+        rank=cast(pb.Rank, RANK[card] + 1),
+    )
 
 
 #: The 108 cards as messages, made once (copied when added to a message).
 CARDS_PB: tuple[pb.Card, ...] = tuple(_card_pb(c) for c in range(DECK_SIZE))
 
 
-def colour_pb(colour: int) -> int:
+def colour_pb(colour: int) -> pb.Colour:
     """Game colour (0..3, or -1 for none) to ``pb.Colour`` (0: unspecified)."""
-    return colour + 1 if 0 <= colour <= 3 else 0
+    return cast(pb.Colour, colour + 1 if 0 <= colour <= 3 else 0)
 
 
 def colour_from_pb(colour: int) -> int:
@@ -143,7 +148,8 @@ def action_from_id(ident: int) -> Action | None:
 
 def action_pb(action: Action) -> pb.Action:
     """Engine action to ``pb.Action``."""
-    msg = pb.Action(kind=int(action.kind), colour=colour_pb(action.colour), uno=action.uno)
+    kind = cast(pb.ActionKind, int(action.kind))
+    msg = pb.Action(kind=kind, colour=colour_pb(action.colour), uno=action.uno)
     if action.kind is ActionKind.PLAY:
         msg.card_id = action.card
     if action.target != NONE:
@@ -198,7 +204,7 @@ def event_pb(event: Event) -> pb.Event:
     The message is shared (every seat's log holds the same public events, and
     hot-path events recur): copy it before changing it."""
     return pb.Event(
-        kind=int(event.kind),
+        kind=cast(pb.EventKind, int(event.kind)),
         player=event.player,
         cards=[CARDS_PB[c] for c in event.cards],
         count=event.count,
@@ -236,7 +242,7 @@ def view_pb(view: PlayerView, seats: Sequence[pb.SeatInfo] = ()) -> pb.PlayerVie
         colour=colour_pb(view.colour),
         direction=pb.DIRECTION_CLOCKWISE if view.direction == 1 else pb.DIRECTION_COUNTER_CLOCKWISE,
         current=view.current,
-        phase=int(view.phase),
+        phase=cast(pb.Phase, int(view.phase)),
         pending_penalty=view.pending_penalty,
         uno_called=view.uno_called,
         catchable=view.catchable,
@@ -284,8 +290,9 @@ def view_from_pb(msg: pb.PlayerView) -> PlayerView:
 # ----------------------------------------------------------------- rule sets
 
 
-def _enum_prefix(field) -> str:
-    return field.enum_type.values_by_number[0].name.removesuffix("UNSPECIFIED")
+def _enum_prefix(field: Any) -> str:  # a FieldDescriptor (upb's or the Python one)
+    name: str = field.enum_type.values_by_number[0].name
+    return name.removesuffix("UNSPECIFIED")
 
 
 @lru_cache(maxsize=256)

@@ -11,11 +11,13 @@ import asyncio
 import gc
 import logging
 import os
+import queue
 import random
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import tracemalloc
 
 import grpc
@@ -326,35 +328,59 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for_line(proc: subprocess.Popen, wanted: str) -> list[str]:
-    lines = []
-    assert proc.stdout is not None
-    for line in proc.stdout:  # ends when the process does; the caller's timeout guards
-        lines.append(line)
-        if wanted in line:
-            return lines
-    raise AssertionError(f"{wanted!r} never printed: {''.join(lines)}")
+class _Output:
+    """Every line a process prints, read by a thread (so waits have timeouts)."""
+
+    def __init__(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stdout) -> None:  # type: ignore[no-untyped-def]
+        for line in iter(stdout.readline, ""):
+            self.lines.put(line)
+        self.lines.put("")  # the end
+
+    def wait_for(self, wanted: str) -> None:
+        """Read on until a line containing ``wanted`` (AssertionError after WAIT s)."""
+        while not any(wanted in line for line in self.seen):
+            try:
+                line = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                line = ""
+            if not line:
+                raise AssertionError(f"{wanted!r} never printed: {''.join(self.seen)}")
+            self.seen.append(line)
+
+    def rest(self) -> str:
+        """Everything printed, once the process has ended."""
+        self._thread.join(WAIT)
+        while not self.lines.empty():
+            self.seen.append(self.lines.get())
+        return "".join(self.seen)
 
 
 def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
     port = _free_port()
     first = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
+    output = _Output(first)
     try:
-        head = _wait_for_line(first, "listening on")
-        assert not any("advertised on the LAN as" in line for line in head)
+        output.wait_for("listening on")
         second = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
         out, _ = second.communicate(timeout=WAIT)
         assert second.returncode != 0
         assert out.strip().splitlines() == [
             f"uno serve: port {port} is in use (is another server there?)"
-        ]
+        ], out
         bad = _uno("serve", "--port", "80000", "--no-db")
         out, _ = bad.communicate(timeout=WAIT)
         assert bad.returncode != 0
-        assert out.strip() == "uno serve: port 80000 is outside 0..65535"
+        assert out.strip() == "uno serve: port 80000 is outside 0..65535", out
+        output.wait_for("not advertised on the LAN")  # bound to loopback
     finally:
         first.send_signal(signal.SIGTERM)
-        rest, _ = first.communicate(timeout=WAIT)
+        first.wait(WAIT)
     assert first.returncode == 0
-    assert "not advertised on the LAN" in "".join(head) + rest
-    assert "advertised on the LAN as" not in rest
+    assert "advertised on the LAN as" not in output.rest()
