@@ -289,40 +289,9 @@ def _bot(args: argparse.Namespace) -> int:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
+    from .match.command import run
 
-    from unoplay.server.table import MAX_WINDOW_MS
-
-    from .match import parse_entrants, print_report, run_match
-
-    try:
-        entrants = parse_entrants(args.bots, args.seat)
-    except ValueError as err:
-        raise SystemExit(f"uno match: {err}") from None
-    rules = _rules(args)
-    if not 0 <= args.window_ms <= MAX_WINDOW_MS:
-        raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
-    if args.json:
-        report = asyncio.run(
-            run_match(entrants, args.games, args.seed, rules, args.server, window_ms=args.window_ms)
-        )
-        print(json.dumps(report, indent=2))
-        return 0
-    with Progress(transient=True) as progress:
-        task = progress.add_task("games", total=args.games)
-        report = asyncio.run(
-            run_match(
-                entrants,
-                args.games,
-                args.seed,
-                rules,
-                args.server,
-                progress=lambda done: progress.update(task, completed=done),
-                window_ms=args.window_ms,
-            )
-        )
-    print_report(report)
-    return 0
+    return run(args, _rules(args))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -496,43 +465,13 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--token", default="", help="seat token of a seat already taken")
     bot.set_defaults(func=_bot)
 
-    match = sub.add_parser("match", help="bot-vs-bot games with statistics and ratings")
-    match.add_argument("--games", type=int, default=100, help="number of games")
-    match.add_argument(
-        "--bots",
-        default="greedy,random,random,random",
-        help="comma-separated built-in bot kinds, one per seat",
+    match = sub.add_parser(
+        "match",
+        help="bot-vs-bot matches: many games at once, duplicate deals, SPRT, stored results",
     )
-    match.add_argument(
-        "--seat",
-        action="append",
-        default=[],
-        help="an external bot command for one more seat (repeatable)",
-    )
-    match.add_argument("--seed", type=int, default=1, help="seed of the first game")
-    match.add_argument("--rules", default="official", help="rules preset")
-    match.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="change one rule option over the preset, e.g. --rule format=teams "
-        "(repeatable; options in server/RULES.md)",
-    )
-    match.add_argument(
-        "--target",
-        type=int,
-        default=None,
-        help="target score (default: the preset's; 0 for single rounds)",
-    )
-    match.add_argument("--server", help="HOST:PORT (default: an embedded loopback server)")
-    match.add_argument(
-        "--window-ms",
-        type=int,
-        default=0,
-        help="each table's out-of-turn window in ms, 0..5000 (default 0: none)",
-    )
-    match.add_argument("--json", action="store_true", help="print JSON for machines")
+    from .match.command import add_arguments as add_match_arguments
+
+    add_match_arguments(match)
     match.set_defaults(func=_match)
 
     bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")
