@@ -132,22 +132,30 @@ class SprtSpec:
 def _constrained(values: Sequence[float], probs: Sequence[float], mean: float) -> list[float]:
     """The distribution over ``values`` closest to ``probs`` (maximum
     likelihood) whose mean is ``mean``: ``p_i / (1 + x (a_i - mean))`` with
-    ``x`` the root of ``sum p_i (a_i - mean) / (1 + x (a_i - mean)) = 0``,
-    found by bisection where every denominator is positive. Needs
+    ``x`` the root of ``f(x) = sum p_i (a_i - mean) / (1 + x (a_i - mean))``,
+    a decreasing function on the interval where every denominator is
+    positive (Newton's method, kept inside it by bisection). Needs
     ``min(values) < mean < max(values)``."""
+    if len(values) == 2:  # two outcomes: the mean decides the distribution
+        a, b = values
+        q = (mean - a) / (b - a)
+        return [1 - q, q]
     d = [a - mean for a in values]
-    lo = -1.0 / max(d) * (1 - 1e-12)
-    hi = -1.0 / min(d) * (1 - 1e-12)
-    for _ in range(200):
-        x = (lo + hi) / 2
-        f = sum(p * di / (1 + x * di) for p, di in zip(probs, d))
+    lo = -1.0 / max(d)
+    hi = -1.0 / min(d)
+    x = 0.0
+    for _ in range(100):
+        terms = [1 + x * di for di in d]
+        f = sum(p * di / t for p, di, t in zip(probs, d, terms))
+        if abs(f) < 1e-14:
+            break
         if f > 0:
             lo = x
         else:
             hi = x
-        if hi - lo < 1e-15:
-            break
-    x = (lo + hi) / 2
+        slope = -sum(p * di * di / (t * t) for p, di, t in zip(probs, d, terms))
+        step = x - f / slope if slope < 0 else (lo + hi) / 2
+        x = step if lo < step < hi else (lo + hi) / 2
     return [p / (1 + x * di) for p, di in zip(probs, d)]
 
 
