@@ -184,7 +184,7 @@ class ExternalSeat:
         """Start the command. Raises OSError when it cannot be started."""
         if log_dir:
             path = str(Path(log_dir) / f"{_slug(entrant.label)}.{_slug(worker)}.log")
-            log_file: IO[bytes] = open(path, "ab")  # noqa: SIM115 - closed by stop()
+            log_file: IO[bytes] = open(path, "a+b")  # noqa: SIM115 - read back by tail()
         else:
             path = ""
             log_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop()

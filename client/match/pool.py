@@ -82,7 +82,7 @@ class ProcessWorker:
     async def start(self) -> None:
         if self.log_dir:
             path = Path(self.log_dir) / f"worker-{self.name}.log"
-            self.log_file = open(path, "ab")  # noqa: SIM115 - closed by close()
+            self.log_file = open(path, "a+b")  # noqa: SIM115 - read back by stderr_tail()
         else:
             self.log_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
         env = dict(os.environ, UNOPLAY_MATCH_WORKER=self.name)

@@ -36,8 +36,14 @@ def build_report(
     match_id: int | None = None,
     out: str | None = None,
     lost_workers: int = 0,
+    most_running: int = 0,
 ) -> dict[str, Any]:
-    """The report of a match (every figure the tables show, and more)."""
+    """The report of a match (every figure the tables show, and more).
+
+    ``concurrency`` is the number of workers (each plays one game at a
+    time), ``most_running`` the most games they held at one time;
+    ``elapsed`` is in seconds, ``played_now`` the games of this run (not
+    those resumed from the file)."""
     entrants = stats.entrants
     ratings = stats.ratings()
     duplicate = bool(stats.schedule.duplicate)
@@ -53,6 +59,7 @@ def build_report(
         "duplicate": stats.schedule.duplicate,
         "workers": workers,
         "concurrency": concurrency,
+        "most_running": most_running,
         "elapsed": elapsed,
         "games_per_second": played_now / elapsed if elapsed > 0 else 0.0,
         "stopped": stopped,
@@ -175,9 +182,9 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         captions.append(report["schedule_text"])
     if report.get("concurrency"):
         captions.append(
-            f"{report['played_now']} played now, {report['concurrency']} at once "
-            f"({report['workers']}), {report['elapsed']:.1f} s, "
-            f"{report['games_per_second']:.2f} games/s"
+            f"{report['played_now']} played now, {report['concurrency']} workers "
+            f"({report['workers']}), at most {report.get('most_running', 0)} games at once, "
+            f"{report['elapsed']:.1f} s, {report['games_per_second']:.2f} games/s"
         )
     captions.append("rating: OpenSkill Plackett-Luce ordinal, mu - 3 sigma")
     captions.append("ms/decision: from each action to the one before it, as the server saw it")

@@ -123,6 +123,7 @@ class MatchRun:
         self.labels = [e.label for e in entrants]
         self.identity = entrants[0].identity
         self.running = 0
+        self.most_running = 0  #: the most games in the workers' hands at one time
         self.played = 0
         self.lost_workers = 0
         self.crash: GameResult | None = None
@@ -185,6 +186,7 @@ class MatchRun:
             while queue and not control.stopping:
                 spec = queue.popleft()
                 self.running += 1
+                self.most_running = max(self.most_running, self.running)
                 try:
                     result = await worker.play(spec)
                 except WorkerLost as err:
@@ -439,6 +441,7 @@ async def run_match(
             match_id=match_id,
             out=str(out) if out else None,
             lost_workers=run.lost_workers,
+            most_running=run.most_running,
         )
         if store is not None and match_id is not None:
             finished = len(stats.results) >= total or bool(test and test.decision)
