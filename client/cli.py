@@ -29,6 +29,15 @@ def _rules(args: argparse.Namespace):
 def _bench(args: argparse.Namespace) -> int:
     from unoplay.server.bench import run
 
+    if args.match:
+        from .match.bench import print_bench, run_bench
+
+        figures = asyncio.run(run_bench(games=args.match_games, concurrency=args.concurrency))
+        if args.json:
+            print(json.dumps({"match": figures}, indent=2))
+        else:
+            print_bench(figures)
+        return 0
     quiet = None if args.json else False  # with --json, print one document at the end
     report = {
         "engine": run(
@@ -483,6 +492,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"
+    )
+    bench.add_argument(
+        "--match",
+        action="store_true",
+        help="the match runner's figures instead: games/s one game at a time and with "
+        "--concurrency, and the 95%% interval of greedy's win rate plain against --duplicate",
+    )
+    bench.add_argument(
+        "--match-games", type=int, default=40, help="games of each speed run (with --match)"
+    )
+    bench.add_argument(
+        "--concurrency", type=int, default=2, help="worker processes of the concurrent run"
     )
     bench.set_defaults(func=_bench)
     return parser

@@ -25,8 +25,33 @@ from .store import default_path
 PLAIN_PROGRESS_EVERY = 2.0
 
 
+#: The end of ``uno match --help``: examples, what is not counted, exit codes.
+EPILOG = """\
+examples:
+  uno match --games 200 --concurrency 2               (greedy against three randoms)
+  uno match --games 400 --bots greedy,random --duplicate
+  uno match --games 5000 --bots greedy,random,random,random --sprt elo0=0 elo1=50
+  uno match --games 50 --seat "node client/node_bot/bot.js" --move-time 2 --on-crash continue
+  uno match --games 20 --bots my_bot.py:Bot,greedy --max-actions 500
+  uno match --games 1000 --out runs.sqlite3 --resume  (after a Ctrl-C: the missing games)
+  uno match --games 10000 --ray auto                  (on a Ray cluster)
+
+Games that do not count are reported apart, never as a win: adjudicated (a
+round reached --max-actions), void (the turn timer or the stand-in played a
+seat), crashed (an external bot exited early; its error output's end is
+shown). Ctrl-C starts no more games and prints the report so far (again:
+abandons the games in flight). Exit codes: 0 done (or decided by the SPRT),
+1 a failure, 130 interrupted, 143 terminated."""
+
+
 def add_arguments(match: argparse.ArgumentParser) -> None:
-    """The options of ``uno match``."""
+    """The options of ``uno match`` (and its description and examples)."""
+    match.description = (
+        "Bot-vs-bot games over the real gRPC path, many at once (a worker process "
+        "each, with its own embedded server), every game stored as it finishes."
+    )
+    match.epilog = EPILOG
+    match.formatter_class = argparse.RawDescriptionHelpFormatter
     match.add_argument("--games", type=int, default=100, help="number of games (1 or more)")
     match.add_argument(
         "--bots",
@@ -86,8 +111,10 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         const="rotations",
         default="",
         choices=DUPLICATES,
-        help="play every deal once for every rotation of the seats (every entrant "
-        "holds every hand from every seat), or every distinct permutation",
+        help="duplicate deals: play every deal once for every rotation of the seats "
+        "(every entrant holds every hand from every seat; the default), or every distinct "
+        "permutation; --games is rounded up to whole deals, and the report adds each "
+        "entrant's mean deal score with its 95%% interval over deals (the paired one)",
     )
     match.add_argument(
         "--sprt",
@@ -95,7 +122,10 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         default=None,
         metavar="KEY=VALUE",
         help="stop once a sequential test decides whether the first entrant beats the "
-        "field: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults), or p0= p1= win rates",
+        "field: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults), or p0= p1= win rates. "
+        "Elo for k seats is Luce's choice model (a player 10^(elo/400) times as strong wins "
+        "r/(r+k-1)); the test is fishtest's GSPRT on the candidate's share of the wins, per "
+        "game (per deal with --duplicate); its LLR and bounds show as it goes",
     )
     match.add_argument(
         "--max-actions",

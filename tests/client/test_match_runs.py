@@ -20,6 +20,7 @@ from unoplay.client.match.game import Outcome, _status
 from unoplay.client.match.probes import RENDEZVOUS_DIR, RENDEZVOUS_GAMES
 from unoplay.client.match.result import FINISHED, VOID, GameResult
 from unoplay.client.match.schedule import make_schedule
+from unoplay.client.match.sprt import SprtSpec
 from unoplay.client.match.stats import MatchStats
 from unoplay.game.rules import preset
 
@@ -145,6 +146,29 @@ async def test_process_workers_play_the_games_of_the_inline_runner(tmp_path):
     replayed = _records(processes)
     assert _facts(replayed) == _facts(_records(inline))
     assert [r.attempt for r in replayed] == [0, 0, 1, 0, 0, 0]
+
+
+async def test_the_sprt_stops_a_real_match_once_it_decides():
+    # greedy wins about 97% of single rounds against random: H1 (elo 100 and
+    # more, a 64% share) is accepted after a dozen or so games of the 200.
+    lines: list[str] = []
+    report = await asyncio.wait_for(
+        run_match(
+            parse_entrants("greedy,random"),
+            200,
+            91,
+            ROUNDS,
+            workers="inline",
+            sprt=SprtSpec(elo0=0, elo1=100),
+            progress=lambda p: lines.append(p.sprt),
+        ),
+        WAIT,
+    )
+    sprt = report["sprt"]
+    assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"]
+    assert report["stopped"] == "SPRT: H1 accepted"
+    assert sprt["observations"] == report["played"] < 50
+    assert lines[-1].endswith("H1 accepted") and lines[-2].startswith("LLR +")
 
 
 # ------------------------------------------------------------------ games kept apart
@@ -317,3 +341,29 @@ async def test_a_match_on_a_local_ray_cluster_plays_the_local_games(tmp_path):
     played = _records(remote)
     assert _facts(played) == _facts(_records(local))
     assert all(r.worker.startswith("ray") for r in played)
+
+
+# ------------------------------------------------------------------ the command line
+
+
+@pytest.mark.parametrize("games", ["0", "-5"])
+def test_a_match_of_no_games_is_refused(games, capsys):
+    from unoplay.client.cli import main
+
+    with pytest.raises(SystemExit, match=f"--games must be 1 or more, not {games}"):
+        main(["match", "--games", games, "--no-out"])
+
+
+async def test_the_match_bench_measures_both_figures():
+    from unoplay.client.match.bench import run_bench
+
+    figures = await asyncio.wait_for(
+        run_bench(games=2, concurrency=2, interval_games=8, seed=81), WAIT
+    )
+    speed, interval = figures["speed"], figures["interval"]
+    assert speed["concurrent"]["most_running"] == 2 and speed["sequential"]["most_running"] == 1
+    assert speed["ratio"] > 0
+    assert interval["plain"]["games"] == interval["duplicate"]["games"] == 8
+    for row in (interval["plain"], interval["duplicate"]):
+        low, high = row["ci95"]
+        assert 0 <= low <= row["win_rate"] <= high <= 1 and row["width"] == high - low
