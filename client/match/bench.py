@@ -80,7 +80,8 @@ def print_bench(report: dict[str, Any], file: IO[str] | None = None) -> None:
         file=out,
     )
     print(
-        f"  one at a time (inline)   {seq['seconds']:7.1f} s  {seq['games_per_second']:6.2f} games/s",
+        f"  one at a time (inline)   {seq['seconds']:7.1f} s  "
+        f"{seq['games_per_second']:6.2f} games/s",
         file=out,
     )
     print(

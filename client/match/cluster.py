@@ -84,6 +84,7 @@ class MatchActor:
         self.runner = GameRunner(Setup.from_dict(setup), name)
 
     async def start(self) -> str:
+        """Start the actor's server and connection; returns ``host:pid``, where it runs."""
         await self.runner.start()
         import os
         import socket
@@ -91,10 +92,12 @@ class MatchActor:
         return f"{socket.gethostname()}:{os.getpid()}"
 
     async def play(self, spec: dict[str, Any]) -> dict[str, Any]:
+        """Play one game (a :class:`GameSpec` as a dict); returns its GameResult as a dict."""
         result = await self.runner.play(GameSpec.from_dict(spec))
         return result.to_dict()
 
     async def close(self) -> None:
+        """Stop the actor's server and connection."""
         await self.runner.close()
 
 
@@ -116,6 +119,7 @@ class RayWorker:
         self.where = ""
 
     async def start(self) -> None:
+        """Create the actor and start it. Raises WorkerLost when it cannot start."""
         ray = _ray()
         self.actor = _remote_class().remote(self.setup.to_dict(), self.name)
         try:
@@ -124,6 +128,7 @@ class RayWorker:
             raise WorkerLost(f"actor {self.name} did not start: {err}") from None
 
     async def play(self, spec: GameSpec) -> GameResult:
+        """Play ``spec`` on the actor. Raises WorkerLost when the actor died with it."""
         ray = _ray()
         try:
             data = await self.actor.play.remote(spec.to_dict())
@@ -136,6 +141,7 @@ class RayWorker:
         return result
 
     async def restart(self) -> None:
+        """Kill the actor and start a new one (after a loss)."""
         self._kill()
         await self.start()
 
@@ -149,6 +155,7 @@ class RayWorker:
             self.actor = None
 
     async def close(self, abandon: bool = False) -> None:
+        """Stop the actor: its server first unless ``abandon``, then the actor itself."""
         if self.actor is not None and not abandon:
             ray = _ray()
             try:

@@ -251,6 +251,7 @@ class _Display:
             print(f"uno match: {text}", file=sys.stderr, flush=True)
 
     def say(self, text: str) -> None:
+        """Print a line for people on stderr, above the bar when there is one."""
         if self.bar is not None:
             self.bar.console.print(text)
         else:

@@ -62,10 +62,12 @@ class Entrant:
         return label if len(label) <= NAME_WIDTH else label[: NAME_WIDTH - 1] + "…"
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON): ``label``, ``kind``, ``command``."""
         return {"label": self.label, "kind": self.kind, "command": list(self.command)}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Entrant:
+        """The entrant of :meth:`to_dict`'s values."""
         return cls(data["label"], data.get("kind", ""), tuple(data.get("command", ())))
 
 

@@ -71,15 +71,18 @@ class Setup:
     connect_timeout: float = CONNECT_TIMEOUT
 
     def ruleset(self) -> RuleSet:
+        """The rules of the match's tables."""
         return RuleSet.from_dict(self.rules)
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON), for worker processes and Ray actors."""
         data = asdict(self)
         data["entrants"] = [e.to_dict() for e in self.entrants]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Setup:
+        """The setup of :meth:`to_dict`'s values."""
         values = dict(data)
         values["entrants"] = tuple(Entrant.from_dict(e) for e in data["entrants"])
         values["sys_path"] = tuple(data.get("sys_path", ()))
@@ -98,6 +101,7 @@ class TimedBot:
         self.seconds = 0.0
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """The bot's decision, timed (``seconds``) and counted (``decisions``) when it acts."""
         start = time.perf_counter()
         action = self.bot.decide(view, legal)
         self.seconds += time.perf_counter() - start
@@ -119,12 +123,14 @@ class BotSeat:
     def start(
         cls, seat: int, entrant: Entrant, conn: Connection, table_id: str, token: str, seed: int
     ) -> BotSeat:
+        """Seat ``entrant``'s bot, seeded ``seed``, on the table's stream (a task of this loop)."""
         bot = TimedBot(new_bot(entrant.kind, seed))
         task = asyncio.create_task(run_bot(bot, conn.session(table_id, token)))
         return cls(seat, entrant, bot, task)
 
     @property
     def waiter(self) -> asyncio.Future[Any]:
+        """Done when the bot's stream ended (the game's end, or a failure)."""
         return self.task
 
     def failure(self) -> str | None:
@@ -137,6 +143,7 @@ class BotSeat:
         return "".join(traceback.format_exception(err))[-TAIL_CHARS:]
 
     async def stop(self) -> None:
+        """Cancel the bot's task if it still runs, and wait (at most 5 s) for it."""
         if not self.task.done():
             self.task.cancel()
         with contextlib.suppress(BaseException):
@@ -224,6 +231,8 @@ class ExternalSeat:
         return f"exited with code {code}"
 
     async def stop(self, grace: float = 2.0) -> int | None:
+        """End the command and its process group (SIGTERM, SIGKILL after ``grace`` seconds), close
+        its log; returns its exit code."""
         code = await procs.end(self.process, grace)
         self.waiter.cancel()
         with contextlib.suppress(BaseException):
@@ -263,6 +272,7 @@ class TableWatch:
         self.table = table
 
     async def open(self) -> None:
+        """Nothing to open: the table is in this process."""
         return None
 
     async def _until(self, condition: Any) -> None:
@@ -271,15 +281,20 @@ class TableWatch:
             await self.table.wait_for_change()
 
     async def connected(self) -> None:
+        """Wait until every seat is taken and its stream open."""
         await self._until(lambda: all(s.occupied and s.connected for s in self.table.seats))
 
     def is_over(self) -> bool:
+        """True once the game is over (or the table closing)."""
         return self.table.state is TableState.FINISHED or self.table.closing
 
     async def over(self) -> None:
+        """Wait until :meth:`is_over`."""
         await self._until(self.is_over)
 
     def outcome(self) -> Outcome:
+        """The game as the table recorded it: who made every action (player, timer, stand-in),
+        scores, winners."""
         table = self.table
         game = table.game
         n = len(table.seats)
@@ -313,6 +328,7 @@ class TableWatch:
         return out
 
     async def close(self) -> None:
+        """Nothing to close."""
         return None
 
 
@@ -332,6 +348,7 @@ class SpectatorWatch:
         self._task: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
+        """Open the spectator stream and start reading it."""
         self._task = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
@@ -367,6 +384,9 @@ class SpectatorWatch:
             await self._changed.wait()
 
     async def connected(self) -> None:
+        """Wait until every seat is taken and connected. Raises ServerError when the stream ends
+        first."""
+
         def ready() -> bool:
             seats = self.session.state.seats
             return len(seats) == self.n and all(s.occupied and s.connected for s in seats)
@@ -374,15 +394,19 @@ class SpectatorWatch:
         await self._until(ready)
 
     def is_over(self) -> bool:
+        """True once the stream showed the game's end (its reveal, or the game-over phase)."""
         view = self.session.state.view
         return self.session.state.reveal is not None or (
             view is not None and view.phase is Phase.GAME_OVER
         )
 
     async def over(self) -> None:
+        """Wait until :meth:`is_over`. Raises ServerError when the stream ends first."""
         await self._until(self.is_over)
 
     def outcome(self) -> Outcome:
+        """The game as the stream showed it (actions counted from its updates; no per-seat
+        decisions)."""
         view = self.session.state.view
         out = Outcome(timeouts=list(self.timeouts), stand_in=list(self.stand_in))
         out.over = self.is_over()
@@ -396,6 +420,7 @@ class SpectatorWatch:
         return out
 
     async def close(self) -> None:
+        """Close the stream and its reader."""
         await self.session.close()
         if self._task is not None:
             self._task.cancel()
@@ -425,6 +450,8 @@ class GameContext:
         self.rules = self.setup.ruleset()
 
     def watch(self, table_id: str, seats: int) -> Watch:
+        """A watch of the table: the table itself when the server is embedded here, else a spectator
+        stream."""
         if self.embedded is not None:
             return TableWatch(self.embedded.lobby.get(table_id))
         return SpectatorWatch(self.conn, table_id, seats)

@@ -35,15 +35,21 @@ class WorkerLost(RuntimeError):
 
 
 class Worker(Protocol):
+    """Where games are played (see the module docstring)."""
+
     name: str
 
-    async def start(self) -> None: ...
+    async def start(self) -> None:
+        """Make the worker ready. Raises WorkerLost (or the server's errors) when it cannot be."""
 
-    async def play(self, spec: GameSpec) -> GameResult: ...
+    async def play(self, spec: GameSpec) -> GameResult:
+        """Play one game; returns its record. Raises WorkerLost when the worker died with it."""
 
-    async def restart(self) -> None: ...
+    async def restart(self) -> None:
+        """Replace a lost worker by a new one."""
 
-    async def close(self, abandon: bool = False) -> None: ...
+    async def close(self, abandon: bool = False) -> None:
+        """Stop the worker; ``abandon``: at once, its game in hand given up."""
 
 
 class InlineWorker:
@@ -54,16 +60,20 @@ class InlineWorker:
         self.runner = GameRunner(setup, name)
 
     async def start(self) -> None:
+        """Start the embedded server and connect."""
         await self.runner.start()
 
     async def play(self, spec: GameSpec) -> GameResult:
+        """Play one game on this event loop."""
         return await self.runner.play(spec)
 
     async def restart(self) -> None:
+        """Stop and start again."""
         await self.runner.close()
         await self.runner.start()
 
     async def close(self, abandon: bool = False) -> None:
+        """Stop the server and the connection."""
         await self.runner.close()
 
 
@@ -80,6 +90,8 @@ class ProcessWorker:
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
+        """Start the process and hand it the setup. Raises WorkerLost when it does not answer ready
+        within START_TIMEOUT seconds."""
         if self.log_dir:
             path = Path(self.log_dir) / f"worker-{self.name}.log"
             self.log_file = open(path, "a+b")  # noqa: SIM115 - read back by stderr_tail()
@@ -118,6 +130,7 @@ class ProcessWorker:
         return reply
 
     def stderr_tail(self, limit: int = 2000) -> str:
+        """The last ``limit`` bytes of the process's error output, as text."""
         if self.log_file is None:
             return ""
         try:
@@ -129,6 +142,8 @@ class ProcessWorker:
             return ""
 
     async def play(self, spec: GameSpec) -> GameResult:
+        """Hand the process one game and wait for its result. Raises WorkerLost when the process
+        died."""
         async with self._lock:
             if self.process is None or self.process.returncode is not None:
                 raise WorkerLost(f"worker {self.name} is not running")
@@ -146,6 +161,7 @@ class ProcessWorker:
             return GameResult.from_dict(data)
 
     async def restart(self) -> None:
+        """End the process at once and start a new one."""
         await self.close(abandon=True)
         await self.start()
 

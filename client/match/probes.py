@@ -27,6 +27,7 @@ class Hoarder(Bot):
         self.seed = seed
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """On its turn: draw, keep, accept; else nothing."""
         if view.current != view.seat:
             return None
         for kind in (ActionKind.DRAW, ActionKind.KEEP, ActionKind.ACCEPT):
@@ -62,6 +63,8 @@ class Rendezvous(Bot):
         self.met = False
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
+        """The random bot's decision, after the rendezvous on the first one. Raises RuntimeError
+        when the others do not come."""
         if not self.met:
             self._meet()
         return self.inner.decide(view, legal)

@@ -76,9 +76,11 @@ class GameResult:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON), as stored and exported."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameResult:
+        """The record of :meth:`to_dict`'s values (keys it does not know are ignored)."""
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})

@@ -60,15 +60,18 @@ class MatchControl:
     _abandon: asyncio.Event = field(default_factory=asyncio.Event)
 
     def stop(self, reason: str = "interrupted") -> None:
+        """Start no more games (``reason`` goes in the report); the first reason stays."""
         if not self.stopping:
             self.stopping = reason
 
     def abandon(self, reason: str = "interrupted") -> None:
+        """Start no more games and give up those in flight."""
         self.stop(reason)
         self.abandoned = True
         self._abandon.set()
 
     async def abandoned_wait(self) -> None:
+        """Wait until :meth:`abandon` is called."""
         await self._abandon.wait()
 
 

@@ -63,10 +63,12 @@ class GameSpec:
         return self.seed * 31 + seat
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON), for workers."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameSpec:
+        """The game of :meth:`to_dict`'s values."""
         return cls(**{**data, "seats": tuple(data["seats"])})
 
 

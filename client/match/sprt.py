@@ -101,6 +101,7 @@ class SprtSpec:
         return expected_score(self.elo0, seats, copies), expected_score(self.elo1, seats, copies)
 
     def describe(self) -> str:
+        """The hypotheses and error rates as ``--sprt`` takes them."""
         if self.p0 is not None:
             form = f"p0={self.p0:g} p1={self.p1:g}"
         else:
@@ -108,6 +109,7 @@ class SprtSpec:
         return f"{form} alpha={self.alpha:g} beta={self.beta:g}"
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON)."""
         return asdict(self)
 
     @classmethod
@@ -217,6 +219,8 @@ class Sprt:
         return line
 
     def to_dict(self) -> dict[str, Any]:
+        """The test so far (JSON): its hypotheses, observations, mean score, LLR, bounds and
+        decision."""
         return {
             "spec": self.spec.to_dict(),
             "s0": self.s0,

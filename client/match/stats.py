@@ -69,14 +69,17 @@ class Totals:
 
     @property
     def win_rate(self) -> float:
+        """Wins per counted game, 0..1 (0 without games)."""
         return self.wins / self.games if self.games else 0.0
 
     @property
     def mean_score(self) -> float:
+        """Points per counted game (0 without games)."""
         return self.score / self.games if self.games else 0.0
 
     @property
     def ms_per_decision(self) -> float | None:
+        """Milliseconds per decision whose time is known; None if none is."""
         return self.think_ms / self.timed if self.timed else None
 
 
@@ -147,6 +150,7 @@ class MatchStats:
         return True
 
     def add_all(self, results: Iterable[GameResult]) -> None:
+        """Count every one of ``results``, by game index."""
         for result in sorted(results, key=lambda r: r.index):
             self.add(result)
 
@@ -158,6 +162,7 @@ class MatchStats:
         return len(games) == self.schedule.deal_games(deal) and all(g.counted for g in games)
 
     def complete_deals(self) -> list[int]:
+        """The deals whose every game was played and counts, in order."""
         return sorted(d for d in self.deal_results if self.deal_complete(d))
 
     def deal_scores(self, entrant: int) -> list[float]:

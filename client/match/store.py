@@ -70,6 +70,9 @@ def fingerprint(settings: dict[str, Any]) -> str:
 
 @dataclass(frozen=True)
 class StoredMatch:
+    """A match of the file: its id, creation (Unix time), settings, planned games, state and games
+    stored."""
+
     id: int
     created: float
     settings: dict[str, Any]
@@ -92,6 +95,7 @@ class MatchStore:
         self.db.commit()
 
     def close(self) -> None:
+        """Close the file."""
         self.db.close()
 
     def create(self, settings: dict[str, Any], print_: str, planned: int) -> int:
@@ -114,6 +118,7 @@ class MatchStore:
         return None if row is None else int(row[0])
 
     def match(self, match_id: int) -> StoredMatch:
+        """The match ``match_id``. Raises KeyError when the file has none."""
         row = self.db.execute(
             "SELECT m.id, m.created, m.settings, m.planned, m.state,"
             " (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id)"
@@ -125,10 +130,12 @@ class MatchStore:
         return StoredMatch(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
 
     def matches(self) -> list[StoredMatch]:
+        """Every match of the file, oldest first."""
         ids = [r[0] for r in self.db.execute("SELECT id FROM matches ORDER BY id")]
         return [self.match(i) for i in ids]
 
     def set_state(self, match_id: int, state: str, planned: int | None = None) -> None:
+        """Set the match's state (running, stopped, done) and, when given, its planned games."""
         with self.db:
             if planned is None:
                 self.db.execute(
@@ -175,6 +182,7 @@ class MatchStore:
         return [GameResult.from_dict(json.loads(r[0])) for r in rows]
 
     def indices(self, match_id: int) -> set[int]:
+        """The game indices stored for the match."""
         return {
             r[0] for r in self.db.execute("SELECT idx FROM games WHERE match_id = ?", (match_id,))
         }

@@ -83,6 +83,7 @@ class GameRunner:
         return await play_game(self.ctx, spec)
 
     async def close(self) -> None:
+        """Close the connection and stop the embedded server."""
         if self.ctx is not None:
             await self.ctx.conn.close()
             self.ctx = None
