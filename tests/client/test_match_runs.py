@@ -86,10 +86,19 @@ def _children(pid: int) -> set[int]:
     return found
 
 
-async def _gone(pids: set[int]) -> set[int]:
-    """Waits (at most WAIT s) until none of ``pids`` runs; returns those left."""
+def _command(pid: int) -> str:
+    """The name of process ``pid``'s program ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+async def _gone(pids: set[int], within: float = WAIT) -> set[int]:
+    """Waits (at most ``within`` seconds) until none of ``pids`` runs; returns
+    those left."""
     loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
+    deadline = loop.time() + within
     while True:
         alive = set()
         for pid in pids:
@@ -271,7 +280,7 @@ async def test_a_killed_match_resumes_with_the_games_it_lacks_none_twice(tmp_pat
     workers = _children(runner.pid)
     runner.kill()  # SIGKILL: no chance to clean up
     await asyncio.wait_for(runner.communicate(), WAIT)
-    assert len(workers) == 2 and not await _gone(workers)  # the workers died with it
+    assert len(workers) == 2 and not await _gone(workers, within=10)  # died with it
     before = _stored(out)
     games = 24
     missing = set(range(games)) - set(before)
@@ -294,6 +303,30 @@ async def test_a_killed_match_resumes_with_the_games_it_lacks_none_twice(tmp_pat
         key=lambda r: r.index,
     )
     assert _facts(resumed_results) == _facts(_records(fresh))
+
+
+async def test_a_killed_runner_takes_its_workers_and_external_bots_with_it(tmp_path):
+    # The external bot never connects, so each worker waits for it (for up to
+    # a minute): SIGKILL the runner while both workers hold one.
+    runner = await _uno_match(
+        "--games", "4", "--bots", "greedy", "--seat", "sleep 300", "--concurrency", "2",
+        "--no-out", "--log-dir", str(tmp_path), start_new_session=True,
+    )  # fmt: skip
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while True:
+        children = _children(runner.pid)
+        bots = {pid for pid in children if _command(pid) == "sleep"}
+        if len(bots) == 2:
+            break
+        assert loop.time() < deadline and runner.returncode is None
+        await asyncio.sleep(0.02)  # other processes' starts: polled, with a bound
+    assert len(children - bots) >= 2  # the two workers (and the bots' wrappers, exec'd)
+    runner.kill()
+    await asyncio.wait_for(runner.communicate(), WAIT)
+    # Well before the workers would give up on their bots by themselves (60 s):
+    # the kernel ends them with the runner (PR_SET_PDEATHSIG), and their bots with them.
+    assert not await _gone(children, within=10)
 
 
 async def test_ctrl_c_prints_the_report_so_far_exits_130_and_leaves_no_child():
