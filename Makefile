@@ -11,9 +11,11 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[dev,bench]'
+	$(PIP) install --quiet -e '.[cluster]' \
+		|| echo "NOTICE: the cluster extra (Ray) did not install: uno match --ray and its test are skipped"
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install the project with its test and bench extras
+install: $(STAMP)  ## create .venv and install the project with its test, bench and cluster (Ray) extras
 
 test: $(STAMP) node-bot go-bot  ## run the whole test suite
 	$(PY) -m pytest

@@ -44,6 +44,15 @@ def _bench(args: argparse.Namespace) -> int:
         return 0
     from unoplay.server.bench import run
 
+    if args.match:
+        from .match.bench import print_bench, run_bench
+
+        match_figures = asyncio.run(run_bench(games=args.match_games, concurrency=args.concurrency))
+        if args.json:
+            print(json.dumps({"match": match_figures}, indent=2))
+        else:
+            print_bench(match_figures)
+        return 0
     quiet = None if args.json else False  # with --json, print one document at the end
     report: dict[str, object] = {
         "engine": run(
@@ -351,40 +360,9 @@ def _bot(args: argparse.Namespace) -> int:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from rich.progress import Progress
+    from .match.command import run
 
-    from unoplay.server.table import MAX_WINDOW_MS
-
-    from .match import parse_entrants, print_report, run_match
-
-    try:
-        entrants = parse_entrants(args.bots, args.seat)
-    except ValueError as err:
-        raise SystemExit(f"uno match: {err}") from None
-    rules = _rules(args)
-    if not 0 <= args.window_ms <= MAX_WINDOW_MS:
-        raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
-    if args.json:
-        report = asyncio.run(
-            run_match(entrants, args.games, args.seed, rules, args.server, window_ms=args.window_ms)
-        )
-        print(json.dumps(report, indent=2))
-        return 0
-    with Progress(transient=True) as progress:
-        task = progress.add_task("games", total=args.games)
-        report = asyncio.run(
-            run_match(
-                entrants,
-                args.games,
-                args.seed,
-                rules,
-                args.server,
-                progress=lambda done: progress.update(task, completed=done),
-                window_ms=args.window_ms,
-            )
-        )
-    print_report(report)
-    return 0
+    return run(args, _rules(args))
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -576,43 +554,13 @@ def build_parser() -> argparse.ArgumentParser:
     bot.add_argument("--token", default="", help="seat token of a seat already taken")
     bot.set_defaults(func=_bot)
 
-    match = sub.add_parser("match", help="bot-vs-bot games with statistics and ratings")
-    match.add_argument("--games", type=int, default=100, help="number of games")
-    match.add_argument(
-        "--bots",
-        default="greedy,random,random,random",
-        help="comma-separated built-in bot kinds, one per seat",
+    match = sub.add_parser(
+        "match",
+        help="bot-vs-bot matches: many games at once, duplicate deals, SPRT, stored results",
     )
-    match.add_argument(
-        "--seat",
-        action="append",
-        default=[],
-        help="an external bot command for one more seat (repeatable)",
-    )
-    match.add_argument("--seed", type=int, default=1, help="seed of the first game")
-    match.add_argument("--rules", default="official", help="rules preset")
-    match.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="change one rule option over the preset, e.g. --rule format=teams "
-        "(repeatable; options in server/RULES.md)",
-    )
-    match.add_argument(
-        "--target",
-        type=int,
-        default=None,
-        help="target score (default: the preset's; 0 for single rounds)",
-    )
-    match.add_argument("--server", help="HOST:PORT (default: an embedded loopback server)")
-    match.add_argument(
-        "--window-ms",
-        type=int,
-        default=0,
-        help="each table's out-of-turn window in ms, 0..5000 (default 0: none)",
-    )
-    match.add_argument("--json", action="store_true", help="print JSON for machines")
+    from .match.command import add_arguments as add_match_arguments
+
+    add_match_arguments(match)
     match.set_defaults(func=_match)
 
     bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")
@@ -641,6 +589,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--soak-tables", type=int, default=20, help="honest tables of the soak (default 20)"
+    )
+    bench.add_argument(
+        "--match",
+        action="store_true",
+        help="the match runner's figures instead: games/s one game at a time and with "
+        "--concurrency, and the 95%% interval of greedy's win rate plain against --duplicate",
+    )
+    bench.add_argument(
+        "--match-games", type=int, default=40, help="games of each speed run (with --match)"
+    )
+    bench.add_argument(
+        "--concurrency", type=int, default=2, help="worker processes of the concurrent run"
     )
     bench.set_defaults(func=_bench)
     return parser

@@ -1,0 +1,381 @@
+"""The ``uno match`` command line: its options, its progress line, Ctrl-C,
+the report and the exit code (0 done, 1 a failure, 130 interrupted)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from unoplay.game.rules import RuleSet
+
+from .entrants import parse_entrants
+from .report import print_report
+from .runner import MatchControl, MatchError, Progress, default_concurrency, run_match
+from .schedule import DUPLICATES, SCHEDULES
+from .sprt import SprtSpec
+from .store import default_path
+
+#: Seconds between two progress lines when stderr is not a terminal.
+PLAIN_PROGRESS_EVERY = 2.0
+
+
+#: The end of ``uno match --help``: examples, what is not counted, exit codes.
+EPILOG = """\
+examples:
+  uno match --games 200 --concurrency 2               (greedy against three randoms)
+  uno match --games 400 --bots greedy,random --duplicate
+  uno match --games 5000 --bots greedy,random,random,random --sprt elo0=0 elo1=50
+  uno match --games 50 --seat "node client/node_bot/bot.js" --move-time 2 --on-crash continue
+  uno match --games 20 --bots my_bot.py:Bot,greedy --max-actions 500
+  uno match --games 1000 --out runs.sqlite3 --resume  (after a Ctrl-C: the missing games)
+  uno match --games 10000 --ray auto                  (on a Ray cluster)
+
+Games that do not count are reported apart, never as a win: adjudicated (a
+round reached --max-actions), void (the turn timer or the stand-in played a
+seat), crashed (an external bot exited early; its error output's end is
+shown). Ctrl-C starts no more games and prints the report so far (again:
+abandons the games in flight). Exit codes: 0 done (or decided by the SPRT),
+1 a failure, 130 interrupted, 143 terminated."""
+
+
+def add_arguments(match: argparse.ArgumentParser) -> None:
+    """The options of ``uno match`` (and its description and examples)."""
+    match.description = (
+        "Bot-vs-bot games over the real gRPC path, many at once (a worker process "
+        "each, with its own embedded server), every game stored as it finishes."
+    )
+    match.epilog = EPILOG
+    match.formatter_class = argparse.RawDescriptionHelpFormatter
+    match.add_argument("--games", type=int, default=100, help="number of games (1 or more)")
+    match.add_argument(
+        "--bots",
+        default="greedy,random,random,random",
+        help="comma-separated bots, one entrant each: built-in kinds (random, greedy) "
+        "or bots of your own as module:attr or file.py:attr",
+    )
+    match.add_argument(
+        "--seat",
+        action="append",
+        default=[],
+        help="an external bot command for one more entrant (repeatable); it gets "
+        "UNO_SERVER, UNO_TABLE, UNO_TOKEN and UNO_SEAT in its environment",
+    )
+    match.add_argument("--seed", type=int, default=1, help="seed of the first deal")
+    match.add_argument("--rules", default="official", help="rules preset")
+    match.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="change one rule option over the preset, e.g. --rule format=teams "
+        "(repeatable; options in server/RULES.md)",
+    )
+    match.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        help="target score (default: the preset's; 0 for single rounds)",
+    )
+    match.add_argument("--server", help="HOST:PORT (default: a server embedded in each worker)")
+    match.add_argument(
+        "--window-ms",
+        type=int,
+        default=0,
+        help="each table's out-of-turn window in ms, 0..5000 (default 0: none)",
+    )
+    match.add_argument("--json", action="store_true", help="print the report as JSON")
+    match.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help="games at once, each in a worker process of its own "
+        "(default: this machine's cores; with --ray, the cluster's CPUs)",
+    )
+    match.add_argument(
+        "--workers",
+        choices=("processes", "inline"),
+        default=None,
+        help="where games run: worker processes (default), or inline in this "
+        "process, one at a time (the old sequential runner)",
+    )
+    match.add_argument(
+        "--duplicate",
+        nargs="?",
+        const="rotations",
+        default="",
+        choices=DUPLICATES,
+        help="duplicate deals: play every deal once for every rotation of the seats "
+        "(every entrant holds every hand from every seat; the default), or every distinct "
+        "permutation; --games is rounded up to whole deals, and the report adds each "
+        "entrant's mean deal score with its 95%% interval over deals (the paired one)",
+    )
+    match.add_argument(
+        "--sprt",
+        nargs="*",
+        default=None,
+        metavar="KEY=VALUE",
+        help="stop once a sequential test decides whether the first entrant beats the "
+        "field: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults), or p0= p1= win rates. "
+        "Elo for k seats is Luce's choice model (a player 10^(elo/400) times as strong wins "
+        "r/(r+k-1)); the test is fishtest's GSPRT on the candidate's share of the wins, per "
+        "game (per deal with --duplicate); its LLR and bounds show as it goes",
+    )
+    match.add_argument(
+        "--max-actions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="adjudicate a round at N actions (100..100000; the table's max_round_actions, "
+        "default 2000): the game ends with no winner and is reported apart",
+    )
+    match.add_argument(
+        "--move-time",
+        type=int,
+        default=0,
+        metavar="SECONDS",
+        help="time per decision (the turn timer, 1..3600; default none): a bot that "
+        "runs out forfeits the decision to the server's default action, which voids the game",
+    )
+    match.add_argument(
+        "--away-grace",
+        type=int,
+        default=None,
+        metavar="SECONDS",
+        help="seconds before the server's stand-in plays a seat whose bot left "
+        "(default: the server's, 30); such a game is void",
+    )
+    match.add_argument(
+        "--on-crash",
+        choices=("stop", "continue"),
+        default="stop",
+        help="when an external bot crashes: stop the match (default), or count the game "
+        "apart and go on",
+    )
+    match.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help=f"SQLite file of every game's record (default {_home(default_path())})",
+    )
+    match.add_argument("--no-out", action="store_true", help="keep no file of the games")
+    match.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the latest match of --out with the same settings: play only "
+        "the games it lacks",
+    )
+    match.add_argument(
+        "--jsonl", metavar="FILE", help="write every game's record to FILE, one JSON a line"
+    )
+    match.add_argument(
+        "--log-dir",
+        metavar="DIR",
+        help="where external bots' error output goes, a file per entrant and worker "
+        "(default: beside --out)",
+    )
+    match.add_argument(
+        "--schedule",
+        choices=SCHEDULES,
+        default="rotation",
+        help="rotation (seats rotate; a round-robin when --table-size is below the "
+        "entrants), round-robin, or partner-rotation (4 or 8 entrants, teams format)",
+    )
+    match.add_argument(
+        "--table-size",
+        type=int,
+        default=None,
+        metavar="K",
+        help="seats at each table: with more entrants, every set of K plays in turn",
+    )
+    match.add_argument(
+        "--ray",
+        metavar="auto|local|ADDRESS",
+        help="play the games on a Ray cluster (the cluster extra): local starts one "
+        "here, auto joins this machine's, or a cluster address",
+    )
+
+
+def _home(path: Path) -> str:
+    home = str(Path.home())
+    text = str(path)
+    return "~" + text[len(home) :] if text.startswith(home) else text
+
+
+class _Display:
+    """The progress: a bar on a terminal, a line every few seconds elsewhere,
+    on stderr (stdout is the report's)."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.bar: Any = None
+        self.task: Any = None
+        self.last = 0.0
+        self.latest: Progress | None = None
+
+    def __enter__(self) -> _Display:
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(console=Console(stderr=True), transient=True)
+            self.bar.__enter__()
+            self.task = self.bar.add_task("games", total=None)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def __call__(self, p: Progress) -> None:
+        self.latest = p
+        counts = p.counts
+        apart = counts["played"] - counts["counted"]
+        text = f"{p.done}/{p.total} games" + (f" ({apart} not counted)" if apart else "")
+        if p.sprt:
+            text += f", SPRT {p.sprt}"
+        if self.bar is not None:
+            self.bar.update(self.task, completed=p.done, total=p.total, description=text)
+            return
+        now = time.monotonic()
+        if p.result is not None and (
+            now - self.last >= PLAIN_PROGRESS_EVERY or p.done in (1, p.total)
+        ):
+            self.last = now
+            print(f"uno match: {text}", file=sys.stderr, flush=True)
+
+    def say(self, text: str) -> None:
+        """Print a line for people on stderr, above the bar when there is one."""
+        if self.bar is not None:
+            self.bar.console.print(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+
+def run(args: argparse.Namespace, rules: RuleSet) -> int:
+    """``uno match``: returns the exit code."""
+    from unoplay.server.table import (
+        MAX_ROUND_ACTIONS,
+        MAX_TURN_SECONDS,
+        MAX_WINDOW_MS,
+        MIN_ROUND_ACTIONS,
+    )
+
+    def refuse(text: str) -> SystemExit:
+        return SystemExit(f"uno match: {text}")
+
+    if args.games <= 0:
+        raise refuse(f"--games must be 1 or more, not {args.games}")
+    if not 0 <= args.window_ms <= MAX_WINDOW_MS:
+        raise refuse(f"--window-ms must be 0..{MAX_WINDOW_MS}")
+    if (
+        args.max_actions is not None
+        and not MIN_ROUND_ACTIONS <= args.max_actions <= MAX_ROUND_ACTIONS
+    ):
+        raise refuse(f"--max-actions must be {MIN_ROUND_ACTIONS}..{MAX_ROUND_ACTIONS}")
+    if not 0 <= args.move_time <= MAX_TURN_SECONDS:
+        raise refuse(f"--move-time must be 1..{MAX_TURN_SECONDS} seconds")
+    if args.away_grace is not None and not 0 <= args.away_grace <= 3600:
+        raise refuse("--away-grace must be 0..3600 seconds")
+    if args.concurrency is not None and args.concurrency < 1:
+        raise refuse("--concurrency must be 1 or more")
+    if args.resume and args.no_out:
+        raise refuse("--resume continues a match of --out: not with --no-out")
+    if args.ray and args.workers == "inline":
+        raise refuse("--ray and --workers inline do not go together")
+    try:
+        entrants = parse_entrants(args.bots, args.seat)
+        sprt = SprtSpec.parse(args.sprt) if args.sprt is not None else None
+    except ValueError as err:
+        raise refuse(str(err)) from None
+    out = None if args.no_out else Path(args.out) if args.out else default_path()
+    log_dir = args.log_dir
+    if log_dir is None and any(e.external for e in entrants):
+        base = out if out is not None else default_path()
+        log_dir = str(base.with_name(base.stem + "-logs") / time.strftime("%Y%m%d-%H%M%S"))
+    if args.concurrency is not None:
+        concurrency = args.concurrency
+    else:
+        concurrency = 0 if args.ray else default_concurrency()
+    workers = args.workers or ("ray" if args.ray else "processes")
+    control = MatchControl()
+    interrupts = 0
+
+    with _Display() as display:
+
+        def interrupted() -> None:
+            nonlocal interrupts
+            interrupts += 1
+            if interrupts == 1:
+                control.stop("interrupted (Ctrl-C)")
+                display.say(
+                    "uno match: stopping: no new games; the games in flight finish "
+                    "(Ctrl-C again abandons them)"
+                )
+            else:
+                control.abandon("interrupted (Ctrl-C)")
+                display.say("uno match: abandoning the games in flight")
+
+        def terminated() -> None:
+            control.abandon("terminated (SIGTERM)")
+
+        async def main() -> dict[str, Any]:
+            loop = asyncio.get_running_loop()
+            loop.add_signal_handler(signal.SIGINT, interrupted)
+            loop.add_signal_handler(signal.SIGTERM, terminated)
+            try:
+                return await run_match(
+                    entrants,
+                    args.games,
+                    args.seed,
+                    rules,
+                    args.server,
+                    progress=display,
+                    window_ms=args.window_ms,
+                    concurrency=concurrency,
+                    workers=workers,
+                    duplicate=args.duplicate or "",
+                    schedule=args.schedule,
+                    table_size=args.table_size,
+                    sprt=sprt,
+                    max_actions=args.max_actions,
+                    move_time=args.move_time,
+                    away_grace=args.away_grace,
+                    on_crash=args.on_crash,
+                    out=out,
+                    resume=args.resume,
+                    jsonl=args.jsonl,
+                    log_dir=log_dir,
+                    ray=args.ray,
+                    control=control,
+                )
+            finally:
+                loop.remove_signal_handler(signal.SIGINT)
+                loop.remove_signal_handler(signal.SIGTERM)
+
+        try:
+            report: dict[str, Any] | None = asyncio.run(main())
+            failure = ""
+        except MatchError as err:
+            report, failure = err.report, str(err)
+        except ValueError as err:  # settings that make no match (a RuleError too)
+            raise refuse(str(err)) from None
+    if report is not None:
+        if args.json:
+            print(json.dumps(report, indent=2))
+        else:
+            print_report(report)
+    if failure:
+        print(f"uno match: {failure}", file=sys.stderr)
+        return 1
+    if control.stopping.startswith("interrupted"):
+        return 130
+    if control.stopping.startswith("terminated"):
+        return 143
+    return 0

@@ -1,0 +1,180 @@
+"""Who plays a match: entrants from ``--bots`` and ``--seat``, their labels,
+and the bots they stand for.
+
+An entrant is one of:
+
+* a built-in bot kind (``random``, ``greedy``: :data:`unoplay.game.bots.BOT_KINDS`);
+* a Python bot of your own, named ``module:attr`` or ``path/to/file.py:attr``
+  (a :class:`~unoplay.game.bots.Bot` subclass, or any callable taking
+  ``seed`` and returning an object with ``decide(view, legal)``); it runs in
+  the runner's worker processes, driven through the SDK like a built-in;
+* an external command (``--seat "node bot.js"``), started for every game with
+  the server address, table id and seat token in its environment:
+  ``UNO_SERVER``, ``UNO_TABLE``, ``UNO_TOKEN`` (and ``UNO_SEAT``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from unoplay.game.bots import BOT_KINDS, make_bot
+
+#: Longest label shown for an external command (its middle is elided).
+LABEL_WIDTH = 40
+#: Most entrants in one match (a round-robin seats them a table at a time).
+MAX_ENTRANTS = 64
+#: The server's limit on a seat's name (server/table.py MAX_NAME).
+NAME_WIDTH = 24
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One player of the match: a bot kind (built-in or ``module:attr``) or an
+    external command. ``label`` is unique within the match."""
+
+    label: str
+    kind: str = ""  #: built-in kind or ``module:attr``; "" for an external command
+    command: tuple[str, ...] = field(default=())
+
+    @property
+    def external(self) -> bool:
+        """True for an external command."""
+        return not self.kind
+
+    @property
+    def identity(self) -> str:
+        """What plays, whatever the label: the kind, or the command line.
+        Entrants with one identity are interchangeable (duplicate permutations,
+        the SPRT's candidate)."""
+        return self.kind or shlex.join(self.command)
+
+    @property
+    def name(self) -> str:
+        """The name this entrant takes at a table (the server allows 24 characters)."""
+        label = self.label
+        return label if len(label) <= NAME_WIDTH else label[: NAME_WIDTH - 1] + "…"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values (JSON): ``label``, ``kind``, ``command``."""
+        return {"label": self.label, "kind": self.kind, "command": list(self.command)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Entrant:
+        """The entrant of :meth:`to_dict`'s values."""
+        return cls(data["label"], data.get("kind", ""), tuple(data.get("command", ())))
+
+
+def short_command(command: tuple[str, ...] | list[str], width: int = LABEL_WIDTH) -> str:
+    """The command line as a label: in full when it fits ``width``, else with
+    its paths reduced to their last part, and then its start and end around
+    an ellipsis."""
+    text = shlex.join(command)
+    if len(text) <= width:
+        return text
+    text = shlex.join(os.path.basename(a) if os.sep in a and " " not in a else a for a in command)
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
+
+
+def load_bot_factory(kind: str) -> Any:
+    """The class or callable named by ``module:attr`` or ``file.py:attr``.
+    Raises ValueError when it cannot be imported."""
+    where, _, attr = kind.rpartition(":")
+    if not where or not attr:
+        raise ValueError(f"a bot of your own is module:attr or file.py:attr, not {kind!r}")
+    try:
+        if where.endswith(".py"):
+            path = Path(where).resolve()
+            name = f"unoplay_match_bot_{abs(hash(str(path)))}"
+            module = sys.modules.get(name)
+            if module is None:
+                spec = importlib.util.spec_from_file_location(name, path)
+                if spec is None or spec.loader is None:
+                    raise ImportError(f"cannot load {where}")
+                module = importlib.util.module_from_spec(spec)
+                sys.modules[name] = module
+                spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(where)
+        factory = getattr(module, attr)
+    except (ImportError, AttributeError, OSError, SyntaxError) as err:
+        raise ValueError(f"cannot load the bot {kind!r}: {err}") from None
+    if not callable(factory):
+        raise ValueError(f"{kind!r} is not a class or a function")
+    return factory
+
+
+def is_plugin(kind: str) -> bool:
+    """True for a bot of one's own (``module:attr``), False for a built-in kind."""
+    return ":" in kind
+
+
+def new_bot(kind: str, seed: int) -> Any:
+    """A fresh bot of ``kind`` (built-in or ``module:attr``) for one game."""
+    if not is_plugin(kind):
+        return make_bot(kind, seed=seed)
+    factory = load_bot_factory(kind)
+    try:
+        return factory(seed=seed)
+    except TypeError:  # a factory without a seed
+        return factory()
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """The labels with ``#2``, ``#3``... after repeats, so each is unique."""
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label}#{seen[label]}")
+    return out
+
+
+def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[Entrant]:
+    """Entrants from ``--bots greedy,random`` and ``--seat CMD`` options.
+
+    Built-in kinds keep their name (``random``, ``random#2``...), a bot of
+    your own its attribute name, an external command its command line.
+    Raises ValueError for an unknown kind, a bot that cannot be loaded, an
+    empty command, or fewer than 2 / more than :data:`MAX_ENTRANTS` entrants.
+    """
+    kinds: list[str] = []
+    labels: list[str] = []
+    commands: list[tuple[str, ...]] = []
+    for kind in (k.strip() for k in bots.split(",") if k.strip()):
+        if is_plugin(kind):
+            load_bot_factory(kind)  # fail now, not in a worker
+            labels.append(kind.rpartition(":")[2])
+        elif kind not in BOT_KINDS:
+            raise ValueError(
+                f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}, or module:attr"
+            )
+        else:
+            labels.append(kind)
+        kinds.append(kind)
+        commands.append(())
+    for text in seats:
+        command = tuple(shlex.split(text))
+        if not command:
+            raise ValueError("--seat needs a command")
+        kinds.append("")
+        labels.append(short_command(command))
+        commands.append(command)
+    if not 2 <= len(kinds) <= MAX_ENTRANTS:
+        raise ValueError(
+            f"a match needs 2..{MAX_ENTRANTS} entrants (--bots and --seat together), "
+            f"not {len(kinds)}"
+        )
+    return [
+        Entrant(label, kind, command)
+        for label, kind, command in zip(_unique(labels), kinds, commands)
+    ]

@@ -1,0 +1,183 @@
+"""The runner's side of its workers: where a game is sent to be played.
+
+Every kind has ``start()``, ``play(spec) -> GameResult`` (raises
+:class:`WorkerLost` when the worker died with the game: the runner plays
+it again elsewhere), ``restart()`` and ``close(abandon)``:
+
+* :class:`InlineWorker`: on the runner's own event loop (one game at a time);
+* :class:`ProcessWorker`: a worker process (:mod:`.worker`), one core each;
+* ``RayWorker`` (:mod:`.cluster`): a Ray actor, anywhere in a cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import IO, Protocol
+
+from . import procs
+from .game import Setup
+from .result import GameResult
+from .schedule import GameSpec
+from .worker import PARENT_ENV, GameRunner
+
+#: Seconds a worker process has to start (import, start its server).
+START_TIMEOUT = 120.0
+
+
+class WorkerLost(RuntimeError):
+    """The worker died (or could not start) while it held a game."""
+
+
+class Worker(Protocol):
+    """Where games are played (see the module docstring)."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Make the worker ready. Raises WorkerLost (or the server's errors) when it cannot be."""
+
+    async def play(self, spec: GameSpec) -> GameResult:
+        """Play one game; returns its record. Raises WorkerLost when the worker died with it."""
+
+    async def restart(self) -> None:
+        """Replace a lost worker by a new one."""
+
+    async def close(self, abandon: bool = False) -> None:
+        """Stop the worker; ``abandon``: at once, its game in hand given up."""
+
+
+class InlineWorker:
+    """Games on the runner's event loop."""
+
+    def __init__(self, setup: Setup, name: str = "local") -> None:
+        self.name = name
+        self.runner = GameRunner(setup, name)
+
+    async def start(self) -> None:
+        """Start the embedded server and connect."""
+        await self.runner.start()
+
+    async def play(self, spec: GameSpec) -> GameResult:
+        """Play one game on this event loop."""
+        return await self.runner.play(spec)
+
+    async def restart(self) -> None:
+        """Stop and start again."""
+        await self.runner.close()
+        await self.runner.start()
+
+    async def close(self, abandon: bool = False) -> None:
+        """Stop the server and the connection."""
+        await self.runner.close()
+
+
+class ProcessWorker:
+    """A worker process: JSON lines on its stdin and stdout, its stderr
+    (grpc's and the server's log lines) to a log file, never the terminal."""
+
+    def __init__(self, setup: Setup, name: str, log_dir: str | None = None) -> None:
+        self.name = name
+        self.setup = setup
+        self.log_dir = log_dir
+        self.process: asyncio.subprocess.Process | None = None
+        self.log_file: IO[bytes] | None = None
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> None:
+        """Start the process and hand it the setup. Raises WorkerLost when it does not answer ready
+        within START_TIMEOUT seconds."""
+        if self.log_dir:
+            path = Path(self.log_dir) / f"worker-{self.name}.log"
+            self.log_file = open(path, "a+b")  # noqa: SIM115 - read back by stderr_tail()
+        else:
+            self.log_file = tempfile.TemporaryFile()  # noqa: SIM115 - closed by close()
+        env = dict(os.environ, UNOPLAY_MATCH_WORKER=self.name)
+        env[PARENT_ENV] = str(os.getpid())
+        env.setdefault("GRPC_VERBOSITY", "ERROR")
+        self.process = await procs.spawn(
+            [sys.executable, "-m", "unoplay.client.match"],
+            env=env,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=self.log_file.fileno(),
+            limit=2**24,
+            wrap=False,  # it asks for PR_SET_PDEATHSIG itself, first thing
+        )
+        self._send({"setup": self.setup.to_dict()})
+        try:
+            reply = await asyncio.wait_for(self._receive(), START_TIMEOUT)
+        except TimeoutError:
+            reply = None
+        if reply is None or "ready" not in reply:
+            raise WorkerLost(f"worker {self.name} did not start: {self.stderr_tail()}")
+
+    def _send(self, message: dict[str, object]) -> None:
+        assert self.process is not None and self.process.stdin is not None
+        self.process.stdin.write((json.dumps(message) + "\n").encode())
+
+    async def _receive(self) -> dict[str, object] | None:
+        assert self.process is not None and self.process.stdout is not None
+        line = await self.process.stdout.readline()
+        if not line:
+            return None
+        reply: dict[str, object] = json.loads(line)
+        return reply
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """The last ``limit`` bytes of the process's error output, as text."""
+        if self.log_file is None:
+            return ""
+        try:
+            self.log_file.flush()
+            size = self.log_file.seek(0, os.SEEK_END)
+            self.log_file.seek(max(0, size - limit))
+            return self.log_file.read().decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    async def play(self, spec: GameSpec) -> GameResult:
+        """Hand the process one game and wait for its result. Raises WorkerLost when the process
+        died."""
+        async with self._lock:
+            if self.process is None or self.process.returncode is not None:
+                raise WorkerLost(f"worker {self.name} is not running")
+            try:
+                self._send({"game": spec.to_dict()})
+                assert self.process.stdin is not None
+                await self.process.stdin.drain()
+                reply = await self._receive()
+            except (ConnectionError, BrokenPipeError) as err:
+                raise WorkerLost(f"worker {self.name}: {err}") from None
+            if reply is None or "result" not in reply:
+                raise WorkerLost(f"worker {self.name} exited during game {spec.index}")
+            data = reply["result"]
+            assert isinstance(data, dict)
+            return GameResult.from_dict(data)
+
+    async def restart(self) -> None:
+        """End the process at once and start a new one."""
+        await self.close(abandon=True)
+        await self.start()
+
+    async def close(self, abandon: bool = False) -> None:
+        """Stop the worker: after its game in hand (end of input), or at once
+        (``abandon``: SIGTERM, its game's bots are ended); SIGKILL for one
+        that does not stop."""
+        process = self.process
+        if process is not None:
+            if process.stdin is not None and not process.stdin.is_closing():
+                process.stdin.close()
+            if not abandon and process.returncode is None:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), 30.0)
+            await procs.end(process, grace=10.0)
+            self.process = None
+        if self.log_file is not None:
+            self.log_file.close()
+            self.log_file = None

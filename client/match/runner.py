@@ -1,0 +1,498 @@
+"""The match runner: hands the schedule's games to its workers, many at
+once, records each result as it arrives (SQLite, statistics, the SPRT) and
+stops when the games are done, the SPRT decides, a crash says so, or it is
+told to (:class:`MatchControl`: the command line's Ctrl-C)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from unoplay.game.rules import RuleSet
+
+from ..sdk import ServerError
+from .entrants import Entrant
+from .game import Setup, teams_format
+from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
+from .report import build_report
+from .result import CRASHED, ERROR, GameResult
+from .schedule import GameSpec, Schedule, make_schedule
+from .sprt import Sprt, SprtSpec
+from .stats import MatchStats
+from .store import MatchStore, fingerprint, write_jsonl
+
+log = logging.getLogger("unoplay.match")
+
+#: Times a game is handed out before it is given up (its workers kept dying).
+MAX_ATTEMPTS = 3
+WORKER_KINDS = ("inline", "processes", "ray")
+ON_CRASH = ("stop", "continue")
+
+
+class MatchError(RuntimeError):
+    """The match cannot go on (an external bot failed and ``on_crash`` is
+    "stop", workers cannot start, nothing to resume); the message says why.
+    ``report`` is the report of the games played so far, when there is one."""
+
+    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass
+class MatchControl:
+    """Stops a match from outside: :meth:`stop` starts no more games (those
+    in flight finish and count), :meth:`abandon` also gives up the games in
+    flight (not stored: ``--resume`` plays them)."""
+
+    stopping: str = ""  #: why no more games start ("" while they do)
+    abandoned: bool = False
+    _abandon: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def stop(self, reason: str = "interrupted") -> None:
+        """Start no more games (``reason`` goes in the report); the first reason stays."""
+        if not self.stopping:
+            self.stopping = reason
+
+    def abandon(self, reason: str = "interrupted") -> None:
+        """Start no more games and give up those in flight."""
+        self.stop(reason)
+        self.abandoned = True
+        self._abandon.set()
+
+    async def abandoned_wait(self) -> None:
+        """Wait until :meth:`abandon` is called."""
+        await self._abandon.wait()
+
+
+@dataclass(frozen=True)
+class Progress:
+    """The match so far, after each game."""
+
+    done: int  #: games recorded (resumed ones included)
+    total: int
+    running: int
+    counts: dict[str, int]
+    sprt: str
+    result: GameResult | None
+
+
+def _identity_copies(schedule: Schedule, entrants: list[Entrant], identity: str) -> set[int]:
+    """How many seats the candidate's identity holds at each table of the schedule."""
+    tables = set(schedule.cycle) | {s for g in schedule.groups for s in g}
+    return {sum(1 for e in t if entrants[e].identity == identity) for t in tables}
+
+
+class MatchRun:
+    """One run of a match (see :func:`run_match`)."""
+
+    def __init__(
+        self,
+        entrants: list[Entrant],
+        schedule: Schedule,
+        setup: Setup,
+        specs: list[GameSpec],
+        stats: MatchStats,
+        sprt: Sprt | None,
+        store: MatchStore | None,
+        match_id: int | None,
+        control: MatchControl,
+        on_crash: str,
+        progress: Callable[[Progress], None] | None,
+        total: int,
+    ) -> None:
+        self.total = total
+        self.entrants = entrants
+        self.schedule = schedule
+        self.setup = setup
+        self.specs = specs
+        self.stats = stats
+        self.sprt = sprt
+        self.store = store
+        self.match_id = match_id
+        self.control = control
+        self.on_crash = on_crash
+        self.progress = progress
+        self.labels = [e.label for e in entrants]
+        self.identity = entrants[0].identity
+        self.running = 0
+        self.most_running = 0  #: the most games in the workers' hands at one time
+        self.played = 0
+        self.lost_workers = 0
+        self.crash: GameResult | None = None
+        self._fed_deals: set[int] = set()
+
+    # -------------------------------------------------------- results
+
+    def feed_sprt(self, result: GameResult) -> None:
+        """The SPRT's observation for this game, or for its deal once complete."""
+        sprt = self.sprt
+        if sprt is None:
+            return
+        if not self.schedule.duplicate:
+            if result.counted:
+                wins, games = self.stats.identity_score([result], self.identity)
+                sprt.add(wins / games)
+        elif result.deal not in self._fed_deals and self.stats.deal_complete(result.deal):
+            self._fed_deals.add(result.deal)
+            deal = self.stats.deal_results[result.deal]
+            wins, games = self.stats.identity_score(deal, self.identity)
+            sprt.add(wins / games)
+        if sprt.decision and not self.control.stopping:
+            self.control.stop(f"SPRT: {sprt.decision} accepted")
+
+    def record(self, result: GameResult) -> None:
+        """A game's result: stored (once), counted, tested."""
+        if result.index in self.stats.results:
+            return  # a game replayed after a lost worker: already counted
+        if self.store is not None and self.match_id is not None:
+            self.store.add(self.match_id, result, [self.labels[e] for e in result.seats])
+        self.stats.add(result)
+        self.played += 1
+        self.feed_sprt(result)
+        if result.status == CRASHED and self.on_crash == "stop":
+            self.crash = self.crash or result
+            self.control.stop("an external bot crashed")
+        self._progress(result)
+
+    def _progress(self, result: GameResult | None) -> None:
+        if self.progress is not None:
+            self.progress(
+                Progress(
+                    len(self.stats.results),
+                    self.total,
+                    self.running,
+                    self.stats.summary(),
+                    self.sprt.status() if self.sprt is not None else "",
+                    result,
+                )
+            )
+
+    # -------------------------------------------------------- driving
+
+    async def drive(self, workers: list[Worker]) -> None:
+        """Play every pending game on ``workers`` until done or stopped."""
+        queue: deque[GameSpec] = deque(self.specs)
+        control = self.control
+
+        async def slot(worker: Worker) -> None:
+            while queue and not control.stopping:
+                spec = queue.popleft()
+                self.running += 1
+                self.most_running = max(self.most_running, self.running)
+                try:
+                    result = await worker.play(spec)
+                except WorkerLost as err:
+                    if control.abandoned:
+                        return
+                    self.lost_workers += 1
+                    log.warning("game %d: %s; it is played again", spec.index, err)
+                    if spec.attempt + 1 >= MAX_ATTEMPTS:
+                        self.record(_lost(spec, str(err)))
+                    else:
+                        queue.appendleft(
+                            dataclasses.replace(spec, attempt=spec.attempt + 1, fault="")
+                        )
+                    try:
+                        await worker.restart()
+                    except WorkerLost as again:
+                        log.error("worker %s cannot restart: %s", worker.name, again)
+                        return
+                    continue
+                finally:
+                    self.running -= 1
+                self.record(result)
+
+        self._progress(None)
+        tasks = [asyncio.create_task(slot(w)) for w in workers]
+        slots: asyncio.Future[Any] = asyncio.gather(*tasks)
+        abandon: asyncio.Future[Any] = asyncio.create_task(control.abandoned_wait())
+        try:
+            done, _ = await asyncio.wait([slots, abandon], return_when=asyncio.FIRST_COMPLETED)
+            if slots in done:
+                slots.result()  # a bug in a slot is not silent
+            else:  # abandoned: give up the games in flight
+                await asyncio.gather(
+                    *(w.close(abandon=True) for w in workers), return_exceptions=True
+                )
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if queue and not control.stopping:
+                raise MatchError(f"every worker was lost; {len(queue)} games were not played")
+        finally:
+            abandon.cancel()
+            for task in tasks:
+                task.cancel()
+            if not slots.done():
+                slots.cancel()
+            with contextlib.suppress(BaseException):
+                await slots
+
+
+def _lost(spec: GameSpec, why: str) -> GameResult:
+    return GameResult(
+        spec.index,
+        spec.deal,
+        spec.rotation,
+        spec.seed,
+        list(spec.seats),
+        ERROR,
+        reason=f"its worker was lost {MAX_ATTEMPTS} times: {why}",
+        attempt=spec.attempt,
+    )
+
+
+def match_settings(
+    entrants: list[Entrant], rules: RuleSet, seed: int, schedule: Schedule, setup: Setup
+) -> dict[str, Any]:
+    """What decides the games of a match (its fingerprint's input; also stored)."""
+    return {
+        "entrants": [e.to_dict() for e in entrants],
+        "rules": rules.to_dict(),
+        "seed": seed,
+        "schedule": schedule.kind,
+        "table_size": schedule.table_size,
+        "duplicate": schedule.duplicate,
+        "window_ms": setup.window_ms,
+        "max_actions": setup.max_actions,
+        "move_time": setup.move_time,
+        "away_grace": setup.away_grace,
+    }
+
+
+def default_concurrency() -> int:
+    """The cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+async def run_match(
+    entrants: list[Entrant],
+    games: int,
+    seed: int,
+    rules: RuleSet,
+    server: str | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    window_ms: int = 0,
+    *,
+    concurrency: int = 1,
+    workers: str | None = None,
+    duplicate: str = "",
+    schedule: str = "rotation",
+    table_size: int | None = None,
+    sprt: SprtSpec | None = None,
+    max_actions: int | None = None,
+    move_time: int = 0,
+    away_grace: int | None = None,
+    on_crash: str = "stop",
+    out: str | Path | None = None,
+    resume: bool = False,
+    jsonl: str | Path | None = None,
+    log_dir: str | Path | None = None,
+    ray: str | None = None,
+    control: MatchControl | None = None,
+    faults: Iterable[int] = (),
+) -> dict[str, Any]:
+    """Play a match and return its report (:func:`.report.build_report`).
+
+    ``games`` games (with ``duplicate``, rounded up to whole deals) of the
+    ``schedule`` between ``entrants``, seeded from ``seed`` (game or deal
+    ``d`` is dealt from ``seed + d``), ``concurrency`` at once on
+    ``workers``: "inline" (this event loop; the default for one at a time),
+    "processes" (a worker process each; the default for more) or "ray" (Ray
+    actors; ``ray`` is the cluster's address, "auto", or "local"; an
+    initialised Ray is used as it is). No ``server``: every worker embeds
+    one on loopback. ``out``: the SQLite file of results (none: kept in
+    memory); ``resume`` continues the latest match of ``out`` with the same
+    settings, playing only the games it lacks. ``sprt`` stops the match
+    once the test decides (the candidate is the first entrant). ``faults``
+    (tests): game indices whose worker exits in the middle of their first
+    attempt. Raises MatchError (a crash with ``on_crash="stop"``, workers
+    that cannot start, nothing to resume) and ValueError for settings that
+    make no match.
+    """
+    if games <= 0:
+        raise ValueError("a match needs at least one game (--games 1 or more)")
+    if on_crash not in ON_CRASH:
+        raise ValueError(f"on_crash is {' or '.join(ON_CRASH)}, not {on_crash!r}")
+    if ray is not None:
+        workers = "ray"
+    if concurrency < (0 if workers == "ray" else 1):
+        raise ValueError("concurrency must be 1 or more")
+    kind = workers or ("inline" if concurrency == 1 else "processes")
+    if kind not in WORKER_KINDS:
+        raise ValueError(f"workers are {', '.join(WORKER_KINDS)}, not {kind!r}")
+    identities = [e.identity for e in entrants]
+    plan = make_schedule(identities, schedule, table_size, duplicate)
+    if plan.kind == "partner-rotation" and not teams_format(rules):
+        raise ValueError("partner rotation is played in the teams format (--rule format=teams)")
+    rules.check_players(plan.table_size)  # RuleError (a ValueError) for a format it cannot seat
+    test: Sprt | None = None
+    if sprt is not None:
+        if plan.kind != "rotation":
+            raise ValueError("--sprt needs every entrant at every table (no round-robin)")
+        if teams_format(rules):
+            raise ValueError("--sprt tests one entrant against a field, not teams")
+        if len(set(identities)) < 2:
+            raise ValueError("--sprt needs a field different from the candidate")
+        copies = _identity_copies(plan, entrants, identities[0])
+        s0, s1 = sprt.scores(plan.table_size, copies.pop())
+        test = Sprt(sprt, s0, s1)
+    setup = Setup(
+        tuple(entrants),
+        rules.to_dict(),
+        window_ms=window_ms,
+        max_actions=max_actions,
+        move_time=move_time,
+        away_grace=away_grace,
+        server=server,
+        log_dir=str(log_dir) if log_dir else None,
+        sys_path=tuple(p for p in sys.path if p),
+    )
+    if log_dir:
+        Path(log_dir).mkdir(parents=True, exist_ok=True)
+    settings = match_settings(entrants, rules, seed, plan, setup)
+    print_ = fingerprint(settings)
+    total = plan.total(games)
+    store = MatchStore(out) if out else None
+    control = control or MatchControl()
+    started = time.monotonic()
+    try:
+        match_id = None
+        stored: list[GameResult] = []
+        if store is not None:
+            if resume:
+                match_id = store.find(print_)
+                if match_id is None:
+                    raise MatchError(
+                        f"nothing to resume: {out} has no match with these settings "
+                        "(the same entrants, rules, seed, schedule and table options)"
+                    )
+                stored = [r for r in store.results(match_id) if r.status not in (CRASHED, ERROR)]
+                store.set_state(match_id, "running", planned=total)
+            else:
+                match_id = store.create(settings, print_, total)
+        elif resume:
+            raise MatchError("--resume needs the match's file (--out)")
+        stats = MatchStats(entrants, plan, teams=teams_format(rules))
+        done = {r.index for r in stored}
+        faulty = set(faults)
+        specs = [
+            dataclasses.replace(spec, fault="exit-worker") if spec.index in faulty else spec
+            for spec in plan.specs(games, seed)
+            if spec.index not in done
+        ]
+        run = MatchRun(
+            entrants,
+            plan,
+            setup,
+            specs,
+            stats,
+            test,
+            store,
+            match_id,
+            control,
+            on_crash,
+            progress,
+            total,
+        )
+        for result in sorted(stored, key=lambda r: r.index):
+            stats.add(result)
+            run.feed_sprt(result)
+        if test is not None and test.decision:
+            control.stop(f"SPRT: {test.decision} accepted")
+        count = min(concurrency, len(specs)) if concurrency else 0  # 0: Ray's CPUs
+        pool: list[Worker] = []
+        if specs and not control.stopping:
+            pool = await _start_workers(kind, setup, count, log_dir, ray, len(specs))
+            try:
+                count = len(pool)
+                await run.drive(pool)
+            finally:
+                await asyncio.gather(
+                    *(w.close(abandon=control.abandoned) for w in pool), return_exceptions=True
+                )
+                if kind == "ray":
+                    from .cluster import shutdown
+
+                    shutdown()
+        elapsed = time.monotonic() - started
+        report = build_report(
+            stats,
+            rules,
+            seed=seed,
+            planned=total,
+            played_now=run.played,
+            elapsed=elapsed,
+            concurrency=count if specs else 0,
+            workers=kind,
+            sprt=test,
+            stopped=control.stopping,
+            match_id=match_id,
+            out=str(out) if out else None,
+            lost_workers=run.lost_workers,
+            most_running=run.most_running,
+        )
+        if store is not None and match_id is not None:
+            finished = len(stats.results) >= total or bool(test and test.decision)
+            store.set_state(match_id, "done" if finished else "stopped")
+        if jsonl:
+            write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants])
+        if run.crash is not None:
+            crash = run.crash.crash or {}
+            tail = (crash.get("stderr") or "").rstrip()
+            raise MatchError(
+                f"game {run.crash.index}: {run.crash.reason}"
+                + (f"\n--- its error output (end) ---\n{tail}" if tail else "")
+                + "\nthe match stops (--on-crash continue plays on)",
+                report,
+            )
+        return report
+    finally:
+        if store is not None:
+            store.close()
+
+
+async def _start_workers(
+    kind: str,
+    setup: Setup,
+    count: int,
+    log_dir: str | Path | None,
+    ray: str | None,
+    pending: int,
+) -> list[Worker]:
+    """``count`` workers of ``kind``, started. Raises MatchError if none starts."""
+    if kind == "ray":
+        from .cluster import ray_workers
+
+        return await ray_workers(setup, count, ray, limit=pending)
+    if kind == "inline":
+        pool: list[Worker] = [
+            InlineWorker(setup, f"local{i}" if count > 1 else "local") for i in range(count)
+        ]
+    else:
+        pool = [
+            ProcessWorker(setup, f"w{i}", str(log_dir) if log_dir else None) for i in range(count)
+        ]
+    started = await asyncio.gather(*(w.start() for w in pool), return_exceptions=True)
+    failures = [r for r in started if isinstance(r, BaseException)]
+    if failures:
+        await asyncio.gather(*(w.close(abandon=True) for w in pool), return_exceptions=True)
+        first = failures[0]
+        if isinstance(first, ServerError | TimeoutError):
+            raise first  # the server cannot be reached: the command line says so plainly
+        raise MatchError(f"the workers could not start: {first}") from first
+    return pool

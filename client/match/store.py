@@ -1,0 +1,202 @@
+"""Results that last: every game of a match in SQLite as it finishes.
+
+One file holds many matches (``matches``: the settings of each, as JSON,
+and a fingerprint of what decides its games) and their games (``games``:
+one row per game index, its record as JSON and its main facts as columns
+for SQL). A game is written once, in its own transaction, the moment its
+result arrives; a game index already stored is never written again, so a
+replayed game (a lost worker) is not counted twice. ``--resume`` finds the
+latest match of the file with the same fingerprint and plays only the game
+indices it lacks.
+
+Default file: ``matches.sqlite3`` in the data directory of ``uno serve``'s
+games (``unoplay.server.storage.default_db_path``: ``$XDG_DATA_HOME/unoplay``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .result import GameResult
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    fingerprint TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    planned INTEGER NOT NULL,
+    state TEXT NOT NULL DEFAULT 'running'
+);
+CREATE INDEX IF NOT EXISTS matches_fingerprint ON matches (fingerprint, id);
+CREATE TABLE IF NOT EXISTS games (
+    match_id INTEGER NOT NULL REFERENCES matches (id),
+    idx INTEGER NOT NULL,
+    deal INTEGER NOT NULL,
+    seed INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    entrants TEXT NOT NULL,
+    status TEXT NOT NULL,
+    winners TEXT NOT NULL,
+    scores TEXT NOT NULL,
+    actions INTEGER NOT NULL,
+    duration REAL NOT NULL,
+    finished REAL NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (match_id, idx)
+);
+"""
+
+
+def default_path() -> Path:
+    """``matches.sqlite3`` beside the server's default game store."""
+    from unoplay.server.storage import default_db_path
+
+    return default_db_path().with_name("matches.sqlite3")
+
+
+def fingerprint(settings: dict[str, Any]) -> str:
+    """SHA-256 of the settings that decide the games (JSON, sorted keys)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoredMatch:
+    """A match of the file: its id, creation (Unix time), settings, planned games, state and games
+    stored."""
+
+    id: int
+    created: float
+    settings: dict[str, Any]
+    planned: int
+    state: str
+    games: int
+
+
+class MatchStore:
+    """A match file. Not shared between processes while a match runs (only
+    the runner writes; workers send it their results)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(self.path), timeout=30.0)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.executescript(SCHEMA)
+        self.db.commit()
+
+    def close(self) -> None:
+        """Close the file."""
+        self.db.close()
+
+    def create(self, settings: dict[str, Any], print_: str, planned: int) -> int:
+        """A new match; returns its id."""
+        now = time.time()
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO matches (created, updated, fingerprint, settings, planned)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (now, now, print_, json.dumps(settings, sort_keys=True), planned),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def find(self, print_: str) -> int | None:
+        """The latest match with this fingerprint, or None."""
+        row = self.db.execute(
+            "SELECT id FROM matches WHERE fingerprint = ? ORDER BY id DESC LIMIT 1", (print_,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def match(self, match_id: int) -> StoredMatch:
+        """The match ``match_id``. Raises KeyError when the file has none."""
+        row = self.db.execute(
+            "SELECT m.id, m.created, m.settings, m.planned, m.state,"
+            " (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id)"
+            " FROM matches m WHERE m.id = ?",
+            (match_id,),
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"no match {match_id} in {self.path}")
+        return StoredMatch(row[0], row[1], json.loads(row[2]), row[3], row[4], row[5])
+
+    def matches(self) -> list[StoredMatch]:
+        """Every match of the file, oldest first."""
+        ids = [r[0] for r in self.db.execute("SELECT id FROM matches ORDER BY id")]
+        return [self.match(i) for i in ids]
+
+    def set_state(self, match_id: int, state: str, planned: int | None = None) -> None:
+        """Set the match's state (running, stopped, done) and, when given, its planned games."""
+        with self.db:
+            if planned is None:
+                self.db.execute(
+                    "UPDATE matches SET state = ?, updated = ? WHERE id = ?",
+                    (state, time.time(), match_id),
+                )
+            else:
+                self.db.execute(
+                    "UPDATE matches SET state = ?, planned = ?, updated = ? WHERE id = ?",
+                    (state, planned, time.time(), match_id),
+                )
+
+    def add(self, match_id: int, result: GameResult, labels: list[str]) -> bool:
+        """Store one game, in a transaction of its own. False (nothing
+        written) when that game index is already stored."""
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT OR IGNORE INTO games (match_id, idx, deal, seed, seats, entrants,"
+                " status, winners, scores, actions, duration, finished, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    match_id,
+                    result.index,
+                    result.deal,
+                    result.seed,
+                    json.dumps(result.seats),
+                    json.dumps(labels),
+                    result.status,
+                    json.dumps(result.winners),
+                    json.dumps(result.scores),
+                    result.actions,
+                    result.duration,
+                    time.time(),
+                    json.dumps(result.to_dict()),
+                ),
+            )
+            return cursor.rowcount == 1
+
+    def results(self, match_id: int) -> list[GameResult]:
+        """Every stored game of the match, by index."""
+        rows = self.db.execute(
+            "SELECT record FROM games WHERE match_id = ? ORDER BY idx", (match_id,)
+        )
+        return [GameResult.from_dict(json.loads(r[0])) for r in rows]
+
+    def indices(self, match_id: int) -> set[int]:
+        """The game indices stored for the match."""
+        return {
+            r[0] for r in self.db.execute("SELECT idx FROM games WHERE match_id = ?", (match_id,))
+        }
+
+
+def write_jsonl(path: str | Path, results: Iterable[GameResult], labels: list[str]) -> int:
+    """Every game, one JSON object a line (its record, the entrants' labels
+    in ``players``, seat by seat), for notebooks (``pandas.read_json(path,
+    lines=True)``). Returns the number of lines."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for result in sorted(results, key=lambda r: r.index):
+            record = result.to_dict()
+            record["players"] = [labels[e] for e in result.seats]
+            f.write(json.dumps(record) + "\n")
+            n += 1
+    return n

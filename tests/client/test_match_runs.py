@@ -1,0 +1,405 @@
+"""uno match on real games: every game over gRPC against embedded servers
+(client/match/). Single rounds (target 0), so a game takes tens of
+milliseconds; every wait has a bound; no test asserts a time."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shlex
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match.game import Outcome, _status
+from unoplay.client.match.probes import RENDEZVOUS_DIR, RENDEZVOUS_GAMES
+from unoplay.client.match.result import FINISHED, VOID, GameResult
+from unoplay.client.match.schedule import make_schedule
+from unoplay.client.match.sprt import SprtSpec
+from unoplay.client.match.stats import MatchStats
+from unoplay.game.rules import preset
+
+WAIT = 60  # seconds: the bound on every wait of these tests
+ROUNDS = preset("official").replace(target_score=0)
+UNO = str(Path(sys.executable).with_name("uno"))
+PROBES = "unoplay.client.match.probes"
+
+# An external bot: the built-in random bot through the SDK, from the
+# environment uno match gives it; with a first argument N it sleeps N
+# seconds before its first decision on its turn (a slow bot, for the turn timer).
+EXTERNAL_BOT = """\
+import asyncio, os, sys, time
+from unoplay.client.sdk import Connection, run_bot
+from unoplay.game.bots import make_bot
+
+class Slow:
+    def __init__(self, pause):
+        self.bot, self.pause = make_bot("random", seed=1), pause
+    def decide(self, view, legal):
+        if self.pause and view.current == view.seat:  # its turn: the timer runs
+            time.sleep(self.pause)
+            self.pause = 0
+        return self.bot.decide(view, legal)
+
+async def main():
+    async with Connection(os.environ["UNO_SERVER"]) as conn:
+        session = conn.session(os.environ["UNO_TABLE"], os.environ["UNO_TOKEN"])
+        await run_bot(Slow(float(sys.argv[1]) if len(sys.argv) > 1 else 0), session)
+
+asyncio.run(main())
+"""
+
+
+def _facts(results):
+    """What decides each game (its deal and seats) and what it counts for.
+    Not who won: out-of-turn intents (a catch of a forgotten UNO) race the
+    next player's turn at a table without a window, so a game's course may
+    differ from one run to the next (README, "Bots and matches"). With greedy
+    at the table a round never comes near the cap of 2000 actions, so every
+    game finishes (random bots alone sometimes reach it: adjudicated)."""
+    return [(r.index, r.seed, r.seats, r.status) for r in results]
+
+
+def _records(path) -> list[GameResult]:
+    return [GameResult.from_dict(json.loads(line)) for line in Path(path).read_text().splitlines()]
+
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _command(pid: int) -> str:
+    """The name of process ``pid``'s program ("" once it is gone)."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+async def _gone(pids: set[int], within: float = WAIT) -> set[int]:
+    """Waits (at most ``within`` seconds) until none of ``pids`` runs; returns
+    those left."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + within
+    while True:
+        alive = set()
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text()
+            except OSError:
+                continue
+            if state[state.rindex(")") + 2] != "Z":
+                alive.add(pid)
+        if not alive or loop.time() > deadline:
+            return alive
+        await asyncio.sleep(0.05)  # other processes' exits: polled, with a bound
+
+
+async def _uno_match(*args: str, **kw) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        UNO, "match", *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, **kw
+    )
+
+
+# ------------------------------------------------------------------ concurrency
+
+
+async def test_concurrency_two_plays_two_games_at_once_in_two_processes(tmp_path, monkeypatch):
+    # Each game's Rendezvous bot waits, blocking its worker, until both games
+    # have begun: the match ends only if they really run at once.
+    monkeypatch.setenv(RENDEZVOUS_DIR, str(tmp_path / "met"))
+    monkeypatch.setenv(RENDEZVOUS_GAMES, "2")
+    entrants = parse_entrants(f"{PROBES}:Rendezvous,greedy")
+    jsonl = tmp_path / "games.jsonl"
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 11, ROUNDS, concurrency=2, jsonl=jsonl), WAIT
+    )
+    assert (report["workers"], report["concurrency"], report["most_running"]) == (
+        "processes",
+        2,
+        2,
+    )
+    # played to their end, neither crashed (a Rendezvous left alone would raise)
+    assert report["counts"]["played"] == 2 and report["apart"]["crashed"] == []
+    results = _records(jsonl)
+    assert {r.worker for r in results} == {"w0", "w1"}
+    assert len(list((tmp_path / "met").iterdir())) == 2
+
+
+async def test_process_workers_play_the_games_of_the_inline_runner(tmp_path):
+    entrants = parse_entrants("greedy,random,random")
+    inline, processes = tmp_path / "inline.jsonl", tmp_path / "processes.jsonl"
+    await run_match(entrants, 6, 21, ROUNDS, workers="inline", jsonl=inline)
+    # game 2's worker dies in its middle: the game is played again, counted once
+    report = await asyncio.wait_for(
+        run_match(entrants, 6, 21, ROUNDS, concurrency=2, jsonl=processes, faults=[2]), WAIT
+    )
+    assert report["lost_workers"] == 1 and report["played"] == 6
+    replayed = _records(processes)
+    assert _facts(replayed) == _facts(_records(inline))
+    assert [r.attempt for r in replayed] == [0, 0, 1, 0, 0, 0]
+
+
+async def test_the_sprt_stops_a_real_match_once_it_decides():
+    # greedy wins about 97% of single rounds against random: H1 (elo 100 and
+    # more, a 64% share) is accepted after a dozen or so games of the 200.
+    lines: list[str] = []
+    report = await asyncio.wait_for(
+        run_match(
+            parse_entrants("greedy,random"),
+            200,
+            91,
+            ROUNDS,
+            workers="inline",
+            sprt=SprtSpec(elo0=0, elo1=100),
+            progress=lambda p: lines.append(p.sprt),
+        ),
+        WAIT,
+    )
+    sprt = report["sprt"]
+    assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"]
+    assert report["stopped"] == "SPRT: H1 accepted"
+    assert sprt["observations"] == report["played"] < 50
+    assert lines[-1].endswith("H1 accepted") and lines[-2].startswith("LLR +")
+
+
+# ------------------------------------------------------------------ games kept apart
+
+
+async def test_max_actions_adjudicates_an_endless_game_and_credits_nobody():
+    # Two hoarders never shed a card: only the cap of actions ends their round.
+    entrants = parse_entrants(f"{PROBES}:Hoarder,{PROBES}:Hoarder")
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 31, ROUNDS, max_actions=100, workers="inline"), WAIT
+    )
+    assert report["counts"] == {
+        "played": 2,
+        "counted": 0,
+        "adjudicated": 2,
+        "void": 0,
+        "crashed": 0,
+        "errors": 0,
+    }
+    for row in report["entrants"]:
+        assert (row["games"], row["wins"], row["adjudicated"]) == (0, 0, 2)
+    assert all("cap of 100 actions" in g["reason"] for g in report["apart"]["adjudicated"])
+
+
+async def test_a_time_forfeit_of_an_external_bot_voids_its_game(tmp_path):
+    script = tmp_path / "bot.py"
+    script.write_text(EXTERNAL_BOT)
+    slow = shlex.join([sys.executable, str(script), "3"])  # 3 s for a 1 s turn
+    entrants = parse_entrants("greedy", [slow])
+    report = await asyncio.wait_for(
+        run_match(entrants, 1, 41, ROUNDS, move_time=1, workers="inline", log_dir=tmp_path),
+        WAIT,
+    )
+    assert report["counts"]["void"] == 1 and report["counts"]["counted"] == 0
+    greedy, external = report["entrants"]
+    assert external["label"] == shlex.join([Path(sys.executable).name, "bot.py", "3"])
+    assert external["timeouts"] >= 1 and greedy["timeouts"] == 0
+    assert greedy["wins"] == external["wins"] == 0
+    assert "time forfeit" in report["apart"]["void"][0]["reason"]
+
+
+def test_a_seat_the_stand_in_played_voids_the_game_for_everyone():
+    entrants = parse_entrants("greedy,random")
+    result = GameResult(0, 0, 0, 1, [0, 1], FINISHED, winners=[0], scores=[50, 0])
+    outcome = Outcome(over=True, scores=[50, 0], winners=[0], timeouts=[0, 0], stand_in=[0, 1])
+    _status(result, outcome, entrants)
+    assert result.status == VOID and "stand-in" in result.reason
+    stats = MatchStats(entrants, make_schedule(["greedy", "random"]))
+    stats.add(result)
+    assert [(t.games, t.wins) for t in stats.totals] == [(0, 0), (0, 0)]
+    assert stats.ratings()[0] == stats.ratings()[1]
+
+
+async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tmp_path):
+    crasher = "sh -c 'echo boom at the start >&2; exit 3'"
+    entrants = parse_entrants("greedy", [crasher])
+    assert entrants[1].command == ("sh", "-c", "echo boom at the start >&2; exit 3")
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 51, ROUNDS, workers="inline", on_crash="continue", log_dir=tmp_path),
+        WAIT,
+    )
+    assert report["counts"]["crashed"] == 2 and report["counts"]["counted"] == 0
+    greedy, external = report["entrants"]
+    assert (external["crashes"], external["games"], greedy["wins"]) == (2, 0, 0)
+    crash = report["apart"]["crashed"][0]["crash"]
+    assert crash["code"] == 3 and "boom at the start" in crash["stderr"]
+    logs = list(tmp_path.glob("*.log"))
+    assert len(logs) == 1 and logs[0].read_text().count("boom at the start") == 2
+    with pytest.raises(MatchError, match="boom at the start") as stopped:
+        await asyncio.wait_for(run_match(entrants, 4, 51, ROUNDS, workers="inline"), WAIT)
+    assert stopped.value.report is not None
+    assert stopped.value.report["counts"]["crashed"] == 1  # the match stopped there
+
+
+# ------------------------------------------------------------------ runs that end early
+
+
+def _stored(path) -> dict[int, str]:
+    """Every game stored in a match file so far: index -> its record (JSON)."""
+    if not path.exists():
+        return {}
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        try:
+            return dict(db.execute("SELECT idx, record FROM games"))
+        except sqlite3.OperationalError:  # the runner has not made its tables yet
+            return {}
+
+
+async def test_a_killed_match_resumes_with_the_games_it_lacks_none_twice(tmp_path):
+    # The first run is far too long to end by itself: SIGKILL stops it once a
+    # few games are stored. The resumed run plays the first GAMES of it.
+    out = tmp_path / "match.sqlite3"
+    common = ["--seed", "61", "--target", "0", "--bots", "greedy,random", "--out", str(out)]
+    runner = await _uno_match("--games", "1000", "--concurrency", "2", *common)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while len(_stored(out)) < 4:
+        assert loop.time() < deadline and runner.returncode is None
+        await asyncio.sleep(0.02)  # another process's writes: polled, with a bound
+    workers = _children(runner.pid)
+    runner.kill()  # SIGKILL: no chance to clean up
+    await asyncio.wait_for(runner.communicate(), WAIT)
+    assert len(workers) == 2 and not await _gone(workers, within=10)  # died with it
+    before = _stored(out)
+    games = 24
+    missing = set(range(games)) - set(before)
+
+    resumed = await _uno_match("--games", str(games), "--resume", "--json", *common)
+    stdout, stderr = await asyncio.wait_for(resumed.communicate(), WAIT)
+    assert resumed.returncode == 0, stderr.decode()
+    report = json.loads(stdout)
+    assert report["played_now"] == len(missing)
+    assert report["played"] == len(set(before) | set(range(games)))
+    after = _stored(out)
+    with contextlib.closing(sqlite3.connect(out)) as db:
+        assert db.execute("SELECT COUNT(*) FROM matches").fetchone()[0] == 1
+    assert set(after) == set(before) | set(range(games))
+    assert {i: after[i] for i in before} == before  # stored games are never rewritten
+    fresh = tmp_path / "fresh.jsonl"
+    await run_match(parse_entrants("greedy,random"), games, 61, ROUNDS, jsonl=fresh)
+    resumed_results = sorted(
+        (GameResult.from_dict(json.loads(after[i])) for i in range(games)),
+        key=lambda r: r.index,
+    )
+    assert _facts(resumed_results) == _facts(_records(fresh))
+
+
+async def test_a_killed_runner_takes_its_workers_and_external_bots_with_it(tmp_path):
+    # The external bot never connects, so each worker waits for it (for up to
+    # a minute): SIGKILL the runner while both workers hold one.
+    runner = await _uno_match(
+        "--games", "4", "--bots", "greedy", "--seat", "sleep 300", "--concurrency", "2",
+        "--no-out", "--log-dir", str(tmp_path), start_new_session=True,
+    )  # fmt: skip
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while True:
+        children = _children(runner.pid)
+        bots = {pid for pid in children if _command(pid) == "sleep"}
+        if len(bots) == 2:
+            break
+        assert loop.time() < deadline and runner.returncode is None
+        await asyncio.sleep(0.02)  # other processes' starts: polled, with a bound
+    assert len(children - bots) >= 2  # the two workers (and the bots' wrappers, exec'd)
+    runner.kill()
+    await asyncio.wait_for(runner.communicate(), WAIT)
+    # Well before the workers would give up on their bots by themselves (60 s):
+    # the kernel ends them with the runner (PR_SET_PDEATHSIG), and their bots with them.
+    assert not await _gone(children, within=10)
+
+
+async def test_ctrl_c_prints_the_report_so_far_exits_130_and_leaves_no_child():
+    runner = await _uno_match(
+        "--games", "400", "--target", "0", "--concurrency", "2", "--no-out", start_new_session=True
+    )
+    assert runner.stderr is not None
+    line = await asyncio.wait_for(runner.stderr.readline(), WAIT)
+    assert line.startswith(b"uno match: 1/400 games"), line
+    children = _children(runner.pid)
+    assert len(children) >= 2
+    runner.send_signal(signal.SIGINT)
+    stdout, stderr = await asyncio.wait_for(runner.communicate(), WAIT)
+    assert runner.returncode == 130, stderr.decode()
+    text = stdout.decode()
+    assert "of 400 games" in text and "stopped: interrupted (Ctrl-C)" in text
+    # the progress and the runner's own lines only: no traceback, no grpc log line
+    assert all(line.startswith("uno match: ") for line in stderr.decode().splitlines())
+    assert not await _gone(children)
+
+
+# ------------------------------------------------------------------ Ray
+
+
+async def test_a_match_on_a_local_ray_cluster_plays_the_local_games(tmp_path):
+    ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install '.[cluster]'")
+    import logging
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    try:
+        entrants = parse_entrants("greedy,random,random")
+        local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
+        await run_match(entrants, 6, 71, ROUNDS, workers="inline", jsonl=local)
+        # game 3's actor dies in its middle: a new actor plays it, counted once
+        report = await asyncio.wait_for(
+            run_match(
+                entrants, 6, 71, ROUNDS, workers="ray", concurrency=2, jsonl=remote, faults=[3]
+            ),
+            2 * WAIT,
+        )
+    finally:
+        ray.shutdown()
+    assert (report["workers"], report["concurrency"], report["lost_workers"]) == ("ray", 2, 1)
+    assert report["counts"]["counted"] == 6
+    played = _records(remote)
+    assert _facts(played) == _facts(_records(local))
+    assert all(r.worker.startswith("ray") for r in played)
+
+
+# ------------------------------------------------------------------ the command line
+
+
+@pytest.mark.parametrize("games", ["0", "-5"])
+def test_a_match_of_no_games_is_refused(games, capsys):
+    from unoplay.client.cli import main
+
+    with pytest.raises(SystemExit, match=f"--games must be 1 or more, not {games}"):
+        main(["match", "--games", games, "--no-out"])
+
+
+async def test_the_match_bench_measures_both_figures():
+    from unoplay.client.match.bench import run_bench
+
+    figures = await asyncio.wait_for(
+        run_bench(games=2, concurrency=2, interval_games=8, seed=81), WAIT
+    )
+    speed, interval = figures["speed"], figures["interval"]
+    assert speed["concurrent"]["most_running"] == 2 and speed["sequential"]["most_running"] == 1
+    assert speed["ratio"] > 0
+    assert interval["plain"]["games"] == interval["duplicate"]["games"] == 8
+    for row in (interval["plain"], interval["duplicate"]):
+        low, high = row["ci95"]
+        assert 0 <= low <= row["win_rate"] <= high <= 1 and row["width"] == high - low

@@ -1,0 +1,262 @@
+"""uno match's figures: the SPRT on simulated outcomes (seeded, so never
+flaky), its model, the intervals and the per-game/per-deal statistics
+(client/match/sprt.py, stats.py). Pure: no server."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from unoplay.client.match.entrants import parse_entrants
+from unoplay.client.match.result import ADJUDICATED, FINISHED, VOID, GameResult
+from unoplay.client.match.schedule import make_schedule
+from unoplay.client.match.sprt import (
+    Sprt,
+    SprtSpec,
+    elo_of_score,
+    expected_score,
+    llr,
+    wald_expected_units,
+)
+from unoplay.client.match.stats import MatchStats, mean_interval, wilson_interval
+
+
+def test_the_multi_player_elo_model():
+    assert expected_score(0, 2) == pytest.approx(0.5)
+    assert expected_score(0, 4) == pytest.approx(0.25)
+    assert expected_score(400, 2) == pytest.approx(10 / 11)  # chess's logistic Elo
+    assert expected_score(0, 4, copies=2) == pytest.approx(0.5)
+    assert elo_of_score(expected_score(35, 4), 4) == pytest.approx(35)
+
+
+def test_with_wins_and_losses_only_the_gsprt_is_walds_sprt():
+    s0, s1 = 0.25, expected_score(10, 4)
+    wins, losses = 31, 69
+    wald = wins * math.log(s1 / s0) + losses * math.log((1 - s1) / (1 - s0))
+    assert llr({1.0: wins, 0.0: losses}, s0, s1) == pytest.approx(wald, rel=1e-12)
+
+
+def test_the_spec_parses_both_forms_and_refuses_nonsense():
+    spec = SprtSpec.parse(["elo0=0", "elo1=10", "alpha=0.05", "beta=0.05"])
+    assert spec == SprtSpec()
+    assert spec.lower == pytest.approx(math.log(0.05 / 0.95))
+    assert spec.upper == pytest.approx(math.log(0.95 / 0.05))
+    assert SprtSpec.parse(["p0=0.25 p1=0.3"]).scores(4) == (0.25, 0.3)
+    for bad in (["elo0=10", "elo1=0"], ["alpha=2"], ["p0=0.3"], ["tau=1"], ["elo1=x"]):
+        with pytest.raises(ValueError):
+            SprtSpec.parse(bad)
+
+
+def _simulate(spec, s0, s1, draw, runs, rng, limit=100_000):
+    """Run the SPRT ``runs`` times on observations from ``draw(rng)``:
+    (decisions, units used by each run)."""
+    decisions, used = [], []
+    for _ in range(runs):
+        test = Sprt(spec, s0, s1)
+        while not test.decision and test.n < limit:
+            test.add(draw(rng))
+        decisions.append(test.decision)
+        used.append(test.n)
+    return decisions, used
+
+
+def test_sprt_stops_for_a_clearly_better_bot_within_the_expected_games():
+    # One bot against three at four seats; it wins 45% (elo +135), H1 is elo 50.
+    spec = SprtSpec(elo0=0, elo1=50)
+    s0, s1 = spec.scores(4)
+    p = 0.45
+    decisions, used = _simulate(
+        spec, s0, s1, lambda r: float(r.random() < p), 100, random.Random(1)
+    )
+    assert decisions.count("H1") == 100
+    expected = wald_expected_units(spec, p, s0, s1)
+    assert 10 < expected < 60
+    assert 0.7 * expected < sum(used) / len(used) < 1.5 * expected
+
+
+def test_sprt_stops_for_equal_bots_within_the_expected_games_and_errs_as_seldom_as_asked():
+    spec = SprtSpec(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    s0, s1 = spec.scores(2)  # head to head: 50% vs 55.7%
+    decisions, used = _simulate(
+        spec, s0, s1, lambda r: float(r.random() < s0), 100, random.Random(2)
+    )
+    expected = wald_expected_units(spec, s0, s0, s1)
+    assert 300 < expected < 600
+    assert 0.7 * expected < sum(used) / len(used) < 1.5 * expected
+    # alpha = 5%: a wrong H1 in 100 runs is Binomial(100, <= 0.05); 15 is far out
+    assert decisions.count("H1") <= 15 and decisions.count("") == 0
+
+
+def test_sprt_on_deal_scores_of_duplicate_games():
+    # Deals of four games (every rotation): the observation is the share won,
+    # 0, 1/4, ... 1; a bot at elo +120 against three, and equal bots.
+    spec = SprtSpec(elo0=0, elo1=60)
+    s0, s1 = spec.scores(4)
+
+    def deal(p):
+        return lambda r: sum(r.random() < p for _ in range(4)) / 4
+
+    strong = expected_score(120, 4)
+    decisions, used_strong = _simulate(spec, s0, s1, deal(strong), 40, random.Random(3))
+    assert decisions.count("H1") == 40
+    decisions, used_equal = _simulate(spec, s0, s1, deal(s0), 40, random.Random(4))
+    assert decisions.count("H0") >= 34
+    # The normal approximation of the GSPRT's drift: (s1-s0)(2m-s0-s1)/(2 var) per deal.
+    for p, used in ((strong, used_strong), (s0, used_equal)):
+        var = p * (1 - p) / 4
+        drift = (s1 - s0) * (2 * p - s0 - s1) / (2 * var)
+        bound = spec.upper if drift > 0 else -spec.lower
+        expected = bound / abs(drift)
+        assert 0.5 * expected < sum(used) / len(used) < 2.0 * expected
+
+
+def test_wilson_and_mean_intervals():
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    mean, low, high = mean_interval([0.5] * 10)
+    assert (mean, low, high) == (0.5, 0.5, 0.5)
+    assert mean_interval([1.0]) == (1.0, 0.0, 1.0)
+
+
+def _result(index, deal, seats, winners, status=FINISHED, scores=None):
+    return GameResult(
+        index,
+        deal,
+        index % len(seats),
+        100 + deal,
+        list(seats),
+        status,
+        scores=scores or [0] * len(seats),
+        winners=winners,
+        decisions=[1] * len(seats),
+        think_ms=[2.0] * len(seats),
+        timeouts=[1 if status == VOID else 0] + [0] * (len(seats) - 1),
+        stand_in=[0] * len(seats),
+    )
+
+
+def test_games_kept_apart_are_never_credited_and_deals_pair_their_games():
+    entrants = parse_entrants("greedy,random")
+    schedule = make_schedule([e.identity for e in entrants], duplicate="rotations")
+    stats = MatchStats(entrants, schedule)
+    results = [
+        _result(0, 0, (0, 1), [0], scores=[30, 0]),  # deal 0: seat 1's hand wins twice,
+        _result(1, 0, (1, 0), [0], scores=[20, 0]),  # greedy's then random's
+        _result(2, 1, (0, 1), [0]),
+        _result(3, 1, (1, 0), [1]),  # deal 1: greedy both times
+        _result(4, 2, (0, 1), [], ADJUDICATED),
+        _result(5, 2, (1, 0), [1]),
+        _result(6, 3, (0, 1), [0], VOID),
+        _result(7, 3, (1, 0), [0]),
+    ]
+    for r in reversed(results):  # any order
+        assert stats.add(r)
+    assert not stats.add(results[0])  # once only
+    greedy, rand = stats.totals
+    assert greedy.games == 6 and rand.games == 6  # games 4 and 6 are kept apart
+    assert greedy.wins == 4 and rand.wins == 2
+    assert greedy.score == 30 and rand.score == 20
+    assert greedy.adjudicated == 1 and greedy.void == 1 and greedy.timeouts == 1
+    assert greedy.ms_per_decision == pytest.approx(2.0)
+    assert stats.complete_deals() == [0, 1]
+    assert stats.deal_scores(0) == [0.5, 1.0]
+    assert stats.summary() == {
+        "played": 8,
+        "counted": 6,
+        "adjudicated": 1,
+        "void": 1,
+        "crashed": 0,
+        "errors": 0,
+    }
+    assert stats.head[(0, 1)] == [6, 4, 2]
+    ratings = stats.ratings()
+    assert ratings[0][2] > ratings[1][2]
+
+
+def _three_point_mle(counts, mean):
+    """The maximum-likelihood distribution over three scores with a given
+    mean, solved in closed form (the secular equation of Van den Bergh's
+    "Maximum likelihood estimation of a multinomial with a given mean",
+    support_MLE_multinomial.pdf, Proposition 1.1: ``p_i / (1 + x (a_i - mean))``
+    with ``sum p_i d_i / (1 + x d_i) = 0``, a quadratic in ``x`` once its
+    denominators are cleared), independent of sprt.py's iteration."""
+    values = sorted(counts)
+    n = sum(counts.values())
+    p = [counts[v] / n for v in values]
+    d = [v - mean for v in values]
+    others = [[d[j] for j in range(3) if j != i] for i in range(3)]
+    c = sum(pi * di for pi, di in zip(p, d))
+    b = sum(pi * di * sum(o) for pi, di, o in zip(p, d, others))
+    a = sum(pi * di * math.prod(o) for pi, di, o in zip(p, d, others))
+    if abs(a) < 1e-15:
+        roots = [-c / b]
+    else:
+        disc = math.sqrt(b * b - 4 * a * c)
+        roots = [(-b + disc) / (2 * a), (-b - disc) / (2 * a)]
+    (x,) = [r for r in roots if -1 / max(d) < r < -1 / min(d)]
+    return p, [pi / (1 + x * di) for pi, di in zip(p, d)]
+
+
+def test_the_gsprt_llr_of_deal_scores_is_the_known_value():
+    # Deals of two games between two entrants: deal scores 0, 1/2, 1. The
+    # GSPRT's LLR (fishtest's LLRcalc.LLR_jumps in general form) is
+    # N sum p_i ln(p1_i / p0_i) with p0, p1 the MLEs of mean s0, s1.
+    counts = {0.0: 9, 0.5: 12, 1.0: 15}
+    s0, s1 = 0.5, expected_score(40, 2)
+    p, p0 = _three_point_mle(counts, s0)
+    _, p1 = _three_point_mle(counts, s1)
+    known = 36 * sum(pi * math.log(b / a) for pi, a, b in zip(p, p0, p1))
+    assert known == pytest.approx(0.6826376, abs=1e-7)
+    assert llr(counts, s0, s1) == pytest.approx(known, rel=1e-10)
+    assert llr({}, s0, s1) == 0.0
+
+
+def test_the_sprt_decides_a_run_of_wins_or_losses_at_walds_count():
+    # Head to head, elo0=0 elo1=40 (s0 = 0.5, s1 = 0.5573): bounds +-ln(19);
+    # Wald's LLR of k straight wins is k ln(s1/s0), of k losses k ln((1-s1)/(1-s0)).
+    spec = SprtSpec(elo0=0, elo1=40)
+    s0, s1 = spec.scores(2)
+    wins_needed = math.ceil(spec.upper / math.log(s1 / s0))
+    losses_needed = math.ceil(spec.lower / math.log((1 - s1) / (1 - s0)))
+    assert (wins_needed, losses_needed) == (28, 25)
+    for outcome, needed, decision in ((1.0, wins_needed, "H1"), (0.0, losses_needed, "H0")):
+        test = Sprt(spec, s0, s1)
+        for k in range(1, needed):
+            assert test.add(outcome) == "", k
+        assert test.add(outcome) == decision
+        assert decision in test.status()
+
+
+def test_the_paired_interval_of_duplicate_deals_is_narrower_for_as_many_games():
+    # Two entrants; every deal has a lucky hand, which wins 90% of the time
+    # for greedy and 70% for random (greedy wins 30% with the other hand).
+    # Plain rotation: a new deal every game, greedy wins 60%, the Wilson
+    # interval of 200 Bernoulli games. Duplicate: 100 deals played both
+    # ways, the luck of the deal shared by its two games and cancelled.
+    entrants = parse_entrants("greedy,random")
+    rng = random.Random(7)
+
+    def greedy_wins(lucky: bool) -> bool:
+        return rng.random() < (0.9 if lucky else 0.3)
+
+    plain = MatchStats(entrants, make_schedule(["greedy", "random"]))
+    for g in range(200):
+        seats = (g % 2, 1 - g % 2)
+        won = greedy_wins(rng.random() < 0.5)
+        plain.add(_result(g, g, seats, [seats.index(0 if won else 1)]))
+    paired = MatchStats(entrants, make_schedule(["greedy", "random"], duplicate="rotations"))
+    for deal in range(100):
+        lucky_seat = rng.randrange(2)
+        for r, seats in enumerate(((0, 1), (1, 0))):
+            won = greedy_wins(seats[lucky_seat] == 0)
+            paired.add(_result(2 * deal + r, deal, seats, [seats.index(0 if won else 1)]))
+    assert plain.totals[0].games == paired.totals[0].games == 200
+    low, high = wilson_interval(plain.totals[0].wins, plain.totals[0].games)
+    mean, dlow, dhigh = mean_interval(paired.deal_scores(0))
+    assert len(paired.deal_scores(0)) == 100 and dlow < mean < dhigh
+    # Expected widths: 2 z sqrt(0.24 / 200) = 0.136 against 2 z sqrt(0.075 / 100) = 0.107.
+    assert 0.10 < high - low < 0.17 and 0.08 < dhigh - dlow < 0.13
+    assert dhigh - dlow < 0.9 * (high - low)
