@@ -14,6 +14,7 @@ from rich.text import Text
 from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
 from unoplay.game.events import Event
 from unoplay.game.events import EventKind as E
+from unoplay.game.messages import SeatInfo
 from unoplay.game.rules import RuleSet, preset_name
 
 #: Width and height of a card drawn by :func:`card_lines` (borders included).
@@ -120,8 +121,8 @@ def card_lines(
             else:
                 rank.append(ch, style=face)
     middle = Text(v, style=edge_style) + rank + Text(v, style=edge_style)
-    word = Text(colour_word(c).center(inner), style=face)
-    lower = Text(v, style=edge_style) + word + Text(v, style=edge_style)
+    colour = Text(colour_word(c).center(inner), style=face)
+    lower = Text(v, style=edge_style) + colour + Text(v, style=edge_style)
     mark = ("jump!" if jump else "play") if playable else ""
     bottom = Text(bl + h, style=edge_style)
     bottom.append(mark, style="bold reverse" if playable else "")
@@ -160,11 +161,11 @@ def rules_line(preset: str, changes: Sequence[str], width: int) -> Text:
     return line
 
 
-def seat_name(seats: Sequence, seat: int, me: int) -> str:
+def seat_name(seats: Sequence[SeatInfo], seat: int, me: int) -> str:
     """Display name of ``seat``: "you" for the receiver, else the seat's name."""
     if seat == me:
         return "you"
-    if 0 <= seat < len(seats) and getattr(seats[seat], "name", ""):
+    if 0 <= seat < len(seats) and seats[seat].name:
         return seats[seat].name
     return f"seat {seat}"
 
@@ -178,7 +179,7 @@ def _cards(cards: Sequence[int]) -> Text:
     return text
 
 
-def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
+def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
     """One log line for ``event`` as seen by seat ``me``; None for events not worth a line."""
     k = event.kind
     p = seat_name(seats, event.player, me)

@@ -28,10 +28,20 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from unoplay.client.discovery import Browser
 from unoplay.client.sdk import Connection, Received, SessionState, run_bot
-from unoplay.client.tui import table as tui_table
+from unoplay.client.tui import app as tui_app
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.client.tui.prompts import (
+from unoplay.client.tui.render import event_line
+from unoplay.client.tui.ruleinfo import differences, meaning, short_text
+from unoplay.client.tui.screens import (
+    CreateTableScreen,
+    FinalScreen,
+    GameScreen,
+    LobbyScreen,
+    WatchHelpScreen,
+    WatchScreen,
+)
+from unoplay.client.tui.screens.prompts import (
     ColourPrompt,
     DrawnPrompt,
     HelpScreen,
@@ -40,12 +50,7 @@ from unoplay.client.tui.prompts import (
     RoundResultScreen,
     rules_help,
 )
-from unoplay.client.tui.render import event_line
-from unoplay.client.tui.ruleinfo import differences, meaning, short_text
-from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
 from unoplay.client.tui.seats import SeatStore
-from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
 from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
 from unoplay.game.actions import play
 from unoplay.game.bots import make_bot
@@ -101,7 +106,7 @@ def _my_move(app) -> bool:
         screen, (ColourPrompt, PenaltyPrompt, DrawnPrompt, RoundResultScreen, FinalScreen)
     ):
         return True
-    return isinstance(screen, TableScreen) and screen.ready
+    return isinstance(screen, GameScreen) and screen.ready
 
 
 async def _press_for_card(pilot, index: int) -> None:
@@ -123,7 +128,7 @@ async def test_a_complete_round_by_key_presses_against_bots():
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
             "the table",
         )
         table = app.screen
@@ -157,7 +162,7 @@ async def test_a_complete_round_by_key_presses_against_bots():
                 else:
                     await pilot.press("d")
                     presses["draw"] += 1
-            if isinstance(screen, TableScreen):
+            if isinstance(screen, GameScreen):
                 await wait_until(pilot, lambda: not screen.sending, "the server's answer")
             else:
                 await wait_until(pilot, lambda: app.screen is not screen, "the prompt to close")
@@ -199,7 +204,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("enter")
             await wait_until(
                 pilot,
-                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
                 "the game",
             )
             table = app.screen
@@ -232,7 +237,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("enter")
             await wait_until(
                 pilot,
-                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
                 "the table again",
             )
             lobby.show(lobby.tables)  # a list refresh ending after the lobby was left: no crash
@@ -500,7 +505,7 @@ async def test_mashing_keys_never_loses_the_table():
     ]
     app = UnoApp(PlayOptions(name="Ada", bots=3, target=100, bot_delay=0.0, seed=99))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         table = app.screen
         for _ in range(100):
             if isinstance(app.screen, FinalScreen):
@@ -592,7 +597,7 @@ async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(serve
         bots.value = "3"
         bots.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["house"].replace(seven_zero=True)
         await pilot.press("ctrl+q")
@@ -633,7 +638,7 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         field.value = "4"
         field.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["official"].replace(uno_penalty=4, jump_in=True)
         await pilot.press("ctrl+q")
@@ -701,7 +706,7 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
             shown_in(app, form.query_one("#form-error"))
         )
         answer.set()
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert [s.name for s in table.seats if s.occupied] == ["Ada"]
         await pilot.press("ctrl+q")
@@ -728,7 +733,7 @@ class CraftedApp(App):
     """The table screen of seat 0 on an engine position, as the stream would
     deliver it (view and legal actions through the wire), with a fake session."""
 
-    CSS_PATH = str(Path(tui_table.__file__).with_name("uno.tcss"))
+    CSS_PATH = str(Path(tui_app.__file__).with_name("uno.tcss"))
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
 
@@ -787,7 +792,7 @@ class CraftedApp(App):
         )
 
     def on_mount(self) -> None:
-        screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
+        screen = GameScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
         screen.session = self.session
         self.push_screen(screen)
 
@@ -1009,7 +1014,7 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
             await pilot.press("space")
         assert hand.marked == {c("R7"), c("B7"), c("G2")}
         await pilot.press("enter")  # no play lays these three
-        assert app.session.sent == [] and isinstance(app.screen, TableScreen)
+        assert app.session.sent == [] and isinstance(app.screen, GameScreen)
         assert any(
             "Cannot play red 7 + green 2 + blue 7" in str(n.message) for n in app._notifications
         )
@@ -1104,7 +1109,7 @@ async def test_the_embedded_game_plays_the_rule_options_given():
     async with app.run_test(size=(80, 24)) as pilot:
 
         def table_screen():  # under a prompt, if the deal asks one at once (a Wild starter)
-            return next((s for s in app.screen_stack if isinstance(s, TableScreen)), None)
+            return next((s for s in app.screen_stack if isinstance(s, GameScreen)), None)
 
         await wait_until(
             pilot,
@@ -1146,7 +1151,7 @@ async def test_a_teams_table_marks_your_partner_opposite():
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
             "the table",
         )
         panel = app.screen.query_one(PlayersPanel)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from rich.console import Group
 from rich.table import Table
@@ -18,45 +19,80 @@ from textual.widgets import Button, Static
 from unoplay.game.cards import IS_WILD
 from unoplay.game.rules import MultiPlay, RuleSet
 
-from .render import card_lines, card_text, colour_text, colour_word
-from .ruleinfo import differences, meaning, preset_name, short_text
+from ..model import RoundResult
+from ..render import card_lines, card_text, colour_text, colour_word
+from ..ruleinfo import differences, meaning, preset_name, short_text
 
 _KEYS = "rygb"
 
+R = TypeVar("R")
 
-class Modal(ModalScreen):
-    """A modal screen that only ever closes itself.
+
+class PenaltyChoice(StrEnum):
+    """The answers of :class:`PenaltyPrompt`."""
+
+    CHALLENGE = "challenge"
+    ACCEPT = "accept"
+    CARDS = "cards"  #: answer with a card of the hand (house rules)
+
+
+class DrawnChoice(StrEnum):
+    """The answers of :class:`DrawnPrompt`."""
+
+    PLAY = "play"
+    UNO = "uno"  #: play it and call UNO
+    KEEP = "keep"
+
+
+class QuitChoice(StrEnum):
+    """The answers of :class:`QuitPrompt`."""
+
+    LOBBY = "lobby"
+    QUIT = "quit"
+    BOT = "bot"  #: give the seat to a bot for good
+
+
+class Modal(ModalScreen[R]):
+    """A modal screen that only ever closes itself, with a result of type ``R``
+    (None when cancelled).
 
     ``Screen.dismiss`` pops whatever screen is on top; a key or button message
     still queued for a modal that has already been closed (the server moved on
     and closed it) must not pop the screen below, so :meth:`answer` checks.
     """
 
-    def answer(self, result=None) -> None:
+    def answer(self, result: R | None = None) -> None:
         """Dismiss with ``result`` if this screen is still the active one."""
         if self.is_attached and self.app.screen is self:
             self.dismiss(result)
 
 
-class Prompt(Modal):
+class Prompt(Modal[R]):
     """Base of the decision prompts: a titled box with buttons; Escape cancels
-    when ``cancellable``."""
+    when ``cancellable``. ``kind`` names the decision (the table screen closes
+    a prompt the server no longer asks for) and ``card`` the card it is about."""
 
     kind = ""
     cancellable = True
+    card: int | None = None
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.add_class("prompt")
 
     def action_cancel(self) -> None:
+        """Esc: close without an answer, where that is allowed."""
         if self.cancellable:
             self.answer(None)
+
+    def choice(self, name: str) -> R | None:
+        """The result a button named ``name`` stands for."""
+        raise NotImplementedError
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.answer(event.button.name)
+        self.answer(self.choice(event.button.name or ""))
 
 
 def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
@@ -68,7 +104,7 @@ def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
     return text
 
 
-class ColourPrompt(Prompt):
+class ColourPrompt(Prompt[int]):
     """Name a colour: for a wild you play (cancellable), for several cards of
     different colours played together (the colour left in force), or for a
     Wild starter card. Dismisses with the colour 0..3, or None when cancelled."""
@@ -123,19 +159,21 @@ class ColourPrompt(Prompt):
             )
 
     def action_pick(self, colour: int) -> None:
+        """A colour key."""
         if colour in self.colours:
             self.answer(colour)
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(int(event.button.name))
+    def choice(self, name: str) -> int | None:
+        """A colour button: its colour."""
+        return int(name)
 
 
-class PenaltyPrompt(Prompt):
+class PenaltyPrompt(Prompt[PenaltyChoice]):
     """A draw card was played on you: challenge (a Wild Draw Four), accept, or
     answer with a card when the house rules allow it (stacking, deflecting).
-    Dismisses with "challenge", "accept" or "cards" (pick a card from your hand)."""
+    Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from your hand)."""
+
+    card: int
 
     BINDINGS = [
         Binding("c", "choose('challenge')", "challenge", show=False),
@@ -195,16 +233,24 @@ class PenaltyPrompt(Prompt):
                     yield Button("h  Answer from hand", name="cards")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "challenge" and not self.can_challenge:
+        """A key: challenge, accept or answer from the hand, where allowed."""
+        answer = PenaltyChoice(choice)
+        if answer is PenaltyChoice.CHALLENGE and not self.can_challenge:
             return
-        if choice == "cards" and not self.can_answer:
+        if answer is PenaltyChoice.CARDS and not self.can_answer:
             return
-        self.answer(choice)
+        self.answer(answer)
+
+    def choice(self, name: str) -> PenaltyChoice | None:
+        """A button: its answer."""
+        return PenaltyChoice(name)
 
 
-class TargetPrompt(Prompt):
+class TargetPrompt(Prompt[int]):
     """Pick the player to swap hands with (house rules: a 7 or a 5).
     Dismisses with the seat, or None when cancelled."""
+
+    card: int
 
     BINDINGS = [
         *[Binding(str(k), f"pick({k - 1})", show=False) for k in range(1, 10)],
@@ -231,18 +277,20 @@ class TargetPrompt(Prompt):
             yield Static("1-9 to choose · Esc cancels", classes="hint")
 
     def action_pick(self, index: int) -> None:
+        """A number key: the player listed there."""
         if index < len(self.choices):
             self.answer(self.choices[index][0])
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(int(event.button.name))
+    def choice(self, name: str) -> int | None:
+        """A player's button: the seat."""
+        return int(name)
 
 
-class DrawnPrompt(Prompt):
+class DrawnPrompt(Prompt[DrawnChoice]):
     """You drew a card that can be played: play it or keep it.
-    Dismisses with "play", "uno" (play and call UNO) or "keep"."""
+    Dismisses with a :class:`DrawnChoice`."""
+
+    card: int
 
     BINDINGS = [
         Binding("p,enter", "choose('play')", "play", show=False),
@@ -270,9 +318,15 @@ class DrawnPrompt(Prompt):
                 yield Button("k  Keep it", name="keep")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "uno" and not self.with_uno:
+        """A key: play, play with UNO (where it is listed) or keep."""
+        answer = DrawnChoice(choice)
+        if answer is DrawnChoice.UNO and not self.with_uno:
             return
-        self.answer(choice)
+        self.answer(answer)
+
+    def choice(self, name: str) -> DrawnChoice | None:
+        """A button: its answer."""
+        return DrawnChoice(name)
 
 
 HELP = """\
@@ -339,7 +393,7 @@ def rules_help(rules: RuleSet) -> Group:
     return Group(head, table)
 
 
-class HelpScreen(Modal):
+class HelpScreen(Modal[None]):
     """The keys, the marks and the rules in force at the table (``rules``)."""
 
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
@@ -360,11 +414,12 @@ class HelpScreen(Modal):
             yield Static("↑/↓ scroll · Esc or ? closes", classes="hint")
 
     def action_close(self) -> None:
+        """Esc or ?: close."""
         self.answer(None)
 
 
-class QuitPrompt(Prompt):
-    """Leaving a table. Dismisses with "lobby", "quit", "bot" or None."""
+class QuitPrompt(Prompt[QuitChoice]):
+    """Leaving a table. Dismisses with a :class:`QuitChoice`, or None to stay."""
 
     BINDINGS = [
         Binding("l", "choose('lobby')", show=False),
@@ -406,33 +461,20 @@ class QuitPrompt(Prompt):
             yield Static("Esc stays at the table", classes="hint")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "bot" and (self.embedded or not self.playing):
+        """A key: lobby, quit, or a bot takes the seat, where offered."""
+        answer = QuitChoice(choice)
+        if answer is QuitChoice.BOT and (self.embedded or not self.playing):
             return
-        if choice == "lobby" and self.embedded:
+        if answer is QuitChoice.LOBBY and self.embedded:
             return
-        self.answer(choice)
+        self.answer(answer)
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(event.button.name or None)
-
-
-@dataclass
-class RoundResult:
-    """What the round-results screen shows."""
-
-    round_number: int
-    winner: str
-    points: int
-    names: list[str]
-    hand_cards: list[int]  #: cards each player was left holding
-    hand_points: list[int]  #: what those cards count
-    scores: list[int]
-    target: int
+    def choice(self, name: str) -> QuitChoice | None:
+        """A button: its answer (the Stay button has none)."""
+        return QuitChoice(name) if name else None
 
 
-class RoundResultScreen(Modal):
+class RoundResultScreen(Modal[None]):
     """The end of a round: who went out, the cards each player was left holding
     and what they count, the game score."""
 
@@ -463,4 +505,5 @@ class RoundResultScreen(Modal):
             )
 
     def action_close(self) -> None:
+        """Enter, Esc or Space: continue."""
         self.answer(None)

@@ -10,7 +10,7 @@ option) in the form.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -24,9 +24,12 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from unoplay.game.messages import TableInfo
 from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 
-from ..sdk import ServerError
+from ...sdk import ServerError
+from ..ruleinfo import OPTIONS, OptionInfo
 from .prompts import Modal
-from .ruleinfo import OPTIONS, OptionInfo
+
+if TYPE_CHECKING:
+    from ..app import UnoApp
 
 
 @dataclass
@@ -75,9 +78,11 @@ def _yes_no(value: bool) -> str:
     return "yes" if value else "no"
 
 
-class CreateTableScreen(Modal):
+class CreateTableScreen(Modal[NewTable]):
     """A form for a new table on server ``target``. Dismisses with a
     :class:`NewTable` once the server created it, or None when cancelled."""
+
+    app: UnoApp
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
@@ -149,7 +154,7 @@ class CreateTableScreen(Modal):
             value = values[info.name]
             if isinstance(widget, Input):
                 widget.value = str(value)
-            else:
+            elif isinstance(widget, (Checkbox, Select)):
                 widget.value = value
 
     def option_values(self) -> dict[str, Any] | None:
@@ -165,7 +170,7 @@ class CreateTableScreen(Modal):
                     )
                     return None
                 values[info.name] = int(widget.value)
-            else:
+            elif isinstance(widget, (Checkbox, Select)):
                 values[info.name] = widget.value
         return values
 
