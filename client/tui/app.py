@@ -41,7 +41,8 @@ from .screens import (
     StartingScreen,
     WatchScreen,
 )
-from .seats import MemorySeatStore, SeatStore, data_dir
+from .screens.prompts import QuitPrompt
+from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
 
 if TYPE_CHECKING:
     from unoplay.server.service import Server
@@ -125,12 +126,19 @@ class UnoApp(App[None]):
     CSS_PATH = "uno.tcss"
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True)]
+    BINDINGS = [
+        Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+    ]
 
-    def __init__(self, options: PlayOptions, store: SeatStore | None = None) -> None:
+    def __init__(
+        self, options: PlayOptions, store: SeatStore | None = None, prefs: Prefs | None = None
+    ) -> None:
         super().__init__()
         self.options = options
         self.store = store or SeatStore()
+        # uno web's tabs (a store in memory) keep their preferences in memory too
+        self.prefs = prefs or Prefs(memory=isinstance(self.store, MemorySeatStore))
         self.server: Server | None = None  # the embedded server, if any
         self.connections: dict[str, Connection] = {}
         self.embedded_table = ""
@@ -252,6 +260,16 @@ class UnoApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit (as ctrl+q)."""
+        await self.action_quit_now()
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: quit; in the middle of a game, ask once first (a second
+        Ctrl+C, on the question, quits)."""
+        if not isinstance(self.screen, QuitPrompt):
+            for screen in self.screen_stack:
+                if isinstance(screen, GameScreen) and screen.mid_game:
+                    screen.action_leave()
+                    return
         await self.action_quit_now()
 
     async def action_quit_now(self) -> None:

@@ -737,7 +737,10 @@ class TableModel:
         view = self.view
         assert view is not None
         if view.phase is Phase.PLAY:
-            return Text(" play a card marked “play”, or d to draw")
+            can_draw = bool(self.legal_of(DRAW))
+            if not self.legal_of(PLAY):
+                return Text(" no card fits: d draws" if can_draw else " nothing to play")
+            return Text(" play a card marked “play”" + (", or d to draw" if can_draw else ""))
         if view.phase is Phase.DRAWN:
             return Text(" play the card you drew, or keep it")
         if view.phase is Phase.PENALTY:
@@ -782,7 +785,7 @@ class TableModel:
             return hint
         if self.uno_armed:
             return Text("UNO armed: your next play calls UNO (u to disarm)", style="bold #f4c20d")
-        if len(view.hand) == 2 and (self.my_turn or self.legal_of(PLAY)):
+        if len(view.hand) == 2 and self.legal_of(PLAY):
             return Text("Two cards left: press u so your play calls UNO", style="bold #f4c20d")
         if self.multi_play:
             return Text(

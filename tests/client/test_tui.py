@@ -27,13 +27,14 @@ from textual.app import App
 from textual.widgets import Checkbox, Input, Select, Static
 
 from unoplay.client.discovery import Browser
-from unoplay.client.sdk import Connection, Received, SessionState, run_bot
+from unoplay.client.sdk import Connection, Received, ServerUnavailable, SessionState, run_bot
 from unoplay.client.tui import app as tui_app
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
 from unoplay.client.tui.render import event_line
 from unoplay.client.tui.ruleinfo import differences, meaning, short_text
 from unoplay.client.tui.screens import (
+    ConnectScreen,
     CreateTableScreen,
     FinalScreen,
     GameScreen,
@@ -41,6 +42,8 @@ from unoplay.client.tui.screens import (
     WatchHelpScreen,
     WatchScreen,
 )
+from unoplay.client.tui.screens.game import Seating
+from unoplay.client.tui.screens.lobby import players_text, state_text
 from unoplay.client.tui.screens.prompts import (
     ColourPrompt,
     DrawnPrompt,
@@ -52,6 +55,7 @@ from unoplay.client.tui.screens.prompts import (
 )
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
+from unoplay.client.tui.words import error_words
 from unoplay.game.actions import play
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
@@ -275,7 +279,7 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
 
         for width, title_cut, players_cut in (
             (140, False, False),
-            (100, True, False),
+            (112, True, False),
             (80, True, True),
         ):
             await pilot.resize_terminal(width, 24)
@@ -285,8 +289,10 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
             assert rows[0] == ["Table", "Seats", "Players", "Rules", "Turn", "State"], width
             title, players = rows[1][0], rows[1][2]
             assert cut(title, "Friday night at Margaret's") is title_cut, width
-            assert cut(players, "Margaret Hamilton, Bob + 1 bot") is players_cut, width
-            assert players.startswith("Margaret Hamilton, Bob"), width  # the players first
+            # joined, but no stream open: both are away
+            full = "Margaret Hamilton (away), Bob (away) + 1 bot"
+            assert cut(players, full) is players_cut, width
+            assert players.startswith("Margaret Hamilton"), width  # the players first
             assert rows[2][:3] == ["Quick", "3/6", "3 bots"], width
             assert not any("*" in line for line in screen_lines(app)), width
             assert lobby.virtual_size.width <= lobby.size.width, width  # no sideways scroll
@@ -1324,3 +1330,167 @@ async def test_watching_a_waiting_table_to_the_end_of_its_game_shows_nothing_pri
                 await pilot.press("ctrl+q")
     finally:
         await server.stop(None)
+
+
+# ---------------------------------------------------------------- issue 17's faults
+
+
+async def test_no_playable_card_says_draw_and_never_asks_for_an_uno_call():
+    # Your turn, two cards, neither fits the red 4: the prompt says what you can do.
+    game = GameState.from_position([cs("B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        status = str(app.screen.query_one("#status", Static).content)
+        assert "no card fits: d draws" in status
+        assert "marked “play”" not in status and "press u" not in status
+
+
+async def test_the_leave_dialog_after_the_connection_is_lost_promises_no_seat():
+    game = GameState.from_position([cs("R7 B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.seating = Seating("127.0.0.1:1", "t1-test", "token", "Ada")  # a LAN seat
+        screen.model.failed = "Connection lost: the server is shutting down"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
+        text = " ".join(screen_lines(app))
+        assert "stays yours" not in text and "Bot takes seat" not in text
+        assert "the server is shutting down" in text
+
+
+async def test_a_list_arriving_while_the_lobby_is_taken_apart_does_not_fail(server):
+    # The race of "No nodes match 'DataTable' on LobbyScreen()": the lobby's
+    # widgets go before the screen does, and a refresh lands in between.
+    async with Connection(server.address) as conn:
+        await conn.create_table(seats=2, title="Race")
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables, "the tables"
+        )
+        lobby = app.screen
+        await lobby.query_one("#tables").remove()
+        lobby.show(lobby.tables)  # raised NoMatches when the lobby looked its widgets up
+        lobby.show_status()
+        assert lobby._current() is not None
+        await pilot.press("ctrl+q")
+
+
+async def test_lan_servers_changing_while_the_connect_screen_is_taken_apart_do_not_fail():
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        screen = app.screen
+        await screen.query_one("#servers").remove()
+        screen._servers_changed()  # raised NoMatches: No nodes match '#servers'
+        await pilot.press("ctrl+q")
+
+
+async def test_what_you_type_on_the_connect_screen_is_the_address_not_your_name():
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        await pilot.press(*"10.0.0.7")
+        screen = app.screen
+        assert screen.address_input.value == "10.0.0.7"
+        assert screen.name_input.value == "Ada"
+        await pilot.press("ctrl+q")
+
+
+async def test_the_lobby_never_says_0_tables_before_the_server_answers_and_names_a_wrong_port():
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    target = f"127.0.0.1:{port}"
+    app = UnoApp(PlayOptions(server=target, name="Ada"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert "0 tables" not in str(lobby.status.content)
+        await wait_until(pilot, lambda: lobby.problem, "the failed refresh")
+        status = str(lobby.status.content)
+        assert "0 tables" not in status
+        assert f"nothing answers at {target}" in status
+        assert "failed to connect" not in status and "last error" not in status
+        await pilot.press("ctrl+q")
+
+
+def test_a_server_error_reads_as_a_sentence():
+    raw = "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: refused"
+    said = error_words(ServerUnavailable("UNAVAILABLE", raw), "127.0.0.1:9")
+    assert said == "nothing answers at 127.0.0.1:9: is uno serve running there?"
+    gone = ServerUnavailable("UNAVAILABLE", "the server is shutting down")
+    assert error_words(gone, "h:1") == "the server at h:1 is shutting down"
+
+
+def test_the_lobby_marks_away_players_and_votes_to_play_again():
+    seats = (
+        SeatInfo(seat=0, name="Ada", bot=False, occupied=True, connected=True),
+        SeatInfo(seat=1, name="Bob", bot=False, occupied=True, connected=False),
+        SeatInfo(seat=2, name="greedy", bot=True, occupied=True, connected=True),
+    )
+    table = TableInfo(
+        table_id="t1",
+        title="T",
+        seats=seats,
+        rules=RuleSet(),
+        turn_seconds=0,
+        state=TableState.FINISHED,
+        scores=(),
+        away_grace=30.0,
+        rematch_votes=(0,),
+    )
+    assert players_text(table) == "Ada, Bob (away) + 1 bot"
+    assert state_text(table) == "finished, again 1/2"
+
+
+async def test_ctrl_c_asks_once_in_a_game_and_quits_on_the_second():
+    app = UnoApp(PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(
+            pilot,
+            lambda: any(
+                isinstance(s, GameScreen) and s.state.view is not None for s in app.screen_stack
+            ),
+            "the game",
+        )
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the question")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app._exit_renderables or not app.is_running, "the exit")
+    assert app.return_code == 0
+
+
+async def test_ctrl_c_in_the_lobby_quits(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.is_running or app._exit, "the exit")
+    assert app.return_code == 0
+
+
+async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        form = await _open_form(app, pilot)
+        form.query_one("#seats", Input).value = "3"
+        box = form.query_one("#opt-uno_call_strict", Checkbox)
+        ticked = box.value
+        box.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        assert box.value == ticked  # Enter created the table; it did not tick the box
+        created = list(server.lobby.tables.values())[-1]
+        assert len(created.seats) == 3
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
+        await pilot.press("l")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+        form = await _open_form(app, pilot)
+        assert form.query_one("#seats", Input).value == "3"
+        await pilot.press("ctrl+q")

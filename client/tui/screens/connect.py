@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from ...discovery import Browser, FoundServer
 from ...sdk import ServerError
-from .lobby import error_text
+from ..words import error_words, plural
 
 if TYPE_CHECKING:
     from ..app import UnoApp
@@ -41,7 +41,11 @@ class StartingScreen(Screen[None]):
 
 
 class ConnectScreen(Screen[None]):
-    """Pick a server: ones found on the LAN over mDNS, or an address typed in."""
+    """Pick a server: ones found on the LAN over mDNS, or an address typed in.
+
+    Its widgets are kept as attributes, never looked up: the LAN browser calls
+    back from outside the screen's life (before it is composed, while it is
+    taken apart), and a lookup there fails (``No nodes match '#servers'``)."""
 
     app: UnoApp
 
@@ -55,6 +59,12 @@ class ConnectScreen(Screen[None]):
         self.address = address
         self.browser: Browser | None = None
         self.found: list[FoundServer] = []
+        self.name_input = Input(id="name", max_length=24)
+        self.servers = OptionList(id="servers")
+        self.lan_status = Static("Looking for servers…", id="lan-status", classes="hint")
+        self.address_input = Input(
+            value=address, placeholder="host:port, e.g. 192.168.1.20:50051", id="address"
+        )
 
     def compose(self) -> ComposeResult:
         with Vertical(id="connect"):
@@ -64,25 +74,28 @@ class ConnectScreen(Screen[None]):
                 classes="title",
             )
             yield Label("Your name")
-            yield Input(value=self.app.options.name, id="name", max_length=24)
-            yield Label("Servers on the LAN (↑/↓, Enter to connect)")
-            yield OptionList(id="servers")
-            yield Static("Looking for servers…", id="lan-status", classes="hint")
+            self.name_input.value = self.app.options.name
+            yield self.name_input
+            yield Label("Servers on the LAN (Tab to the list, ↑/↓, Enter to connect)")
+            yield self.servers
+            yield self.lan_status
             yield Label("Or type an address")
-            yield Input(
-                value=self.address, placeholder="host:port, e.g. 192.168.1.20:50051", id="address"
-            )
+            yield self.address_input
             yield Static(
-                "Enter connects · F2 plays locally against bots · Esc quits", classes="hint"
+                "Enter connects · Tab next field · F2 plays locally against bots · Esc quits",
+                classes="hint",
             )
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#address" if self.address else "#servers").focus()
+        # The address field, not the list: an empty list takes no keys, and what
+        # you type must land where the address goes, never in the name.
+        self.address_input.focus()
         self.browse()
 
     @work(exclusive=True, group="browse")
     async def browse(self) -> None:
+        """Look for servers on the LAN (mDNS) while the screen is shown."""
         browser = self.browser = Browser(on_change=self._servers_changed)
         try:
             await browser.start()
@@ -90,7 +103,7 @@ class ConnectScreen(Screen[None]):
             log.warning("mDNS browsing failed: %s", err)
             self.browser = None
             await browser.close()
-            self.query_one("#lan-status", Static).update(
+            self.lan_status.update(
                 f"LAN browsing is unavailable here ({err}); type an address below."
             )
 
@@ -105,7 +118,7 @@ class ConnectScreen(Screen[None]):
         servers = sorted(
             self.browser.servers.values() if self.browser else [], key=lambda s: s.name
         )
-        view = self.query_one("#servers", OptionList)
+        view = self.servers
         was = view.highlighted
         keep = self.found[was].target if was is not None and was < len(self.found) else None
         self.found = servers
@@ -116,9 +129,8 @@ class ConnectScreen(Screen[None]):
         if servers:
             targets = [server.target for server in servers]
             view.highlighted = targets.index(keep) if keep in targets else 0
-        status = self.query_one("#lan-status", Static)
-        status.update(
-            f"{len(servers)} server{'s' if len(servers) != 1 else ''} found on the LAN"
+        self.lan_status.update(
+            f"{plural(len(servers), 'server')} found on the LAN"
             if servers
             else "Looking for servers…"
         )
@@ -134,13 +146,13 @@ class ConnectScreen(Screen[None]):
 
     @on(Input.Submitted, "#name")
     def _named(self) -> None:
-        self.query_one("#address", Input).focus()
+        self.address_input.focus()
 
     def _take_name(self) -> bool:
-        name = self.query_one("#name", Input).value.strip()
+        name = self.name_input.value.strip()
         if not name:
             self.notify("Type your name first", severity="warning")
-            self.query_one("#name", Input).focus()
+            self.name_input.focus()
             return False
         self.app.options.name = name
         return True
@@ -156,15 +168,17 @@ class ConnectScreen(Screen[None]):
 
     @work(exclusive=True, group="connect")
     async def connect(self, target: str) -> None:
+        """Reach ``target`` (its list of tables), then open its lobby."""
         self.notify(f"Connecting to {target}…", timeout=2)
         try:
             await self.app.connection(target).list_tables()
         except ServerError as err:
             await self.app.drop_connection(target)
-            self.notify(f"Cannot reach {target}: {error_text(err)}", severity="error")
+            self.notify(error_words(err, target), title="Cannot connect", severity="error")
             return
         self.app.show_lobby(target)
 
     def action_local(self) -> None:
+        """F2: a local game against bots."""
         if self._take_name():
             self.app.start_embedded()

@@ -543,6 +543,17 @@ class GameScreen(Screen[None]):
         """?: the keys, the marks and the rules of the table."""
         self.app.push_screen(HelpScreen(self.model.rules))
 
+    @property
+    def mid_game(self) -> bool:
+        """True while a game this seat plays is on (quitting would leave it)."""
+        view, model = self.model.view, self.model
+        return (
+            view is not None
+            and view.phase is not Phase.GAME_OVER
+            and not model.finished
+            and not model.failed
+        )
+
     def action_leave(self) -> None:
         """q: the final standings once the game is over, else the leave dialog."""
         view = self.model.view
@@ -552,7 +563,7 @@ class GameScreen(Screen[None]):
         seating = self.seating
         embedded = seating is None or seating.embedded
         playing = view is not None and not self.model.finished
-        self.app.push_screen(QuitPrompt(embedded, playing), self._left)
+        self.app.push_screen(QuitPrompt(embedded, playing, lost=self.model.failed), self._left)
 
     def _left(self, choice: QuitChoice | None) -> None:
         if choice is None:
@@ -584,7 +595,8 @@ class GameScreen(Screen[None]):
     async def _leave_seat(self, then: QuitChoice) -> None:
         """LeaveTable: frees the seat before the game, hands it to a bot during it."""
         seating = self.seating
-        if seating is not None and not seating.embedded and not self.model.finished:
+        model = self.model
+        if seating is not None and not seating.embedded and not model.finished and not model.failed:
             try:
                 await self.app.connection(seating.target).leave_table(
                     seating.table_id, seating.token

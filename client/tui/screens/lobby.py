@@ -17,8 +17,10 @@ from unoplay.game.messages import TableInfo, TableState
 
 from ...sdk import ServerError
 from ..render import SEEDED_NOTE, rules_label
+from ..words import error_words, plural
 from .create import CreateTableScreen, NewTable
 from .game import Seating
+from .prompts import HelpScreen
 
 if TYPE_CHECKING:
     from ..app import UnoApp
@@ -36,15 +38,44 @@ _STATE = {
 _COLUMNS = ("Table", "Seats", "Players", "Rules", "Turn", "State")
 _TITLE, _PLAYERS = 0, 2
 
+LOBBY_HELP = """\
+[b]The lobby[/b]
+ Every table of this server, oldest first; the list refreshes by itself.
+ ↑/↓       pick a table           Enter  sit there (or take your seat back)
+ n         create a table         b      a bot takes an empty seat
+ w         watch the table        i      the table's id (for uno bot)
+ r         refresh now            Esc    other servers
+ ?         this help              q      quit
+[b]Marks[/b]
+ (yours): you hold a seat there (same name, this machine): Enter takes it back.
+ (away): that player's program is gone; at a table that has not started, the
+ seat is free again after a minute. "again 1/2": players voting to play again.\
+"""
 
-def _players(table: TableInfo) -> str:
-    """Who sits at ``table``: people by name, bots counted ("Ada, Bob + 2 bots")."""
-    names = ", ".join(s.name for s in table.seats if s.occupied and not s.bot)
+
+def players_text(table: TableInfo) -> str:
+    """Who sits at ``table``: people by name (away ones marked), bots counted
+    ("Ada, Bob (away) + 2 bots")."""
+    names = ", ".join(
+        s.name + ("" if s.connected else " (away)") for s in table.seats if s.occupied and not s.bot
+    )
     bots = sum(1 for s in table.seats if s.occupied and s.bot)
     if not bots:
         return names
-    counted = f"{bots} bot{'s' if bots != 1 else ''}"
+    counted = plural(bots, "bot")
     return f"{names} + {counted}" if names else counted
+
+
+def state_text(table: TableInfo) -> str:
+    """A table's state for the lobby: waiting, playing (game N), finished
+    (with the votes to play again)."""
+    state = _STATE.get(table.state, "?")
+    if table.state is TableState.PLAYING and table.games > 1:
+        state += f" (game {table.games})"
+    if table.state is TableState.FINISHED and table.rematch_votes:
+        people = sum(1 for s in table.seats if s.occupied and not s.bot)
+        state += f", again {len(table.rematch_votes)}/{people}"
+    return state
 
 
 def _widths(rows: list[tuple[str, ...]], room: int) -> list[int]:
@@ -68,24 +99,24 @@ def _elide(text: str, width: int) -> Text:
     return cell
 
 
-def error_text(err: Exception) -> str:
-    """What a failed call says to a person."""
-    return str(err) or type(err).__name__
-
-
 class LobbyScreen(Screen[None]):
-    """The tables of one server: sit at one, create one, add bots."""
+    """The tables of one server: sit at one, create one, add bots, watch one.
+
+    Its widgets are kept as attributes, never looked up: a list that arrives
+    while the lobby is being taken apart (you just sat down) draws on widgets
+    no longer shown, harmlessly, instead of failing to find them."""
 
     app: UnoApp
 
     BINDINGS = [
-        Binding("enter", "sit", "Sit / rejoin", priority=True),
+        Binding("enter", "sit", "Sit", priority=True),
         Binding("n", "new", "New table"),
-        Binding("b", "add_bot", "Add bot"),
         Binding("w", "watch", "Watch"),
-        Binding("i", "table_id", "Table id"),
-        Binding("r", "refresh", "Refresh"),
-        Binding("escape", "servers", "Servers"),
+        Binding("b", "add_bot", "Bot"),
+        Binding("i", "table_id", "Table id", show=False),
+        Binding("r", "refresh", "Refresh", show=False),
+        Binding("escape", "servers", "Servers", show=False),
+        Binding("question_mark", "help", "Help"),
         Binding("q", "app.quit_now", "Quit"),
     ]
 
@@ -93,42 +124,49 @@ class LobbyScreen(Screen[None]):
         super().__init__()
         self.target = target
         self.tables: list[TableInfo] = []
+        self.listed = False  #: a list came from the server at least once
+        self.problem = ""  #: why the last refresh failed ("" when it did not)
+        self.topbar = Static(id="topbar")
+        self.grid: DataTable[Text] = DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        self.status = Static(id="lobby-status", classes="hint")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="topbar")
-        yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
-        yield Static(id="lobby-status", classes="hint")
+        yield self.topbar
+        yield self.grid
+        yield self.status
         yield Footer()
 
     def on_mount(self) -> None:
-        top = Text(" UNO ", style="bold #ffffff on #c62828")
+        top = Text(" UNO ", style="bold")
         top.append(f" lobby of {self.target}", style="bold")
-        top.append(f" · you are {self.app.options.name}", style="dim")
-        self.query_one("#topbar", Static).update(top)
-        self.query_one(DataTable).focus()
+        top.append(f" · you are {self.app.options.name}")
+        self.topbar.update(top)
+        self.grid.focus()
+        self.show_status()
         self.action_refresh()
         self.set_interval(2.0, self.action_refresh)
 
     def action_refresh(self) -> None:
+        """r: ask for the tables now (the list also refreshes every 2 s)."""
         self.refresh_tables()
 
     @work(exclusive=True, group="list")
     async def refresh_tables(self) -> None:
+        """List the server's tables and show them."""
         try:
             tables = await self.app.connection(self.target).list_tables()
         except ServerError as err:
-            if self.is_attached:
-                self.query_one("#lobby-status", Static).update(
-                    Text(f"Cannot reach {self.target}: {error_text(err)}", style="bold #ef5350")
-                )
+            self.problem = error_words(err, self.target)
+            self.show_status()
             return
+        self.problem = ""
+        self.listed = True
         self.show(tables)
 
     def show(self, tables: list[TableInfo]) -> None:
+        """Show ``tables``, keeping the highlighted row."""
         self.tables = tables
-        if not self.is_attached:  # a refresh that ended after the lobby was left
-            return
-        widget = self.query_one(DataTable)
+        widget = self.grid
         keep = widget.cursor_row
         rows = [self._row(t) for t in tables]
         room = self.size.width - 2 * widget.cell_padding * len(_COLUMNS) - 2  # 2: a scrollbar
@@ -142,21 +180,39 @@ class LobbyScreen(Screen[None]):
             )
         if tables:
             widget.move_cursor(row=min(keep, len(tables) - 1))
-        waiting = sum(1 for t in tables if t.state == TableState.WAITING)
-        status = Text(f"{len(tables)} table{'s' if len(tables) != 1 else ''}, {waiting} waiting. ")
-        status.append("Enter sits (or rejoins) · n new table · b adds a bot", style="dim")
-        self.query_one("#lobby-status", Static).update(status)
+        self.show_status()
+
+    def show_status(self) -> None:
+        """The line under the list: what the server has, or why it is out of
+        reach; never "0 tables" before the server answered."""
+        if self.problem:
+            status = Text(f"Cannot reach the server: {self.problem}", style="bold #ef5350")
+            if self.listed:
+                status.append(" (the list is the last one it gave)", style="dim")
+        elif not self.listed:
+            status = Text(f"Asking {self.target} for its tables…", style="italic")
+        else:
+            tables = self.tables
+            waiting = sum(1 for t in tables if t.state == TableState.WAITING)
+            status = Text(f"{plural(len(tables), 'table')}, {waiting} waiting")
+            current = self._current()
+            if current is not None:
+                status.append(f" · table id {current.table_id}", style="bold")
+                status.append(" · Enter sits · ? help", style="dim")
+            else:
+                status.append(" · n creates one · ? help", style="dim")
+        self.status.update(status)
 
     def _row(self, table: TableInfo) -> tuple[str, ...]:
         """The cells of ``table``'s row, in full."""
         taken = sum(1 for s in table.seats if s.occupied)
-        state = _STATE.get(table.state, "?")
+        state = state_text(table)
         if self.app.store.get(self.target, table.table_id, self.app.options.name):
             state += " (yours)"
         return (
             table.title,
             f"{taken}/{len(table.seats)}",
-            _players(table),
+            players_text(table),
             rules_label(table.rules) + (f" · {SEEDED_NOTE}" if table.seeded else ""),
             f"{table.turn_seconds}s" if table.turn_seconds else "-",
             state,
@@ -165,12 +221,18 @@ class LobbyScreen(Screen[None]):
     def on_resize(self) -> None:
         self.show(self.tables)
 
+    def on_data_table_row_highlighted(self) -> None:
+        self.show_status()
+
     def _current(self) -> TableInfo | None:
-        widget = self.query_one(DataTable)
-        if not self.tables or widget.cursor_row is None:
+        row = self.grid.cursor_row
+        if not self.tables or row is None:
             return None
-        row = widget.cursor_row
         return self.tables[row] if 0 <= row < len(self.tables) else None
+
+    def action_help(self) -> None:
+        """?: the lobby's keys and marks."""
+        self.app.push_screen(HelpScreen(body=Text.from_markup(LOBBY_HELP), title="UNO — the lobby"))
 
     def action_table_id(self) -> None:
         """i: the highlighted table's id, as ``uno bot --table`` wants it."""
@@ -185,6 +247,7 @@ class LobbyScreen(Screen[None]):
         )
 
     def action_sit(self) -> None:
+        """Enter: sit at the highlighted table, or take your seat there back."""
         table = self._current()
         if table is None:
             self.notify("No table yet: press n to create one", severity="warning")
@@ -193,10 +256,18 @@ class LobbyScreen(Screen[None]):
 
     @work(exclusive=True, group="sit")
     async def sit(self, table_id: str, bots: int = 0, start: bool = False) -> None:
+        """Take a seat (or the stored one back), seat ``bots``, start if asked."""
         conn = self.app.connection(self.target)
         name = self.app.options.name
         store = self.app.store
         token = store.get(self.target, table_id, name)
+        listed = next((t for t in self.tables if t.table_id == table_id), None)
+        if token is not None and listed is not None and listed.state is TableState.WAITING:
+            seat = store.seat(self.target, table_id, name)
+            held = seat is not None and 0 <= seat < len(listed.seats)
+            if seat is None or not held or listed.seats[seat].name != name:  # freed: sit anew
+                store.forget(self.target, table_id, name)
+                token = None
         try:
             if token is None:
                 joined = await conn.join_table(table_id, name)
@@ -207,13 +278,15 @@ class LobbyScreen(Screen[None]):
             if start:
                 await conn.start_game(table_id, token)
         except ServerError as err:
-            self.notify(error_text(err), title="Cannot sit there", severity="error")
+            self.notify(error_words(err, self.target), title="Cannot sit there", severity="error")
             return
         self.app.show_table(Seating(self.target, table_id, token, name))
 
     def action_new(self) -> None:
+        """n: the create-table form."""
         self.app.push_screen(
-            CreateTableScreen(self.target, self.app.options.bot_delay), self._created
+            CreateTableScreen(self.target, self.app.options.bot_delay, self.app.prefs),
+            self._created,
         )
 
     def _created(self, new: NewTable | None) -> None:
@@ -223,16 +296,18 @@ class LobbyScreen(Screen[None]):
             self.sit(new.table.table_id, bots=new.bots, start=full)
 
     def action_add_bot(self) -> None:
+        """b: a bot takes an empty seat at the highlighted table."""
         table = self._current()
         if table is not None:
             self.add_bot(table.table_id)
 
     @work(group="bot")
     async def add_bot(self, table_id: str) -> None:
+        """Seat a greedy bot at ``table_id``."""
         try:
             await self.app.connection(self.target).add_bot(table_id, "greedy")
         except ServerError as err:
-            self.notify(error_text(err), title="Cannot add a bot", severity="error")
+            self.notify(error_words(err, self.target), title="Cannot add a bot", severity="error")
             return
         self.refresh_tables()
 
@@ -247,4 +322,5 @@ class LobbyScreen(Screen[None]):
             self.app.show_watch(self.target, table.table_id)
 
     def action_servers(self) -> None:
+        """Esc: the connect screen (other servers)."""
         self.app.show_connect(self.target)

@@ -394,21 +394,29 @@ def rules_help(rules: RuleSet) -> Group:
 
 
 class HelpScreen(Modal[None]):
-    """The keys, the marks and the rules in force at the table (``rules``)."""
+    """The keys, the marks and the rules in force at the table (``rules``).
+    ``body`` replaces the player's keys (the lobby's, the spectator's help),
+    ``title`` the title."""
 
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
 
-    def __init__(self, rules: RuleSet | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        *,
+        body: Text | None = None,
+        title: str = "UNO — rules, keys and marks",
+    ) -> None:
         super().__init__()
-        self.rules = rules
+        self.rules, self.body, self.title_text = rules, body, title
 
     def compose(self) -> ComposeResult:
         multi = self.rules is not None and self.rules.multi_play is not MultiPlay.OFF
-        body: Group | Text = keys_help(multi)
+        body: Group | Text = self.body if self.body is not None else keys_help(multi)
         if self.rules is not None:
             body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):
-            yield Static(Text("UNO — rules, keys and marks", style="bold"), classes="title")
+            yield Static(Text(self.title_text, style="bold"), classes="title")
             with VerticalScroll(classes="scroll"):
                 yield Static(body, classes="body", id="help-body")
             yield Static("↑/↓ scroll · Esc or ? closes", classes="hint")
@@ -429,9 +437,9 @@ class QuitPrompt(Prompt[QuitChoice]):
     ]
     kind = "quit"
 
-    def __init__(self, embedded: bool, playing: bool) -> None:
+    def __init__(self, embedded: bool, playing: bool, lost: str = "") -> None:
         super().__init__()
-        self.embedded, self.playing = embedded, playing
+        self.embedded, self.playing, self.lost = embedded, playing, lost
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -441,6 +449,17 @@ class QuitPrompt(Prompt[QuitChoice]):
                 with Horizontal(classes="buttons"):
                     yield Button("y  Quit", name="quit", variant="error")
                     yield Button("Esc  Stay", name="", variant="primary")
+            elif self.lost:
+                yield Static(Text("Leave the table?", style="bold"), classes="title")
+                yield Static(
+                    f"{self.lost}. Whether your seat is kept is the server's to say: "
+                    "if it runs again with this table, Enter on it in the lobby (same "
+                    "name, this machine) tries to take it back.",
+                    classes="body",
+                )
+                with Horizontal(classes="buttons"):
+                    yield Button("l  Lobby", name="lobby", variant="primary")
+                    yield Button("q  Quit uno", name="quit", variant="error")
             elif self.playing:
                 yield Static(Text("Leave the table?", style="bold"), classes="title")
                 yield Static(
@@ -463,7 +482,7 @@ class QuitPrompt(Prompt[QuitChoice]):
     def action_choose(self, choice: str) -> None:
         """A key: lobby, quit, or a bot takes the seat, where offered."""
         answer = QuitChoice(choice)
-        if answer is QuitChoice.BOT and (self.embedded or not self.playing):
+        if answer is QuitChoice.BOT and (self.embedded or not self.playing or self.lost):
             return
         if answer is QuitChoice.LOBBY and self.embedded:
             return

@@ -14,24 +14,24 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer
 
 from unoplay.game.deals import DealReveal
 from unoplay.game.events import Event
 from unoplay.game.messages import SeatsChanged, TableInfo, Update, Welcome
+from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
 
 from ...sdk import Received, SeatGone, ServerError, SessionState, SpectatorSession, TableNotFound
 from ..model import Role, TableModel
 from ..widgets import TableBoard
 from .game import log_deal_check, push_round_result
-from .prompts import HelpScreen, rules_help
+from .prompts import HelpScreen
 
 if TYPE_CHECKING:
     from ..app import UnoApp
@@ -54,11 +54,8 @@ class WatchHelpScreen(HelpScreen):
     """The help of the spectator view: the table's rules, then :data:`WATCH_HELP`
     in place of the player's keys."""
 
-    def on_mount(self) -> None:
-        body: Group | Text = Text.from_markup(WATCH_HELP)
-        if self.rules is not None:
-            body = Group(rules_help(self.rules), body)
-        self.query_one("#help-body", Static).update(body)
+    def __init__(self, rules: RuleSet | None = None) -> None:
+        super().__init__(rules, body=Text.from_markup(WATCH_HELP))
 
 
 class WatchScreen(Screen[None]):
