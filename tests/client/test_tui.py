@@ -54,7 +54,8 @@ from unoplay.client.tui.screens.prompts import (
     rules_help,
 )
 from unoplay.client.tui.seats import SeatStore
-from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
+from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine, TableBoard
+from unoplay.client.tui.widgets.board import BoardLayout
 from unoplay.client.tui.words import error_words
 from unoplay.game.actions import play
 from unoplay.game.bots import make_bot
@@ -306,8 +307,44 @@ def test_table_snapshot_80x24(snap_compare):
     assert snap_compare(DemoApp(), terminal_size=(80, 24))
 
 
-def test_table_snapshot_wide(snap_compare):
-    assert snap_compare(DemoApp(), terminal_size=(140, 40))
+@pytest.mark.parametrize(
+    "size", [(40, 12), (60, 20), (120, 40), (200, 60)], ids=lambda s: "x".join(map(str, s))
+)
+def test_table_snapshot_at(snap_compare, size):
+    # The same position in every layout: compact, normal (80x24 above), large, huge.
+    assert snap_compare(DemoApp(), terminal_size=size)
+
+
+def test_a_terminal_below_the_minimum_says_so_snapshot(snap_compare):
+    assert snap_compare(DemoApp(), terminal_size=(39, 12))
+
+
+async def test_the_table_layout_follows_the_terminal():
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.screen.query_one(TableBoard)
+        hand = board.hand
+        for size, layout, card in (
+            ((40, 12), BoardLayout.COMPACT, 7),
+            ((80, 24), BoardLayout.NORMAL, 8),
+            ((120, 40), BoardLayout.LARGE, 12),
+            ((200, 60), BoardLayout.HUGE, 16),
+            ((30, 10), BoardLayout.TOO_SMALL, 16),
+        ):
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda: board.arrangement is layout, f"the {layout} layout")
+            await pilot.pause()
+            text = "\n".join(screen_lines(app))
+            if layout is BoardLayout.TOO_SMALL:
+                assert "at least 40x12" in text and "(it is 30x10 now)" in text
+                assert "Players" not in text and "Draw pile" not in text
+                continue
+            assert hand.card_size.width == card
+            assert "Make the terminal" not in text
+            for name in ("Ada (you)", "Bob away"):  # every player shows, with the marks
+                assert name in text, (size, name)
+            assert text.count(" bot ") == 2, size
+            assert board.pile.region.height >= board.pile.card_size.height
 
 
 def test_wild_colour_prompt_snapshot(snap_compare):
@@ -1164,7 +1201,7 @@ async def test_a_teams_table_marks_your_partner_opposite():
         await wait_until(pilot, lambda: panel.teams, "the rules")
         me = app.screen.me
         assert panel.teams
-        rows = [str(r) for r in panel.render().columns[1].cells]
+        rows = [str(r) for r in panel.table_at(panel.size.width).columns[1].cells]
         assert "partner" in rows[1 + (me + 2) % 4]  # after the header row
         await pilot.press("ctrl+q")
 
@@ -1244,7 +1281,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 # The players panel: every seat with its number of cards, nobody is "you".
                 panel = screen.query_one(PlayersPanel)
                 await wait_until(pilot, lambda: panel.view is screen.state.view, "the panel")
-                columns = panel.render().columns
+                columns = panel.table_at(panel.size.width).columns
                 names = [str(cell) for cell in columns[1].cells][1:]  # after the header row
                 sizes = [int(str(cell)) for cell in list(columns[2].cells)[1:]]
                 assert len(names) == 4 and names[0].startswith("Bob")
@@ -1494,3 +1531,4 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
         form = await _open_form(app, pilot)
         assert form.query_one("#seats", Input).value == "3"
         await pilot.press("ctrl+q")
+

@@ -11,7 +11,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from ..model import HandState
-from ..render import CARD_H, CARD_W, card_lines
+from ..render import NORMAL, CardSize, card_lines
 
 
 class HandView(Widget):
@@ -22,7 +22,8 @@ class HandView(Widget):
     of turn: a jump-in), the selected card has a heavy edge and a ▲ under it,
     a card marked to be played with others a ✓. Cards that do not fit are
     scrolled, with ◀ n / n ▶ counts of the hidden ones. Click a card to select
-    it, click it again to play it.
+    it, click it again to play it. ``card_size`` follows the terminal
+    (:meth:`~.board.TableBoard.lay_out`); the widget is one row taller than a card.
     """
 
     DEFAULT_CSS = """
@@ -46,6 +47,7 @@ class HandView(Widget):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.card_size: CardSize = NORMAL
         self._start = 0  # first card shown
         self._layout: tuple[int, int, int] = (0, 0, 0)  # left pad, first, count
 
@@ -60,14 +62,22 @@ class HandView(Widget):
         self.selected = hand.selected
         self.refresh()
 
+    def resize_cards(self, size: CardSize) -> None:
+        """Draw the cards at ``size`` from now on."""
+        if size != self.card_size:
+            self.card_size = size
+            self.styles.height = size.height + 1
+            self.refresh()
+
     def _window(self, width: int) -> tuple[int, int, int]:
         """(left pad, first card, cards shown) for ``width`` cells."""
         n = len(self.cards)
-        fit = max(1, width // CARD_W)
+        card_w = self.card_size.width
+        fit = max(1, width // card_w)
         if n <= fit:
             self._start = 0
             return 0, 0, n
-        fit = max(1, (width - 8) // CARD_W)  # room for the ◀ n / n ▶ marks
+        fit = max(1, (width - 8) // card_w)  # room for the ◀ n / n ▶ marks
         sel = min(max(self.selected, 0), n - 1)
         start = min(self._start, n - fit)
         if sel < start:
@@ -83,7 +93,8 @@ class HandView(Widget):
         n = len(self.cards)
         if not n:
             return Text("\n  (no cards)", style="dim")
-        rows = [Text() for _ in range(CARD_H + 1)]
+        size = self.card_size
+        rows = [Text() for _ in range(size.height + 1)]
         if pad:
             left = f"◀{first}" if first else ""
             for i, row in enumerate(rows):
@@ -102,11 +113,12 @@ class HandView(Widget):
                 dim=dim,
                 jump=self.jump,
                 marked=marked,
+                size=size,
             )
             for row, line in zip(rows, lines):
                 row.append_text(line)
             under = ("▲" if i == self.selected else "") + ("✓" if marked else "")
-            rows[CARD_H].append(under.center(CARD_W), style="bold")
+            rows[size.height].append(under.center(size.width), style="bold")
         hidden = n - first - count
         if pad and hidden:
             rows[1].append(f" {hidden}▶", style="bold")
@@ -115,8 +127,8 @@ class HandView(Widget):
     def on_click(self, event: events.Click) -> None:
         pad, first, count = self._layout
         at = event.get_content_offset(self)
-        if at is None or at.x < pad or at.y >= CARD_H:
+        if at is None or at.x < pad or at.y >= self.card_size.height:
             return
-        index = first + (at.x - pad) // CARD_W
+        index = first + (at.x - pad) // self.card_size.width
         if first <= index < first + count:
             self.post_message(self.Clicked(index))
