@@ -197,13 +197,21 @@ class UnoApp(App[None]):
         """Watch ``table_id`` on ``target`` as a spectator."""
         self._show(WatchScreen(target, table_id, self.options.name))
 
-    def show_final(self, result: FinalResult, embedded: bool, target: str = "") -> None:
-        """Push the final standings over the table screen (Escape goes back to it)."""
+    def show_final(
+        self,
+        result: FinalResult,
+        embedded: bool,
+        target: str = "",
+        seating: Seating | None = None,
+        last_seq: int = 0,
+    ) -> None:
+        """Push the final standings over the table screen (Escape goes back to
+        it); with ``seating`` (a player's) they offer to play again."""
 
         async def push() -> None:
             while isinstance(self.screen, ModalScreen):
                 await self.pop_screen()
-            await self.push_screen(FinalScreen(result, embedded, target))
+            await self.push_screen(FinalScreen(result, embedded, target, seating, last_seq))
 
         self.call_later(push)
 

@@ -1532,3 +1532,65 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
         assert form.query_one("#seats", Input).value == "3"
         await pilot.press("ctrl+q")
 
+
+# ---------------------------------------------------------------- rematch
+
+
+def _ada_goes_out(players: int, rules: RuleSet) -> GameState:
+    """Ada (seat 0) holds one red 7 on a red 4 and plays first: one key ends the game."""
+    hands = ["R7", "B1 B2 G3 Y4 B5", "B1#1 B2#1 G3#1 Y4#1 B5#1"][:players]
+    return GameState.from_position([cs(h) for h in hands], c("R4"), rules=rules, current=0)
+
+
+async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
+    rules = RuleSet(target_score=0)  # one round is the game
+    async with Connection(server.address) as conn:
+        table = await conn.create_table(seats=3, rules=rules, bot_delay=0.0)
+        seated = [await conn.join_table(table.table_id, name) for name in ("Ada", "Bob")]
+        await conn.add_bot(table.table_id, "greedy")
+    apps = [
+        UnoApp(
+            PlayOptions(server=server.address, name=s.table.seats[s.seat].name),
+            SeatStore(tmp_path / f"seats-{s.seat}.json"),
+        )
+        for s in seated
+    ]
+    async with apps[0].run_test(size=(100, 30)) as ada, apps[1].run_test(size=(100, 30)) as bob:
+        for app, s, pilot in zip(apps, seated, (ada, bob)):
+            await wait_until(pilot, lambda app=app: isinstance(app.screen, LobbyScreen), "lobby")
+            name = s.table.seats[s.seat].name
+            app.show_table(Seating(server.address, table.table_id, s.seat_token, name))
+            await wait_until(
+                pilot,
+                lambda app=app: isinstance(app.screen, GameScreen) and app.screen.session,
+                "the table",
+            )
+        live = server.lobby.get(table.table_id)
+        live.start(game=_ada_goes_out(3, rules))
+        await wait_until(ada, lambda: apps[0].screen.ready, "Ada's turn")
+        await ada.press("enter")  # the red 7: out, and the game is over
+        for app, pilot in zip(apps, (ada, bob)):
+            await wait_until(
+                pilot, lambda app=app: isinstance(app.screen, FinalScreen), "the final standings"
+            )
+        await ada.press("a")
+        final = apps[1].screen
+        await wait_until(bob, lambda: "Ada ✓" in str(final.votes.content), "Ada's vote shown")
+        assert "you …" in str(final.votes.content)
+        assert live.state is TableState.FINISHED
+        await bob.press("a")
+        for app, pilot in zip(apps, (ada, bob)):
+            await wait_until(
+                pilot,
+                lambda app=app: (
+                    isinstance(app.screen, GameScreen)
+                    and app.screen.state.view is not None
+                    and not app.screen.state.game_over
+                ),
+                "the next game",
+            )
+        assert live.games_started == 2 and live.state is TableState.PLAYING
+        for app in apps:
+            assert app.screen.seating.last_seq > 0  # the stream went on after the first game
+        await bob.press("ctrl+q")
+        await ada.press("ctrl+q")

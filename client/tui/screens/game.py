@@ -74,6 +74,7 @@ class Seating:
     token: str
     name: str
     embedded: bool = False
+    last_seq: int = 0  #: resume the table's stream after this message (a rematch)
 
 
 def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[..., None]) -> None:
@@ -280,7 +281,7 @@ class GameScreen(Screen[None]):
         seating = self.seating
         assert seating is not None
         self.session = session = self.app.connection(seating.target).session(
-            seating.table_id, seating.token
+            seating.table_id, seating.token, last_seq=seating.last_seq
         )
         self.model.state = session.state
         try:
@@ -581,7 +582,11 @@ class GameScreen(Screen[None]):
         seating = self.seating
         embedded = seating is None or seating.embedded
         self.app.show_final(
-            self.model.final_result(), embedded, seating.target if seating is not None else ""
+            self.model.final_result(),
+            embedded,
+            seating.target if seating is not None else "",
+            seating,
+            self.session.last_seq if self.session is not None else 0,
         )
 
     def _to_lobby(self, target: str) -> None:
