@@ -270,22 +270,60 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
+    """``uno bot``: seat a bot (or take its stored seat back) and play to the end.
+
+    The seat token is printed and kept like the TUI's (``seats.json`` in the
+    data directory, by server, table and name), so the same command run again
+    after an interruption resumes the seat. Ctrl-C stops it with one line."""
     from unoplay.game.bots import make_bot
 
-    from .sdk import Connection, run_bot
+    from .sdk import Connection, SeatGone, ServerError, run_bot
+    from .tui.seats import SeatStore
+
+    name = (args.name or args.kind).strip()
+    store = SeatStore()
 
     async def main() -> int:
         async with Connection(args.server) as conn:
-            token = args.token
+            token = args.token or store.get(args.server, args.table, name) or ""
+            resumed = bool(token)
             if not token:
-                joined = await conn.join_table(args.table, args.name or args.kind)
+                joined = await conn.join_table(args.table, name)
                 token = joined.seat_token
-                log.info("seated at %s, seat %d", args.table, joined.seat)
-            state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
+                store.put(args.server, args.table, name, token, joined.seat)
+                print(
+                    f"uno bot: {name} sits in seat {joined.seat + 1} of table {args.table}; "
+                    f"seat token {token} (kept: the same command resumes the seat)",
+                    flush=True,
+                )
+            else:
+                print(f"uno bot: {name} takes its seat at table {args.table} back", flush=True)
+            try:
+                state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
+            except SeatGone:
+                store.forget(args.server, args.table, name)
+                if resumed and not args.token:
+                    raise SystemExit(
+                        f"uno bot: the seat kept for {name} at {args.table} is gone; "
+                        "run the command again to sit anew"
+                    ) from None
+                raise
+            if state.game_over:
+                store.forget(args.server, args.table, name)
             log.info("game over: scores %s", state.view.scores if state.view else "?")
         return 0
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        print(
+            f"uno bot: stopped; the seat stays {name}'s for a while: run the same command "
+            "to resume it",
+            file=sys.stderr,
+        )
+        return 130
+    except ServerError as err:
+        raise SystemExit(f"uno bot: {err}") from None
 
 
 def _match(args: argparse.Namespace) -> int:
