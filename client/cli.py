@@ -201,17 +201,30 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    """``uno replay``: the stored games, or one game, stepped through in the
+    terminal (a text dump with ``--text`` or when the output is no terminal;
+    JSON Lines with ``--jsonl``)."""
     from unoplay.server.storage import GameStore, default_db_path
 
-    from .replay import jsonl_lines, write_game_list, write_move_list
+    from .replay import Frames, jsonl_lines, write_game_list, write_move_list
 
     path = args.db or default_db_path()
     if not os.path.exists(path):
         raise SystemExit(f"uno replay: no game store at {path} (see uno serve --db)")
     store = GameStore(path)
+    text = args.text or args.jsonl or not sys.stdout.isatty()
     try:
         if args.game is None:
-            write_game_list(store.games(args.limit), sys.stdout)
+            games = store.games(args.limit)
+            if text:
+                write_game_list(games, sys.stdout)
+                return 0
+            from .tui.replay import ReplayApp
+
+            def load(game_id: int) -> Frames:
+                return Frames.of(store.load(game_id))
+
+            ReplayApp(games=games, load=load).run()
             return 0
         try:
             record = store.load(args.game)
@@ -220,8 +233,19 @@ def _replay(args: argparse.Namespace) -> int:
         if args.jsonl:
             for line in jsonl_lines(record):
                 sys.stdout.write(line + "\n")
-        else:
+        elif text:
             write_move_list(record, sys.stdout)
+        else:
+            from .tui.replay import ReplayApp
+
+            seat = (args.as_seat or 0) - 1
+            if not -1 <= seat < len(record.players):
+                raise SystemExit(f"uno replay: --as takes a seat 1..{len(record.players)}")
+            try:
+                frames = Frames.of(record)
+            except ValueError as err:
+                raise SystemExit(f"uno replay: the game does not replay: {err}") from None
+            ReplayApp(frames, seat).run()
     finally:
         store.close()
     return 0
@@ -499,7 +523,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(func=_serve)
 
-    replay = sub.add_parser("replay", help="show a stored game move by move, or export it")
+    replay = sub.add_parser(
+        "replay", help="step through a stored game (or list them), or export it"
+    )
     replay.add_argument("game", nargs="?", help="game id, table id or 'last' (none: list games)")
     replay.add_argument("--db", help="SQLite file (default: the one uno serve uses)")
     replay.add_argument(
@@ -508,6 +534,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="JSON Lines: the game, every action and every event, the result",
     )
     replay.add_argument("--limit", type=int, default=50, help="games to list")
+    replay.add_argument(
+        "--text", action="store_true", help="print the list or the move list (no screen)"
+    )
+    replay.add_argument(
+        "--as",
+        dest="as_seat",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="step through seat SEAT's view (1..players; default: every hand)",
+    )
     replay.set_defaults(func=_replay)
 
     verify = sub.add_parser(

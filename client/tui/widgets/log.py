@@ -25,6 +25,13 @@ class GameLog(RichLog):
         self._texts.append(text)
         self.write(text)
 
+    def show_lines(self, texts: list[Text]) -> None:
+        """Replace every line with ``texts`` (a replay stepping back and forth)."""
+        self._texts.clear()
+        self.clear()
+        for text in texts:
+            self.add(text)
+
     def on_mount(self) -> None:
         self.anchor()  # kept at the newest line, unless the player scrolls up
 

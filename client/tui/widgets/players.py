@@ -91,7 +91,7 @@ class PlayersPanel(Widget):
         if show_score:
             table.add_column(justify="right", no_wrap=True, width=5)
         n = len(view.hand_sizes) if view else len(seats)
-        me = view.seat if view else self.me
+        me = self.me  # the receiver's seat (-1: every hand, a spectator)
 
         def row(*cells: Text | str, backs: Text | str = "", score: Text | str = "") -> None:
             marker, name, cards, uno = cells
