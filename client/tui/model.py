@@ -25,7 +25,8 @@ from rich.text import Text
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import seat_after
-from unoplay.game.events import EventKind
+from unoplay.game.cards import COLOUR, IS_WILD
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, TableInfo
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet, Scoring
 from unoplay.game.view import Phase, PlayerView
@@ -146,6 +147,7 @@ class PenaltyInfo:
     colour: int
     can_challenge: bool
     can_answer: bool
+    judged: int = -1  #: the colour in force before the card (a challenge judges it); -1 unknown
 
 
 @dataclass
@@ -173,6 +175,19 @@ class FinalResult:
 
 
 # ---------------------------------------------------------------- the model
+
+
+def colour_before(events: Sequence[Event], at: int) -> int:
+    """The colour in force before ``events[at]`` (a play), from the round's
+    events before it: -1 when they do not say (no history here)."""
+    for e in reversed(events[:at]):
+        if e.kind is EventKind.ROUND_STARTED:
+            return -1
+        if e.kind in (EventKind.PLAYED, EventKind.COLOUR_CHOSEN):
+            return e.colour
+        if e.kind is EventKind.STARTER_FLIPPED and e.cards and not IS_WILD[e.cards[0]]:
+            return COLOUR[e.cards[0]]
+    return -1
 
 
 @dataclass
@@ -406,7 +421,10 @@ class TableModel:
         assert view is not None
         kinds = {a.kind for a in self.state.legal}
         by: str | None = None  # the round's starter card, unless a play this round put it there
-        for e in reversed(self.state.events):
+        events = self.state.events
+        at = len(events)
+        for at in range(len(events) - 1, -1, -1):
+            e = events[at]
             if e.kind is EventKind.ROUND_STARTED:
                 break
             if e.kind is EventKind.PLAYED:
@@ -421,6 +439,7 @@ class TableModel:
             view.colour,
             CHALLENGE in kinds,
             PLAY in kinds,
+            colour_before(events, at) if by is not None else -1,
         )
 
     def drawn_with_uno(self) -> bool:

@@ -1594,3 +1594,16 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
             assert app.screen.seating.last_seq > 0  # the stream went on after the first game
         await bob.press("ctrl+q")
         await ada.press("ctrl+q")
+
+
+async def test_the_challenge_names_the_colour_it_judges():
+    # bot-3 plays a Wild Draw Four naming blue on a red 7: a challenge judges red.
+    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "W+4 R5 G6"], "R7", current=3, stacking="off")
+    started = [
+        Event(EventKind.ROUND_STARTED, 0, count=7, value=1),
+        Event(EventKind.STARTER_FLIPPED, -1, cards=(c("R7"),)),
+    ]
+    played = game.apply(3, play(c("W+4"), colour=3))
+    text = await _penalty_prompt_text(CraftedApp(game, events=started + played))
+    assert "They named blue" in text
+    assert "held a red card (the colour in force before their Wild Draw Four)" in text

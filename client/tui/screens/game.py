@@ -386,6 +386,7 @@ class GameScreen(Screen[None]):
                     info.colour,
                     info.can_challenge,
                     info.can_answer,
+                    info.judged,
                 ),
                 self._answer_penalty,
             )

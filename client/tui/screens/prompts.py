@@ -191,11 +191,14 @@ class PenaltyPrompt(Prompt[PenaltyChoice]):
         colour: int,
         can_challenge: bool,
         can_answer: bool,
+        judged: int = -1,
     ) -> None:
-        """``by``: who played ``card`` on you, None for the round's starter card."""
+        """``by``: who played ``card`` on you, None for the round's starter card;
+        ``judged``: the colour in force before it (-1 unknown), which a challenge judges."""
         super().__init__()
         self.by, self.card, self.penalty, self.colour = by, card, penalty, colour
         self.can_challenge, self.can_answer = can_challenge, can_answer
+        self.judged = judged
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -217,11 +220,13 @@ class PenaltyPrompt(Prompt[PenaltyChoice]):
             body.append(str(self.penalty), style="bold")
             body.append(" and lose your turn.")
             if self.can_challenge:
-                body.append(
-                    "\nChallenge: if they held a card of the colour in force "
-                    "before their Wild Draw Four, they draw instead; if not, you draw "
-                    "2 more."
-                )
+                body.append("\nChallenge: if they held a ")
+                if 0 <= self.judged <= 3:
+                    body.append_text(colour_text(self.judged))
+                    body.append(" card (the colour in force before their Wild Draw Four)")
+                else:
+                    body.append("card of the colour in force before their Wild Draw Four")
+                body.append(", it was a bluff: they draw instead; if not, you draw 2 more.")
             if self.can_answer:
                 body.append("\nOr answer with a card marked “play” in your hand (house rules).")
             yield Static(body, classes="body")
