@@ -25,7 +25,7 @@ from rich.text import Text
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import seat_after
-from unoplay.game.cards import COLOUR, IS_WILD
+from unoplay.game.cards import COLOUR, IS_WILD, RANK
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, TableInfo
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet, Scoring
@@ -177,6 +177,20 @@ class FinalResult:
 # ---------------------------------------------------------------- the model
 
 
+#: The orders the hand can be shown in (the "o" key cycles them).
+HAND_ORDERS = ("dealt", "colour", "rank")
+
+
+def sort_hand(cards: Sequence[int], order: str) -> tuple[int, ...]:
+    """``cards`` in ``order``: as dealt and drawn, by colour (then rank), or by
+    rank (then colour); wilds last by colour."""
+    if order == "colour":
+        return tuple(sorted(cards, key=lambda c: (COLOUR[c], RANK[c], c)))
+    if order == "rank":
+        return tuple(sorted(cards, key=lambda c: (RANK[c], COLOUR[c], c)))
+    return tuple(cards)
+
+
 def colour_before(events: Sequence[Event], at: int) -> int:
     """The colour in force before ``events[at]`` (a play), from the round's
     events before it: -1 when they do not say (no history here)."""
@@ -215,6 +229,7 @@ class TableModel:
     logged: int = 0  #: events already turned into log lines
     sent_legal: tuple[Action, ...] | None = None
     shown: tuple[int, ...] = ()  #: the hand as last drawn
+    order: str = "dealt"  #: the hand's order, one of HAND_ORDERS
     selected: int = 0  #: index into ``shown``
 
     def __post_init__(self) -> None:
@@ -320,7 +335,7 @@ class TableModel:
         view, state = self.view, self.state
         if view is None or self.spectator:
             return HandState()
-        cards = view.hand
+        cards = sort_hand(view.hand, self.order)
         if self.uno_armed and (len(cards) > len(self.shown) > 0 or view.phase >= Phase.ROUND_OVER):
             self.uno_armed = False  # you drew, or the round ended: the plan changed
         plays = [a for a in state.legal if a.kind is PLAY]
@@ -370,6 +385,11 @@ class TableModel:
         if index < 0:
             index = len(self.shown) - 1
         self.select(index)
+
+    def next_order(self) -> str:
+        """Show the hand in the next of :data:`HAND_ORDERS`; returns it."""
+        self.order = HAND_ORDERS[(HAND_ORDERS.index(self.order) + 1) % len(HAND_ORDERS)]
+        return self.order
 
     def toggle_mark(self) -> None:
         """Mark (or unmark) the selected card, to play several together."""

@@ -53,7 +53,7 @@ from unoplay.client.tui.screens.prompts import (
     RoundResultScreen,
     rules_help,
 )
-from unoplay.client.tui.seats import SeatStore
+from unoplay.client.tui.seats import Prefs, SeatStore
 from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine, TableBoard
 from unoplay.client.tui.widgets.board import BoardLayout
 from unoplay.client.tui.words import error_words
@@ -1607,3 +1607,17 @@ async def test_the_challenge_names_the_colour_it_judges():
     text = await _penalty_prompt_text(CraftedApp(game, events=started + played))
     assert "They named blue" in text
     assert "held a red card (the colour in force before their Wild Draw Four)" in text
+
+
+async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):
+    game = GameState.from_position([cs("B5 R7 W R2"), cs("R1 R3"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    app.prefs = Prefs()  # as UnoApp keeps them (prefs.json in the data directory)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        hand = app.screen.query_one(HandView)
+        await pilot.press("o")
+        assert hand.cards == tuple(cs("R2 R7 B5 W"))
+        await pilot.press("o")
+        assert hand.cards == tuple(cs("R2 B5 R7 W"))
+    assert Prefs().get("hand_order") == "rank"

@@ -205,3 +205,14 @@ def test_the_round_result_names_the_winner_and_the_points_left():
     assert result.winner == "You" and result.names == ["You", "bot-1", "bot-2"]
     assert result.hand_cards == [0, 2, 2] and result.points == sum(result.hand_points)
     assert ActionKind.PLAY not in {a.kind for a in model.state.legal}
+
+
+def test_the_hand_sorts_by_colour_or_rank_and_a_drawn_card_lands_in_its_place():
+    from unoplay.client.tui.model import sort_hand
+
+    hand = cs("B5 R7 W R2 G5")
+    assert sort_hand(hand, "dealt") == tuple(hand)
+    assert sort_hand(hand, "colour") == tuple(cs("R2 R7 G5 B5 W"))
+    assert sort_hand(hand, "rank") == tuple(cs("R2 G5 B5 R7 W"))
+    drawn = (*hand, c("R4"))  # a drawn card comes last in the view
+    assert sort_hand(drawn, "colour") == tuple(cs("R2 R4 R7 G5 B5 W"))

@@ -30,6 +30,7 @@ from unoplay.game.view import Phase
 
 from ...sdk import GameSession, Received, SeatGone, ServerError, SessionState, TableNotFound
 from ..model import (
+    HAND_ORDERS,
     AskColour,
     AskTarget,
     Notice,
@@ -60,6 +61,9 @@ if TYPE_CHECKING:
     from ..app import UnoApp
 
 log = logging.getLogger("unoplay.tui")
+
+#: The key of the hand's order in the app's Prefs.
+HAND_ORDER = "hand_order"
 
 PLAY, DRAW, KEEP = ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP
 CHALLENGE, ACCEPT = ActionKind.CHALLENGE, ActionKind.ACCEPT
@@ -129,6 +133,7 @@ class GameScreen(Screen[None]):
         Binding("d", "draw", "Draw"),
         Binding("u", "uno", "UNO"),
         Binding("c", "catch", "Catch"),
+        Binding("o", "sort", "Sort", show=False),
         Binding("b", "add_bot", "Add bot"),
         Binding("s", "start", "Start"),
         Binding("question_mark", "help", "Help"),
@@ -212,6 +217,10 @@ class GameScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        prefs = getattr(self.app, "prefs", None)  # (a test's app may keep none)
+        order = prefs.get(HAND_ORDER) if prefs is not None else None
+        if order in HAND_ORDERS:
+            self.model.order = order
         self.board.write_log(self.model)
         self.redraw()
         self.set_interval(0.1, self._tick)  # redraws only when a countdown changes
@@ -540,6 +549,15 @@ class GameScreen(Screen[None]):
     def action_catch(self) -> None:
         """c: catch a player who did not call UNO."""
         self._do(self.model.resolve_catch())
+
+    def action_sort(self) -> None:
+        """o: show the hand as dealt, by colour or by rank (remembered)."""
+        order = self.model.next_order()
+        prefs = getattr(self.app, "prefs", None)
+        if prefs is not None:
+            prefs.put(HAND_ORDER, order)
+        self._show_hand()
+        self.notify(f"Hand: {'as dealt' if order == 'dealt' else 'by ' + order}", timeout=2)
 
     def action_help(self) -> None:
         """?: the keys, the marks and the rules of the table."""

@@ -339,7 +339,8 @@ HELP = """\
  ←/→ 1-9 0  select a card        Enter   play it
  d  draw (or click the pile)     u       call UNO
  c  catch a player without UNO   ?       this help
- q  leave the table              ctrl+q  quit at once
+ o  sort the hand: as dealt, by colour, by rank (remembered)
+ q  leave the table              ctrl+q  quit at once (Ctrl+C asks)
 {marking} Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
@@ -354,7 +355,8 @@ HELP = """\
  is judged together when it closes.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
- challenge (c) or accept (a). A drawn card that fits: play it (p)
+ challenge (c) or accept (a); it was a bluff if its player held a card
+ of the colour in force before it (the prompt names that colour). A drawn card that fits: play it (p)
  or keep it (k).
 [b]Leaving[/b]
  At a LAN server your seat stays yours: the turn timer plays for you,
