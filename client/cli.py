@@ -409,7 +409,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="play in the terminal (embedded server with bots by default)"
     )
     play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
-    play.add_argument("--name", default="", help="your name at the table")
+    play.add_argument("--name", default=None, help="your name at the table (default: your login)")
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
     play.add_argument("--rules", default="official", help="rules preset: official or house")
     play.add_argument(

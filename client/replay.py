@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from unoplay.client.tui.render import action_words
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_name
 from unoplay.game.events import EVERYONE, Event, EventKind
@@ -197,7 +198,7 @@ def _final_scores(record: GameRecord) -> tuple[int, ...]:
 def _describe(event: Event, names: dict[int, str]) -> str | None:
     """A short public sentence for the events worth showing in a move list."""
     k = event.kind
-    who = names.get(event.player, f"seat {event.player}")
+    who = names.get(event.player, f"seat {event.player + 1}")
     if k is EventKind.ROUND_STARTED:
         return f"round {event.value}: {who} deals"
     if k is EventKind.STARTER_FLIPPED:
@@ -211,7 +212,7 @@ def _describe(event: Event, names: dict[int, str]) -> str | None:
     if k is EventKind.UNO_CALLED:
         return f"{who} calls UNO"
     if k is EventKind.UNO_CAUGHT:
-        return f"{who} catches {names.get(event.target, event.target)}"
+        return f"{who} catches {names.get(event.target, f'seat {event.target + 1}')}"
     if k is EventKind.CHALLENGED:
         return f"challenge: {'guilty' if event.value else 'not guilty'}"
     if k is EventKind.DECK_RESHUFFLED:
@@ -234,7 +235,7 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
     out.write(
         "players: "
         + ", ".join(
-            f"{p['seat']} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
+            f"{p['seat'] + 1} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
             for p in record.players
         )
         + "\n"
@@ -246,9 +247,10 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
             for note in notes:
                 out.write(f"-- {note}\n")
             continue
-        who = names.get(step.seat, f"seat {step.seat}")
+        who = names.get(step.seat, f"seat {step.seat + 1}")
         by = "" if step.source == "player" else f" [{step.source}]"
-        line = f"{step.index + 1:4d}. {who}{by}: {step.action.describe()}"
+        said = action_words(step.action, [names.get(i, "") for i in range(len(record.players))])
+        line = f"{step.index + 1:4d}. {who}{by}: {said}"
         if notes:
             line += "  (" + "; ".join(notes) + ")"
         out.write(line + "\n")

@@ -43,6 +43,7 @@ from .screens import (
 )
 from .screens.prompts import QuitPrompt
 from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
+from .words import plural
 
 if TYPE_CHECKING:
     from unoplay.server.service import Server
@@ -77,7 +78,10 @@ class PlayOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PlayOptions:
         """Options from the ``uno play`` arguments. Raises SystemExit on bad values."""
-        name = (getattr(args, "name", "") or _default_name()).strip()[:24]
+        given = getattr(args, "name", None)
+        if given is not None and not given.strip():
+            raise SystemExit("uno play: --name must not be empty")
+        name = (given or _default_name()).strip()[:24]
         rules_name = getattr(args, "rules", "official") or "official"
         target = getattr(args, "target", None)
         try:
@@ -238,7 +242,7 @@ class UnoApp(App[None]):
                 seats=bots + 1,
                 preset=options.rules_name,
                 options=options.rule_changes(),
-                title=f"{options.name} vs {bots} bots",
+                title=f"{options.name} vs {plural(bots, 'bot')}",
                 turn_seconds=options.turn_seconds,
                 bot_delay=options.bot_delay,
                 seed=options.seed,

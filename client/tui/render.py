@@ -7,11 +7,13 @@ out, so the screen reads on a monochrome terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
 
+from unoplay.game.actions import Action
 from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
 from unoplay.game.events import Event
 from unoplay.game.events import EventKind as E
@@ -207,7 +209,17 @@ def seat_name(seats: Sequence[SeatInfo], seat: int, me: int) -> str:
         return "you"
     if 0 <= seat < len(seats) and seats[seat].name:
         return seats[seat].name
-    return f"seat {seat}"
+    return f"seat {seat + 1}"
+
+
+def action_words(action: Action, names: Sequence[str]) -> str:
+    """``action.describe()`` with players named, not numbered ("swap with Bob")."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat + 1}"
+
+    return re.sub(r"\bplayer (\d+)", name, action.describe())
 
 
 def _cards(cards: Sequence[int]) -> Text:
@@ -293,7 +305,7 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
     elif k is E.DEALER_CHOSEN:
         text.append(f"{P} deal{'' if you else 's'} first")
     elif k is E.HAND_SCORED:
-        text.append(f"{P} held {event.value} points")
+        text.append(f"{P} held {event.value} point{'' if event.value == 1 else 's'}")
     elif k is E.ROUND_OVER:
         text.append(f"{P} won the round: +{event.value} points", style="bold #43a047")
     elif k is E.GAME_OVER:

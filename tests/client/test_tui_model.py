@@ -216,3 +216,29 @@ def test_the_hand_sorts_by_colour_or_rank_and_a_drawn_card_lands_in_its_place():
     assert sort_hand(hand, "rank") == tuple(cs("R2 G5 B5 R7 W"))
     drawn = (*hand, c("R4"))  # a drawn card comes last in the view
     assert sort_hand(drawn, "colour") == tuple(cs("R2 R4 R7 G5 B5 W"))
+
+
+def test_texts_name_players_and_count_seats_from_one():
+    from unoplay.client.tui.render import action_words, seat_name
+    from unoplay.game.actions import Action
+
+    swap = Action(ActionKind.PLAY, c("R7"), target=1)
+    assert "swap with Bob" in action_words(swap, ["Ada", "Bob"])
+    assert "player" not in action_words(swap, ["Ada", "Bob"])
+    assert seat_name((), 0, -1) == "seat 1"
+    held = Event(EventKind.HAND_SCORED, 0, value=1)
+    from unoplay.client.tui.render import event_line
+
+    line = event_line(held, (), -1)
+    assert line is not None and "held 1 point" in line.plain and "points" not in line.plain
+
+
+def test_uno_play_refuses_an_empty_name_and_counts_its_bots():
+    import pytest
+
+    from unoplay.client.cli import build_parser
+    from unoplay.client.tui.app import PlayOptions
+
+    with pytest.raises(SystemExit, match="--name must not be empty"):
+        PlayOptions.from_args(build_parser().parse_args(["play", "--name", ""]))
+    assert PlayOptions.from_args(build_parser().parse_args(["play"])).name  # the login's

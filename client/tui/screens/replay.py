@@ -22,7 +22,7 @@ from unoplay.game.messages import SeatInfo, TableInfo, TableState
 from ...replay import GAME_COLUMNS, Frames, game_rows
 from ...sdk import SessionState
 from ..model import Role, TableModel
-from ..render import card_text
+from ..render import action_words, card_text
 from ..widgets import TableBoard
 from .prompts import HelpScreen
 
@@ -133,7 +133,8 @@ class ReplayScreen(Screen[None]):
         if frame.action is not None:
             who = self.seats[frame.seat].name if 0 <= frame.seat < len(self.seats) else "?"
             by = "" if frame.source == "player" else f" ({frame.source.replace('_', ' ')})"
-            line.append(f" · {who}{by}: {frame.action.describe()}")
+            names = [seat.name for seat in self.seats]
+            line.append(f" · {who}{by}: {action_words(frame.action, names)}")
         else:
             line.append(" · the deal")
         whose = "every hand" if self.seat < 0 else f"{self.seats[self.seat].name}'s view"
