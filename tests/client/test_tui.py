@@ -24,7 +24,7 @@ import pytest
 from helpers import c, cs
 from rich.console import Console
 from textual.app import App
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from unoplay.client.discovery import Browser
 from unoplay.client.sdk import Connection, Received, ServerUnavailable, SessionState, run_bot
@@ -1621,3 +1621,15 @@ async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):
         await pilot.press("o")
         assert hand.cards == tuple(cs("R2 B5 R7 W"))
     assert Prefs().get("hand_order") == "rank"
+
+
+async def test_the_create_form_fits_a_small_terminal(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(40, 12)) as pilot:
+        form = await _open_form(app, pilot)
+        await pilot.pause()
+        seats = form.query_one("#seats", Input)
+        assert seats.region.width >= 8  # the field shows beside its label
+        create = next(b for b in form.query(Button) if b.name == "create")
+        assert create.region.height and create.region.bottom <= 12  # the button is on screen
+        await pilot.press("ctrl+q")

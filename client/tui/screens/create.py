@@ -97,6 +97,10 @@ class CreateTableScreen(Modal[NewTable]):
         Binding("enter", "create", "Create", show=False),  # where a field keeps no Enter
     ]
 
+    # A narrow or short terminal gets a form that fits (uno.tcss: -narrow, -short).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (70, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (22, "-tall")]
+
     #: The key of the last table's fields in :class:`~..seats.Prefs`.
     LAST = "last_table"
 

@@ -68,14 +68,14 @@ class ReplayScreen(Screen[None]):
 
     BINDINGS = [
         Binding("right", "step(1)", "Next", priority=True),
-        Binding("left", "step(-1)", "Back", priority=True),
+        Binding("left", "step(-1)", "Prev", priority=True),
         Binding("pagedown", "step(10)", "+10", show=False, priority=True),
         Binding("pageup", "step(-10)", "-10", show=False, priority=True),
         Binding("home", "go(0)", "Deal", priority=True),
         Binding("end", "go(-1)", "End", priority=True),
         Binding("tab", "next_seat", "Whose view"),
         Binding("question_mark", "help", "Help"),
-        Binding("q,escape", "back", "Back"),
+        Binding("q,escape", "back", "Close"),
     ]
 
     def __init__(self, frames: Frames, seat: int = -1, at: int = 0) -> None:
