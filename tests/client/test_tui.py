@@ -297,6 +297,11 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
             assert rows[2][:3] == ["Quick", "3/6", "3 bots"], width
             assert not any("*" in line for line in screen_lines(app)), width
             assert lobby.virtual_size.width <= lobby.size.width, width  # no sideways scroll
+        await pilot.resize_terminal(40, 12)  # narrow: the rules and turn columns go
+        await pilot.pause()
+        header = re.split(r"\s{2,}", shown_in(app, lobby)[0].strip())
+        assert header == ["Table", "Seats", "Players", "State"]
+        assert lobby.virtual_size.width <= lobby.size.width
         await pilot.press("q")
 
 

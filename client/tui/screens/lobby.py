@@ -37,6 +37,8 @@ _STATE = {
 #: The lobby's columns; the title and the players take the width the others leave.
 _COLUMNS = ("Table", "Seats", "Players", "Rules", "Turn", "State")
 _TITLE, _PLAYERS = 0, 2
+#: The columns a narrow lobby leaves out, in this order (rules, turn time, seats).
+_DROPPED_FIRST = (3, 4, 1)
 
 LOBBY_HELP = """\
 [b]The lobby[/b]
@@ -78,17 +80,20 @@ def state_text(table: TableInfo) -> str:
     return state
 
 
-def _widths(rows: list[tuple[str, ...]], room: int) -> list[int]:
-    """Column widths for ``rows`` in ``room`` cells: each column as wide as its
-    widest cell, except that the title and the players share what the others
-    leave: the title a third (at least 8 cells), the players the rest (at least
-    8), the title then what the players do not need."""
-    widths = [max(cell_len(cell) for cell in column) for column in zip(_COLUMNS, *rows)]
-    title, players = widths[_TITLE], widths[_PLAYERS]
+def _widths(rows: list[tuple[str, ...]], room: int, shown: list[int]) -> list[int]:
+    """Column widths for ``rows`` (the columns ``shown``, title and players
+    among them) in ``room`` cells: each column as wide as its widest cell,
+    except that the title and the players share what the others leave: the
+    title a third (at least 8 cells), the players the rest (at least 8), the
+    title then what the players do not need."""
+    labels = tuple(_COLUMNS[i] for i in shown)
+    widths = [max(cell_len(cell) for cell in column) for column in zip(labels, *rows)]
+    at_title, at_players = shown.index(_TITLE), shown.index(_PLAYERS)
+    title, players = widths[at_title], widths[at_players]
     left = room - sum(widths) + title + players
-    widths[_TITLE] = min(title, max(8, left // 3))
-    widths[_PLAYERS] = min(players, max(8, left - widths[_TITLE]))
-    widths[_TITLE] = min(title, max(widths[_TITLE], left - widths[_PLAYERS]))
+    widths[at_title] = min(title, max(8, left // 3))
+    widths[at_players] = min(players, max(8, left - widths[at_title]))
+    widths[at_title] = min(title, max(widths[at_title], left - widths[at_players]))
     return widths
 
 
@@ -168,12 +173,20 @@ class LobbyScreen(Screen[None]):
         self.tables = tables
         widget = self.grid
         keep = widget.cursor_row
-        rows = [self._row(t) for t in tables]
-        room = self.size.width - 2 * widget.cell_padding * len(_COLUMNS) - 2  # 2: a scrollbar
-        widths = _widths(rows, room)
+        full = [self._row(t) for t in tables]
+        shown = list(range(len(_COLUMNS)))
+        for drop in _DROPPED_FIRST:  # a narrow terminal: no sideways scrolling
+            room = self.size.width - 2 * widget.cell_padding * len(shown) - 2  # 2: a scrollbar
+            widths = _widths([tuple(r[i] for i in shown) for r in full], room, shown)
+            if sum(widths) <= room:
+                break
+            shown.remove(drop)
+        rows = [tuple(r[i] for i in shown) for r in full]
+        room = self.size.width - 2 * widget.cell_padding * len(shown) - 2
+        widths = _widths(rows, room, shown)
         widget.clear(columns=True)
-        for label, width in zip(_COLUMNS, widths):
-            widget.add_column(label, width=width)
+        for i, width in zip(shown, widths):
+            widget.add_column(_COLUMNS[i], width=width)
         for t, row in zip(tables, rows):
             widget.add_row(
                 *(_elide(cell, width) for cell, width in zip(row, widths)), key=t.table_id
