@@ -272,17 +272,30 @@ def _web(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    """``uno replay``: the stored games, or one game, stepped through in the
+    terminal (a text dump with ``--text`` or when the output is no terminal;
+    JSON Lines with ``--jsonl``)."""
     from unoplay.server.storage import GameStore, default_db_path
 
-    from .replay import jsonl_lines, write_game_list, write_move_list
+    from .replay import Frames, jsonl_lines, write_game_list, write_move_list
 
     path = args.db or default_db_path()
     if not os.path.exists(path):
         raise SystemExit(f"uno replay: no game store at {path} (see uno serve --db)")
     store = GameStore(path)
+    text = args.text or args.jsonl or not sys.stdout.isatty()
     try:
         if args.game is None:
-            write_game_list(store.games(args.limit), sys.stdout)
+            games = store.games(args.limit)
+            if text:
+                write_game_list(games, sys.stdout)
+                return 0
+            from .tui.replay import ReplayApp
+
+            def load(game_id: int) -> Frames:
+                return Frames.of(store.load(game_id))
+
+            ReplayApp(games=games, load=load).run()
             return 0
         try:
             record = store.load(args.game)
@@ -291,8 +304,19 @@ def _replay(args: argparse.Namespace) -> int:
         if args.jsonl:
             for line in jsonl_lines(record):
                 sys.stdout.write(line + "\n")
-        else:
+        elif text:
             write_move_list(record, sys.stdout)
+        else:
+            from .tui.replay import ReplayApp
+
+            seat = (args.as_seat or 0) - 1
+            if not -1 <= seat < len(record.players):
+                raise SystemExit(f"uno replay: --as takes a seat 1..{len(record.players)}")
+            try:
+                frames = Frames.of(record)
+            except ValueError as err:
+                raise SystemExit(f"uno replay: the game does not replay: {err}") from None
+            ReplayApp(frames, seat).run()
     finally:
         store.close()
     return 0
@@ -341,22 +365,60 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _bot(args: argparse.Namespace) -> int:
+    """``uno bot``: seat a bot (or take its stored seat back) and play to the end.
+
+    The seat token is printed and kept like the TUI's (``seats.json`` in the
+    data directory, by server, table and name), so the same command run again
+    after an interruption resumes the seat. Ctrl-C stops it with one line."""
     from unoplay.game.bots import make_bot
 
-    from .sdk import Connection, run_bot
+    from .sdk import Connection, SeatGone, ServerError, run_bot
+    from .tui.seats import SeatStore
+
+    name = (args.name or args.kind).strip()
+    store = SeatStore()
 
     async def main() -> int:
         async with Connection(args.server) as conn:
-            token = args.token
+            token = args.token or store.get(args.server, args.table, name) or ""
+            resumed = bool(token)
             if not token:
-                joined = await conn.join_table(args.table, args.name or args.kind)
+                joined = await conn.join_table(args.table, name)
                 token = joined.seat_token
-                log.info("seated at %s, seat %d", args.table, joined.seat)
-            state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
+                store.put(args.server, args.table, name, token, joined.seat)
+                print(
+                    f"uno bot: {name} sits in seat {joined.seat + 1} of table {args.table}; "
+                    f"seat token {token} (kept: the same command resumes the seat)",
+                    flush=True,
+                )
+            else:
+                print(f"uno bot: {name} takes its seat at table {args.table} back", flush=True)
+            try:
+                state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
+            except SeatGone:
+                store.forget(args.server, args.table, name)
+                if resumed and not args.token:
+                    raise SystemExit(
+                        f"uno bot: the seat kept for {name} at {args.table} is gone; "
+                        "run the command again to sit anew"
+                    ) from None
+                raise
+            if state.game_over:
+                store.forget(args.server, args.table, name)
             log.info("game over: scores %s", state.view.scores if state.view else "?")
         return 0
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        print(
+            f"uno bot: stopped; the seat stays {name}'s for a while: run the same command "
+            "to resume it",
+            file=sys.stderr,
+        )
+        return 130
+    except ServerError as err:
+        raise SystemExit(f"uno bot: {err}") from None
 
 
 def _match(args: argparse.Namespace) -> int:
@@ -387,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
         "play", help="play in the terminal (embedded server with bots by default)"
     )
     play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
-    play.add_argument("--name", default="", help="your name at the table")
+    play.add_argument("--name", default=None, help="your name at the table (default: your login)")
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
     play.add_argument("--rules", default="official", help="rules preset: official or house")
     play.add_argument(
@@ -519,7 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(func=_serve)
 
-    replay = sub.add_parser("replay", help="show a stored game move by move, or export it")
+    replay = sub.add_parser(
+        "replay", help="step through a stored game (or list them), or export it"
+    )
     replay.add_argument("game", nargs="?", help="game id, table id or 'last' (none: list games)")
     replay.add_argument("--db", help="SQLite file (default: the one uno serve uses)")
     replay.add_argument(
@@ -528,6 +592,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="JSON Lines: the game, every action and every event, the result",
     )
     replay.add_argument("--limit", type=int, default=50, help="games to list")
+    replay.add_argument(
+        "--text", action="store_true", help="print the list or the move list (no screen)"
+    )
+    replay.add_argument(
+        "--as",
+        dest="as_seat",
+        type=int,
+        default=None,
+        metavar="SEAT",
+        help="step through seat SEAT's view (1..players; default: every hand)",
+    )
     replay.set_defaults(func=_replay)
 
     verify = sub.add_parser(

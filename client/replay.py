@@ -11,14 +11,18 @@ card received as it was received, so ``uno verify FILE`` can check it
 
 from __future__ import annotations
 
+import datetime
 import json
 from collections.abc import Iterable, Iterator
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
+from unoplay.client.tui.render import action_words
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import card_name
 from unoplay.game.events import EVERYONE, Event, EventKind
-from unoplay.server.storage import GameRecord, ReplayStep, Verdict, replay
+from unoplay.game.view import PlayerView
+from unoplay.server.storage import GameRecord, ReplayStep, Verdict, apply_recorded, replay
 
 _COLOURS = ("red", "yellow", "green", "blue")
 
@@ -194,7 +198,7 @@ def _final_scores(record: GameRecord) -> tuple[int, ...]:
 def _describe(event: Event, names: dict[int, str]) -> str | None:
     """A short public sentence for the events worth showing in a move list."""
     k = event.kind
-    who = names.get(event.player, f"seat {event.player}")
+    who = names.get(event.player, f"seat {event.player + 1}")
     if k is EventKind.ROUND_STARTED:
         return f"round {event.value}: {who} deals"
     if k is EventKind.STARTER_FLIPPED:
@@ -208,7 +212,7 @@ def _describe(event: Event, names: dict[int, str]) -> str | None:
     if k is EventKind.UNO_CALLED:
         return f"{who} calls UNO"
     if k is EventKind.UNO_CAUGHT:
-        return f"{who} catches {names.get(event.target, event.target)}"
+        return f"{who} catches {names.get(event.target, f'seat {event.target + 1}')}"
     if k is EventKind.CHALLENGED:
         return f"challenge: {'guilty' if event.value else 'not guilty'}"
     if k is EventKind.DECK_RESHUFFLED:
@@ -231,7 +235,7 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
     out.write(
         "players: "
         + ", ".join(
-            f"{p['seat']} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
+            f"{p['seat'] + 1} {p['name']}" + (f" ({p['bot']} bot)" if p.get("bot") else "")
             for p in record.players
         )
         + "\n"
@@ -243,9 +247,10 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
             for note in notes:
                 out.write(f"-- {note}\n")
             continue
-        who = names.get(step.seat, f"seat {step.seat}")
+        who = names.get(step.seat, f"seat {step.seat + 1}")
         by = "" if step.source == "player" else f" [{step.source}]"
-        line = f"{step.index + 1:4d}. {who}{by}: {step.action.describe()}"
+        said = action_words(step.action, [names.get(i, "") for i in range(len(record.players))])
+        line = f"{step.index + 1:4d}. {who}{by}: {said}"
         if notes:
             line += "  (" + "; ".join(notes) + ")"
         out.write(line + "\n")
@@ -258,13 +263,103 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
     )
 
 
+def game_rows(games: list[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """The list's cells for stored games (``GameStore.games``): id, date,
+    table id, title, players, winner, scores, status, actions."""
+    rows: list[tuple[str, ...]] = []
+    for g in games:
+        names = [p["name"] for p in g["players"]]
+        when = (
+            datetime.datetime.fromtimestamp(g["started_at"]).strftime("%Y-%m-%d %H:%M")
+            if g.get("started_at")
+            else "-"
+        )
+        winners = " and ".join(names[w] for w in g.get("winners") or () if 0 <= w < len(names))
+        rows.append(
+            (
+                str(g["id"]),
+                when,
+                g["table_id"],
+                g.get("title") or "",
+                ", ".join(names),
+                winners or "-",
+                " ".join(str(s) for s in g["scores"]),
+                g["status"],
+                str(g["actions"]),
+            )
+        )
+    return rows
+
+
+#: The columns of :func:`game_rows`.
+GAME_COLUMNS = (
+    "Game",
+    "Date",
+    "Table",
+    "Title",
+    "Players",
+    "Winner",
+    "Scores",
+    "Status",
+    "Actions",
+)
+
+
 def write_game_list(games: list[dict], out: TextIO) -> None:
-    """Stored games, newest first."""
+    """Stored games, newest first, under a header."""
     if not games:
         out.write("no stored games\n")
-    for g in games:
-        players = ", ".join(p["name"] for p in g["players"])
-        out.write(
-            f"{g['id']:6d}  {g['table_id']:<14} {g['status']:<11} {g['actions']:5d} actions"
-            f"  scores {g['scores']}  {players}\n"
-        )
+        return
+    rows = [GAME_COLUMNS, *game_rows(games)]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(GAME_COLUMNS))]
+    for row in rows:
+        out.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() + "\n")
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The table after ``step`` actions of a stored game (0: as dealt): every
+    seat's view, and how many of the game's events (:attr:`Frames.events`)
+    had happened. ``seat``, ``action`` and ``source`` say what the step was
+    (-1, None, "deal" for the deal)."""
+
+    step: int
+    seat: int
+    action: Action | None
+    source: str
+    views: tuple[PlayerView, ...]
+    events: int
+
+
+@dataclass(frozen=True)
+class Frames:
+    """A stored game played again for stepping through: a :class:`Frame` per
+    action (and one for the deal) and every event in order, private ones with
+    their audience."""
+
+    record: GameRecord
+    frames: tuple[Frame, ...]
+    events: tuple[Event, ...]
+
+    @classmethod
+    def of(cls, record: GameRecord) -> Frames:
+        """Replay ``record`` on the engine (ValueError if it does not fit it)."""
+        game, dealt = record.new_game()
+        events = list(dealt)
+        players = range(len(record.players))
+
+        def views() -> tuple[PlayerView, ...]:
+            return tuple(game.view(p) for p in players)
+
+        frames = [Frame(0, -1, None, "deal", views(), len(events))]
+        sources = record.sources or ["player"] * len(record.actions)
+        for i, (seat, action) in enumerate(record.actions):
+            if game.is_round_over and not game.is_game_over:
+                events.extend(game.next_round())
+            events.extend(apply_recorded(game, seat, action))
+            frames.append(Frame(i + 1, seat, action, sources[i], views(), len(events)))
+        return cls(record, tuple(frames), tuple(events))
+
+    def events_for(self, frame: Frame, seat: int) -> list[Event]:
+        """The events up to ``frame`` that ``seat`` saw (-1: the public ones)."""
+        return [e for e in self.events[: frame.events] if e.audience in (EVERYONE, seat)]

@@ -398,10 +398,10 @@ def replay(record: GameRecord) -> Iterator[ReplayStep]:
     for i, (seat, action) in enumerate(record.actions):
         if game.is_round_over and not game.is_game_over:
             yield ReplayStep(i, -1, None, "deal", tuple(game.next_round()))
-        yield ReplayStep(i, seat, action, sources[i], tuple(_apply(game, seat, action)))
+        yield ReplayStep(i, seat, action, sources[i], tuple(apply_recorded(game, seat, action)))
 
 
-def _apply(game: GameState, seat: int, action: Action) -> list[Event]:
+def apply_recorded(game: GameState, seat: int, action: Action) -> list[Event]:
     """``game.apply``, where a refusal that still cost cards (the
     wrong_play_penalty house rule: the events travel on the exception) counts
     as a step; any other refusal means the record does not fit this engine."""
@@ -420,7 +420,7 @@ def final_state(record: GameRecord) -> GameState:
     for seat, action in record.actions:
         if game.is_round_over and not game.is_game_over:
             game.next_round()
-        _apply(game, seat, action)
+        apply_recorded(game, seat, action)
     return game
 
 

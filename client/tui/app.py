@@ -21,20 +21,32 @@ import argparse
 import getpass
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App
 from textual.binding import Binding
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 
-from unoplay.game.rules import RuleError, RuleSet, Scoring, parse_rule, preset
+from unoplay.game.rules import RuleError, RuleSet, parse_rule, preset
 
 from ..sdk import Connection, ServerError
-from .screens import ConnectScreen, FinalScreen, LobbyScreen, StartingScreen
-from .seats import MemorySeatStore, SeatStore, data_dir
-from .table import Seating, TableScreen
-from .watch import WatchScreen
+from .model import FinalResult
+from .screens import (
+    ConnectScreen,
+    FinalScreen,
+    GameScreen,
+    LobbyScreen,
+    Seating,
+    StartingScreen,
+    WatchScreen,
+)
+from .screens.prompts import QuitPrompt
+from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
+from .words import plural
+
+if TYPE_CHECKING:
+    from unoplay.server.service import Server
 
 log = logging.getLogger("unoplay.tui")
 
@@ -66,7 +78,10 @@ class PlayOptions:
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> PlayOptions:
         """Options from the ``uno play`` arguments. Raises SystemExit on bad values."""
-        name = (getattr(args, "name", "") or _default_name()).strip()[:24]
+        given = getattr(args, "name", None)
+        if given is not None and not given.strip():
+            raise SystemExit("uno play: --name must not be empty")
+        name = (given or _default_name()).strip()[:24]
         rules_name = getattr(args, "rules", "official") or "official"
         target = getattr(args, "target", None)
         try:
@@ -109,19 +124,26 @@ def _default_name() -> str:
         return "player"
 
 
-class UnoApp(App):
+class UnoApp(App[None]):
     """UNO in the terminal."""
 
     CSS_PATH = "uno.tcss"
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
-    BINDINGS = [Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True)]
+    BINDINGS = [
+        Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
+    ]
 
-    def __init__(self, options: PlayOptions, store: SeatStore | None = None) -> None:
+    def __init__(
+        self, options: PlayOptions, store: SeatStore | None = None, prefs: Prefs | None = None
+    ) -> None:
         super().__init__()
         self.options = options
         self.store = store or SeatStore()
-        self.server = None  # the embedded server, if any
+        # uno web's tabs (a store in memory) keep their preferences in memory too
+        self.prefs = prefs or Prefs(memory=isinstance(self.store, MemorySeatStore))
+        self.server: Server | None = None  # the embedded server, if any
         self.connections: dict[str, Connection] = {}
         self.embedded_table = ""
 
@@ -135,6 +157,7 @@ class UnoApp(App):
         return conn
 
     async def drop_connection(self, target: str) -> None:
+        """Close the connection to ``target`` (made again on next use)."""
         conn = self.connections.pop(target, None)
         if conn is not None:
             await conn.close()
@@ -149,7 +172,7 @@ class UnoApp(App):
         else:
             self.start_embedded()
 
-    def _show(self, screen) -> None:
+    def _show(self, screen: Screen[Any]) -> None:
         """Make ``screen`` the main screen, closing modals and the previous one."""
 
         async def swap() -> None:
@@ -163,40 +186,36 @@ class UnoApp(App):
         self.call_later(swap)
 
     def show_connect(self, address: str) -> None:
+        """The connect screen (``address`` typed in already)."""
         self._show(ConnectScreen(address))
 
     def show_lobby(self, target: str) -> None:
+        """The lobby of ``target``."""
         self._show(LobbyScreen(target))
 
     def show_table(self, seating: Seating) -> None:
-        self._show(TableScreen(seating))
+        """Sit at a table: the game screen of ``seating``."""
+        self._show(GameScreen(seating))
 
     def show_watch(self, target: str, table_id: str) -> None:
         """Watch ``table_id`` on ``target`` as a spectator."""
         self._show(WatchScreen(target, table_id, self.options.name))
 
-    def show_final(self, table: TableScreen) -> None:
-        """Push the final standings over ``table`` (Escape goes back to it)."""
-        state = table.state
-        view = state.view
-        names = [table.name_of_cap(i) for i in range(len(view.hand_sizes))]
-        lowest = table.table is not None and table.table.rules.scoring is Scoring.PENALTY
-        seating = table.seating
-        embedded = seating is None or seating.embedded
+    def show_final(
+        self,
+        result: FinalResult,
+        embedded: bool,
+        target: str = "",
+        seating: Seating | None = None,
+        last_seq: int = 0,
+    ) -> None:
+        """Push the final standings over the table screen (Escape goes back to
+        it); with ``seating`` (a player's) they offer to play again."""
 
         async def push() -> None:
             while isinstance(self.screen, ModalScreen):
                 await self.pop_screen()
-            await self.push_screen(
-                FinalScreen(
-                    names,
-                    list(view.scores),
-                    list(view.game_winners),
-                    lowest,
-                    embedded,
-                    seating.target if seating else "",
-                )
-            )
+            await self.push_screen(FinalScreen(result, embedded, target, seating, last_seq))
 
         self.call_later(push)
 
@@ -223,7 +242,7 @@ class UnoApp(App):
                 seats=bots + 1,
                 preset=options.rules_name,
                 options=options.rule_changes(),
-                title=f"{options.name} vs {bots} bots",
+                title=f"{options.name} vs {plural(bots, 'bot')}",
                 turn_seconds=options.turn_seconds,
                 bot_delay=options.bot_delay,
                 seed=options.seed,
@@ -252,17 +271,28 @@ class UnoApp(App):
     # ------------------------------------------------------------- quitting
 
     async def action_quit(self) -> None:
+        """Quit (as ctrl+q)."""
+        await self.action_quit_now()
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: quit; in the middle of a game, ask once first (a second
+        Ctrl+C, on the question, quits)."""
+        if not isinstance(self.screen, QuitPrompt):
+            for screen in self.screen_stack:
+                if isinstance(screen, GameScreen) and screen.mid_game:
+                    screen.action_leave()
+                    return
         await self.action_quit_now()
 
     async def action_quit_now(self) -> None:
         """Quit at once: the seat stays (LAN) and the embedded server stops."""
         await self.shutdown()
-        self.exit(0)
+        self.exit(return_code=0)
 
     async def shutdown(self) -> None:
         """Close streams, channels and the embedded server."""
         for screen in self.screen_stack:
-            if isinstance(screen, TableScreen) and screen.session is not None:
+            if isinstance(screen, (GameScreen, WatchScreen)) and screen.session is not None:
                 await screen.session.close()
             if isinstance(screen, ConnectScreen) and screen.browser is not None:
                 browser, screen.browser = screen.browser, None
@@ -278,11 +308,12 @@ class UnoApp(App):
 def setup_logging(verbose: bool = False) -> str:
     """Send every log record to a file (never the terminal); returns its path."""
     root = logging.getLogger()
-    for handler in list(root.handlers):
-        root.removeHandler(handler)
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    handler: logging.Handler
     try:
         path = str(data_dir() / "tui.log")
-        handler: logging.Handler = logging.FileHandler(path, encoding="utf-8")
+        handler = logging.FileHandler(path, encoding="utf-8")
     except OSError:
         path, handler = "", logging.NullHandler()
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
@@ -306,7 +337,7 @@ def _quit_with_parent(app: UnoApp) -> None:
             time.sleep(1.0)
         log.info("the web server is gone: quitting")
         try:
-            app.call_from_thread(app.action_quit_now)
+            app.call_from_thread(lambda: app.call_later(app.action_quit_now))
         except RuntimeError:  # the app is not running (any more)
             pass
 

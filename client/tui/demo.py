@@ -22,7 +22,7 @@ from unoplay.game.rules import OFFICIAL
 from unoplay.game.view import Phase, PlayerView
 
 from ..sdk import SessionState
-from .table import TableScreen
+from .screens import GameScreen
 
 #: The demo's clock (Unix seconds): the turn deadline is 23 s after it.
 NOW = 1_800_000_000.0
@@ -122,7 +122,7 @@ class DemoApp(App):
     ENABLE_COMMAND_PALETTE = False
 
     def on_mount(self) -> None:
-        self.push_screen(TableScreen(state=crafted_state(), clock=lambda: NOW))
+        self.push_screen(GameScreen(state=crafted_state(), clock=lambda: NOW))
 
 
 async def save_screenshot(path: str, size: tuple[int, int]) -> None:

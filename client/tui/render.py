@@ -7,18 +7,18 @@ out, so the screen reads on a monochrome terminal.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
 
+from unoplay.game.actions import Action
 from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
 from unoplay.game.events import Event
 from unoplay.game.events import EventKind as E
+from unoplay.game.messages import SeatInfo
 from unoplay.game.rules import RuleSet, preset_name
-
-#: Width and height of a card drawn by :func:`card_lines` (borders included).
-CARD_W = 8
-CARD_H = 4
 
 COLOUR_WORDS = ("red", "yellow", "green", "blue", "wild")
 #: Card face style per colour index (0..3, 4 for wild): text on the card's colour.
@@ -72,6 +72,50 @@ def card_text(card: int, colour: int | None = None) -> Text:
     return text
 
 
+@dataclass(frozen=True)
+class CardSize:
+    """The cells of a card drawn by :func:`card_lines`, borders included."""
+
+    width: int
+    height: int
+
+
+#: A terminal too small for the usual cards (one line inside: "R7", "Y+2").
+SMALL = CardSize(7, 3)
+#: The usual card (80x24): the rank, then the colour's name.
+NORMAL = CardSize(8, 4)
+#: A large terminal's card, with room around the rank and the colour.
+LARGE = CardSize(12, 6)
+#: A very large terminal's card (200x60).
+HUGE = CardSize(16, 9)
+
+#: Width and height of a :data:`NORMAL` card.
+CARD_W, CARD_H = NORMAL.width, NORMAL.height
+
+_RANK_TINY = {"Skip": "Skp", "Wild+4": "W+4"}
+
+
+def _face_word(card: int, inner: int, face: str, dim: bool) -> Text:
+    """The rank as the card face shows it, ``inner`` cells wide (a Wild's
+    letters in the four colours)."""
+    c = COLOUR[card]
+    word = rank_short(card)
+    if len(word) > inner or inner <= 5:  # a small card: a colour letter and a short rank
+        word = ("" if c == WILD else "RYGB"[c]) + _RANK_TINY.get(word, word)
+    word = word.center(inner)
+    if c != WILD or dim:
+        return Text(word, style=face)
+    rank = Text(style=face)
+    k = 0
+    for ch in word:
+        if ch.isalpha() or ch == "+":
+            rank.append(ch, style=f"bold {_RAINBOW[k % 4]} on #262626")
+            k += 1
+        else:
+            rank.append(ch, style=face)
+    return rank
+
+
 def card_lines(
     card: int,
     *,
@@ -81,13 +125,15 @@ def card_lines(
     dim: bool = False,
     jump: bool = False,
     marked: bool = False,
+    size: CardSize = NORMAL,
 ) -> list[Text]:
-    """A card as :data:`CARD_H` lines of :data:`CARD_W` cells.
+    """A card as ``size.height`` lines of ``size.width`` cells.
 
     ``label`` goes in the top edge (the number key), ``playable`` writes
     "play" in the bottom edge ("jump!" with ``jump``: a play out of turn),
     ``selected`` draws a heavy edge, ``marked`` a ✓ in the top edge (marked to
     be played with others), ``dim`` greys the card out (not playable on your turn).
+    A :data:`SMALL` card shows the colour as a letter beside the rank.
     """
     c = COLOUR[card]
     edge = INK[c]
@@ -98,7 +144,7 @@ def card_lines(
         ("┏", "┓", "┗", "┛", "━", "┃") if selected else ("╭", "╮", "╰", "╯", "─", "│")
     )
     edge_style = f"bold {edge}" if selected else edge
-    inner = CARD_W - 2
+    inner = size.width - 2
     top = Text(tl, style=edge_style)
     label = label[: inner - 2]
     top.append(label, style="bold reverse" if selected else "bold")
@@ -108,25 +154,22 @@ def card_lines(
         top.append(h + tr, style=edge_style)
     else:
         top.append(h * (inner - len(label)) + tr, style=edge_style)
-    rank = Text(rank_short(card).center(inner), style=face)
-    if c == WILD and not dim:
-        rank = Text(style=face)
-        word = rank_short(card).center(inner)
-        k = 0
-        for ch in word:
-            if ch.isalpha():
-                rank.append(ch, style=f"bold {_RAINBOW[k % 4]} on #262626")
-                k += 1
-            else:
-                rank.append(ch, style=face)
-    middle = Text(v, style=edge_style) + rank + Text(v, style=edge_style)
-    word = Text(colour_word(c).center(inner), style=face)
-    lower = Text(v, style=edge_style) + word + Text(v, style=edge_style)
+
+    def inside(content: Text) -> Text:
+        return Text(v, style=edge_style) + content + Text(v, style=edge_style)
+
+    middle = [inside(_face_word(card, inner, face, dim))]
+    if size.height > 3:
+        middle.append(inside(Text(colour_word(c).center(inner), style=face)))
+    blank = inside(Text(" " * inner, style=face))
+    while len(middle) < size.height - 2:  # room around the rank and the colour
+        middle = [blank, *middle] if len(middle) % 2 == 0 else [*middle, blank]
     mark = ("jump!" if jump else "play") if playable else ""
+    mark = mark[: inner - 1]
     bottom = Text(bl + h, style=edge_style)
     bottom.append(mark, style="bold reverse" if playable else "")
     bottom.append(h * (inner - 1 - len(mark)) + br, style=edge_style)
-    return [top, middle, lower, bottom]
+    return [top, *middle, bottom]
 
 
 #: Said of a seeded table (``Table.seeded``) on the rules line and in the lobby.
@@ -160,13 +203,23 @@ def rules_line(preset: str, changes: Sequence[str], width: int) -> Text:
     return line
 
 
-def seat_name(seats: Sequence, seat: int, me: int) -> str:
+def seat_name(seats: Sequence[SeatInfo], seat: int, me: int) -> str:
     """Display name of ``seat``: "you" for the receiver, else the seat's name."""
     if seat == me:
         return "you"
-    if 0 <= seat < len(seats) and getattr(seats[seat], "name", ""):
+    if 0 <= seat < len(seats) and seats[seat].name:
         return seats[seat].name
-    return f"seat {seat}"
+    return f"seat {seat + 1}"
+
+
+def action_words(action: Action, names: Sequence[str]) -> str:
+    """``action.describe()`` with players named, not numbered ("swap with Bob")."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat + 1}"
+
+    return re.sub(r"\bplayer (\d+)", name, action.describe())
 
 
 def _cards(cards: Sequence[int]) -> Text:
@@ -178,7 +231,7 @@ def _cards(cards: Sequence[int]) -> Text:
     return text
 
 
-def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
+def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
     """One log line for ``event`` as seen by seat ``me``; None for events not worth a line."""
     k = event.kind
     p = seat_name(seats, event.player, me)
@@ -252,7 +305,7 @@ def event_line(event: Event, seats: Sequence, me: int) -> Text | None:
     elif k is E.DEALER_CHOSEN:
         text.append(f"{P} deal{'' if you else 's'} first")
     elif k is E.HAND_SCORED:
-        text.append(f"{P} held {event.value} points")
+        text.append(f"{P} held {event.value} point{'' if event.value == 1 else 's'}")
     elif k is E.ROUND_OVER:
         text.append(f"{P} won the round: +{event.value} points", style="bold #43a047")
     elif k is E.GAME_OVER:

@@ -13,6 +13,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 MAX_AGE = 7 * 24 * 3600  # seconds
 
@@ -34,6 +35,20 @@ def data_dir() -> Path:
     return path
 
 
+def write_json(target: Path, data: dict[str, Any], secret: bool = False) -> None:
+    """Replace ``target`` with ``data`` at once (a temporary file renamed);
+    ``secret``: readable by its owner only. A failure is ignored."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}-", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out, indent=1, sort_keys=True)
+        if secret:
+            os.chmod(tmp, 0o600)
+        os.replace(tmp, target)
+    except OSError:
+        pass
+
+
 class SeatStore:
     """Seat tokens by (server, table, name). Failures to read or write are ignored:
     losing a token only means the seat cannot be taken back."""
@@ -46,6 +61,7 @@ class SeatStore:
 
     @staticmethod
     def key(server: str, table_id: str, name: str) -> str:
+        """The entry's key: server (case-blind), table and name."""
         return f"{server.strip().lower()}|{table_id}|{name.strip()}"
 
     def _load(self) -> dict[str, dict]:
@@ -56,20 +72,18 @@ class SeatStore:
             return {}
 
     def _save(self, data: dict[str, dict]) -> None:
-        try:
-            target = self._file()
-            fd, tmp = tempfile.mkstemp(prefix=".seats-", dir=target.parent)
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(data, out, indent=1, sort_keys=True)
-            os.chmod(tmp, 0o600)
-            os.replace(tmp, target)
-        except OSError:
-            pass
+        write_json(self._file(), data, secret=True)
 
     def get(self, server: str, table_id: str, name: str) -> str | None:
         """The stored token for this seat, or None."""
         entry = self._load().get(self.key(server, table_id, name))
         return entry.get("token") if isinstance(entry, dict) else None
+
+    def seat(self, server: str, table_id: str, name: str) -> int | None:
+        """The seat number stored with the token, or None."""
+        entry = self._load().get(self.key(server, table_id, name))
+        seat = entry.get("seat") if isinstance(entry, dict) else None
+        return seat if isinstance(seat, int) else None
 
     def put(self, server: str, table_id: str, name: str, token: str, seat: int) -> None:
         """Remember a seat token."""
@@ -108,3 +122,36 @@ class MemorySeatStore(SeatStore):
 
     def _save(self, data: dict[str, dict]) -> None:
         self._data = dict(data)
+
+
+class Prefs:
+    """What the TUI remembers between runs that is no secret: the last table
+    created (the form's fields), the hand's order. ``prefs.json`` next to
+    ``seats.json``; ``path`` None with ``memory`` keeps them in this process
+    only (``uno web``'s tabs, tests). Failures to read or write are ignored."""
+
+    def __init__(self, path: Path | None = None, memory: bool = False) -> None:
+        self.path = path
+        self.memory: dict[str, Any] | None = {} if memory else None
+
+    def _load(self) -> dict[str, Any]:
+        if self.memory is not None:
+            return dict(self.memory)
+        try:
+            data = json.loads((self.path or data_dir() / "prefs.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value kept under ``key``, or ``default``."""
+        return self._load().get(key, default)
+
+    def put(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON) under ``key``."""
+        data = self._load()
+        data[key] = value
+        if self.memory is not None:
+            self.memory = data
+            return
+        write_json(self.path or data_dir() / "prefs.json", data)

@@ -24,14 +24,27 @@ import pytest
 from helpers import c, cs
 from rich.console import Console
 from textual.app import App
-from textual.widgets import Checkbox, Input, Select, Static
+from textual.widgets import Button, Checkbox, Input, Select, Static
 
 from unoplay.client.discovery import Browser
-from unoplay.client.sdk import Connection, Received, SessionState, run_bot
-from unoplay.client.tui import table as tui_table
+from unoplay.client.sdk import Connection, Received, ServerUnavailable, SessionState, run_bot
+from unoplay.client.tui import app as tui_app
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
-from unoplay.client.tui.prompts import (
+from unoplay.client.tui.render import event_line
+from unoplay.client.tui.ruleinfo import differences, meaning, short_text
+from unoplay.client.tui.screens import (
+    ConnectScreen,
+    CreateTableScreen,
+    FinalScreen,
+    GameScreen,
+    LobbyScreen,
+    WatchHelpScreen,
+    WatchScreen,
+)
+from unoplay.client.tui.screens.game import Seating
+from unoplay.client.tui.screens.lobby import players_text, state_text
+from unoplay.client.tui.screens.prompts import (
     ColourPrompt,
     DrawnPrompt,
     HelpScreen,
@@ -40,13 +53,10 @@ from unoplay.client.tui.prompts import (
     RoundResultScreen,
     rules_help,
 )
-from unoplay.client.tui.render import event_line
-from unoplay.client.tui.ruleinfo import differences, meaning, short_text
-from unoplay.client.tui.screens import CreateTableScreen, FinalScreen, LobbyScreen
-from unoplay.client.tui.seats import SeatStore
-from unoplay.client.tui.table import TableScreen
-from unoplay.client.tui.watch import WatchHelpScreen, WatchScreen
-from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine
+from unoplay.client.tui.seats import Prefs, SeatStore
+from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine, TableBoard
+from unoplay.client.tui.widgets.board import BoardLayout
+from unoplay.client.tui.words import error_words
 from unoplay.game.actions import play
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
@@ -101,7 +111,7 @@ def _my_move(app) -> bool:
         screen, (ColourPrompt, PenaltyPrompt, DrawnPrompt, RoundResultScreen, FinalScreen)
     ):
         return True
-    return isinstance(screen, TableScreen) and screen.ready
+    return isinstance(screen, GameScreen) and screen.ready
 
 
 async def _press_for_card(pilot, index: int) -> None:
@@ -123,7 +133,7 @@ async def test_a_complete_round_by_key_presses_against_bots():
     async with app.run_test(size=(80, 24)) as pilot:
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
             "the table",
         )
         table = app.screen
@@ -157,7 +167,7 @@ async def test_a_complete_round_by_key_presses_against_bots():
                 else:
                     await pilot.press("d")
                     presses["draw"] += 1
-            if isinstance(screen, TableScreen):
+            if isinstance(screen, GameScreen):
                 await wait_until(pilot, lambda: not screen.sending, "the server's answer")
             else:
                 await wait_until(pilot, lambda: app.screen is not screen, "the prompt to close")
@@ -199,7 +209,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("enter")
             await wait_until(
                 pilot,
-                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
                 "the game",
             )
             table = app.screen
@@ -232,7 +242,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             await pilot.press("enter")
             await wait_until(
                 pilot,
-                lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
                 "the table again",
             )
             lobby.show(lobby.tables)  # a list refresh ending after the lobby was left: no crash
@@ -270,7 +280,7 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
 
         for width, title_cut, players_cut in (
             (140, False, False),
-            (100, True, False),
+            (112, True, False),
             (80, True, True),
         ):
             await pilot.resize_terminal(width, 24)
@@ -280,11 +290,18 @@ async def test_the_lobby_names_the_players_in_full_where_they_fit_and_counts_bot
             assert rows[0] == ["Table", "Seats", "Players", "Rules", "Turn", "State"], width
             title, players = rows[1][0], rows[1][2]
             assert cut(title, "Friday night at Margaret's") is title_cut, width
-            assert cut(players, "Margaret Hamilton, Bob + 1 bot") is players_cut, width
-            assert players.startswith("Margaret Hamilton, Bob"), width  # the players first
+            # joined, but no stream open: both are away
+            full = "Margaret Hamilton (away), Bob (away) + 1 bot"
+            assert cut(players, full) is players_cut, width
+            assert players.startswith("Margaret Hamilton"), width  # the players first
             assert rows[2][:3] == ["Quick", "3/6", "3 bots"], width
             assert not any("*" in line for line in screen_lines(app)), width
             assert lobby.virtual_size.width <= lobby.size.width, width  # no sideways scroll
+        await pilot.resize_terminal(40, 12)  # narrow: the rules and turn columns go
+        await pilot.pause()
+        header = re.split(r"\s{2,}", shown_in(app, lobby)[0].strip())
+        assert header == ["Table", "Seats", "Players", "State"]
+        assert lobby.virtual_size.width <= lobby.size.width
         await pilot.press("q")
 
 
@@ -295,8 +312,44 @@ def test_table_snapshot_80x24(snap_compare):
     assert snap_compare(DemoApp(), terminal_size=(80, 24))
 
 
-def test_table_snapshot_wide(snap_compare):
-    assert snap_compare(DemoApp(), terminal_size=(140, 40))
+@pytest.mark.parametrize(
+    "size", [(40, 12), (60, 20), (120, 40), (200, 60)], ids=lambda s: "x".join(map(str, s))
+)
+def test_table_snapshot_at(snap_compare, size):
+    # The same position in every layout: compact, normal (80x24 above), large, huge.
+    assert snap_compare(DemoApp(), terminal_size=size)
+
+
+def test_a_terminal_below_the_minimum_says_so_snapshot(snap_compare):
+    assert snap_compare(DemoApp(), terminal_size=(39, 12))
+
+
+async def test_the_table_layout_follows_the_terminal():
+    app = DemoApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        board = app.screen.query_one(TableBoard)
+        hand = board.hand
+        for size, layout, card in (
+            ((40, 12), BoardLayout.COMPACT, 7),
+            ((80, 24), BoardLayout.NORMAL, 8),
+            ((120, 40), BoardLayout.LARGE, 12),
+            ((200, 60), BoardLayout.HUGE, 16),
+            ((30, 10), BoardLayout.TOO_SMALL, 16),
+        ):
+            await pilot.resize_terminal(*size)
+            await wait_until(pilot, lambda: board.arrangement is layout, f"the {layout} layout")
+            await pilot.pause()
+            text = "\n".join(screen_lines(app))
+            if layout is BoardLayout.TOO_SMALL:
+                assert "at least 40x12" in text and "(it is 30x10 now)" in text
+                assert "Players" not in text and "Draw pile" not in text
+                continue
+            assert hand.card_size.width == card
+            assert "Make the terminal" not in text
+            for name in ("Ada (you)", "Bob away"):  # every player shows, with the marks
+                assert name in text, (size, name)
+            assert text.count(" bot ") == 2, size
+            assert board.pile.region.height >= board.pile.card_size.height
 
 
 def test_wild_colour_prompt_snapshot(snap_compare):
@@ -501,7 +554,7 @@ async def test_mashing_keys_never_loses_the_table():
     ]
     app = UnoApp(PlayOptions(name="Ada", bots=3, target=100, bot_delay=0.0, seed=99))
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         table = app.screen
         for _ in range(100):
             if isinstance(app.screen, FinalScreen):
@@ -593,7 +646,7 @@ async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(serve
         bots.value = "3"
         bots.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["house"].replace(seven_zero=True)
         await pilot.press("ctrl+q")
@@ -634,7 +687,7 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         field.value = "4"
         field.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["official"].replace(uno_penalty=4, jump_in=True)
         await pilot.press("ctrl+q")
@@ -702,7 +755,7 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
             shown_in(app, form.query_one("#form-error"))
         )
         answer.set()
-        await wait_until(pilot, lambda: isinstance(app.screen, TableScreen), "the table")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
         (table,) = server.lobby.tables.values()
         assert [s.name for s in table.seats if s.occupied] == ["Ada"]
         await pilot.press("ctrl+q")
@@ -729,7 +782,7 @@ class CraftedApp(App):
     """The table screen of seat 0 on an engine position, as the stream would
     deliver it (view and legal actions through the wire), with a fake session."""
 
-    CSS_PATH = str(Path(tui_table.__file__).with_name("uno.tcss"))
+    CSS_PATH = str(Path(tui_app.__file__).with_name("uno.tcss"))
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
 
@@ -788,7 +841,7 @@ class CraftedApp(App):
         )
 
     def on_mount(self) -> None:
-        screen = TableScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
+        screen = GameScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
         screen.session = self.session
         self.push_screen(screen)
 
@@ -1010,7 +1063,7 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
             await pilot.press("space")
         assert hand.marked == {c("R7"), c("B7"), c("G2")}
         await pilot.press("enter")  # no play lays these three
-        assert app.session.sent == [] and isinstance(app.screen, TableScreen)
+        assert app.session.sent == [] and isinstance(app.screen, GameScreen)
         assert any(
             "Cannot play red 7 + green 2 + blue 7" in str(n.message) for n in app._notifications
         )
@@ -1105,7 +1158,7 @@ async def test_the_embedded_game_plays_the_rule_options_given():
     async with app.run_test(size=(80, 24)) as pilot:
 
         def table_screen():  # under a prompt, if the deal asks one at once (a Wild starter)
-            return next((s for s in app.screen_stack if isinstance(s, TableScreen)), None)
+            return next((s for s in app.screen_stack if isinstance(s, GameScreen)), None)
 
         await wait_until(
             pilot,
@@ -1147,14 +1200,14 @@ async def test_a_teams_table_marks_your_partner_opposite():
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, TableScreen) and app.screen.state.view is not None,
+            lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
             "the table",
         )
         panel = app.screen.query_one(PlayersPanel)
         await wait_until(pilot, lambda: panel.teams, "the rules")
         me = app.screen.me
         assert panel.teams
-        rows = [str(r) for r in panel.render().columns[1].cells]
+        rows = [str(r) for r in panel.table_at(panel.size.width).columns[1].cells]
         assert "partner" in rows[1 + (me + 2) % 4]  # after the header row
         await pilot.press("ctrl+q")
 
@@ -1234,7 +1287,7 @@ async def test_watching_a_game_of_bots_from_the_lobby():
                 # The players panel: every seat with its number of cards, nobody is "you".
                 panel = screen.query_one(PlayersPanel)
                 await wait_until(pilot, lambda: panel.view is screen.state.view, "the panel")
-                columns = panel.render().columns
+                columns = panel.table_at(panel.size.width).columns
                 names = [str(cell) for cell in columns[1].cells][1:]  # after the header row
                 sizes = [int(str(cell)) for cell in list(columns[2].cells)[1:]]
                 assert len(names) == 4 and names[0].startswith("Bob")
@@ -1320,3 +1373,269 @@ async def test_watching_a_waiting_table_to_the_end_of_its_game_shows_nothing_pri
                 await pilot.press("ctrl+q")
     finally:
         await server.stop(None)
+
+
+# ---------------------------------------------------------------- issue 17's faults
+
+
+async def test_no_playable_card_says_draw_and_never_asks_for_an_uno_call():
+    # Your turn, two cards, neither fits the red 4: the prompt says what you can do.
+    game = GameState.from_position([cs("B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        status = str(app.screen.query_one("#status", Static).content)
+        assert "no card fits: d draws" in status
+        assert "marked “play”" not in status and "press u" not in status
+
+
+async def test_the_leave_dialog_after_the_connection_is_lost_promises_no_seat():
+    game = GameState.from_position([cs("R7 B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        screen = app.screen
+        screen.seating = Seating("127.0.0.1:1", "t1-test", "token", "Ada")  # a LAN seat
+        screen.model.failed = "Connection lost: the server is shutting down"
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
+        text = " ".join(screen_lines(app))
+        assert "stays yours" not in text and "Bot takes seat" not in text
+        assert "the server is shutting down" in text
+
+
+async def test_a_list_arriving_while_the_lobby_is_taken_apart_does_not_fail(server):
+    # The race of "No nodes match 'DataTable' on LobbyScreen()": the lobby's
+    # widgets go before the screen does, and a refresh lands in between.
+    async with Connection(server.address) as conn:
+        await conn.create_table(seats=2, title="Race")
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(100, 24)) as pilot:
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, LobbyScreen) and app.screen.tables, "the tables"
+        )
+        lobby = app.screen
+        await lobby.query_one("#tables").remove()
+        lobby.show(lobby.tables)  # raised NoMatches when the lobby looked its widgets up
+        lobby.show_status()
+        assert lobby._current() is not None
+        await pilot.press("ctrl+q")
+
+
+async def test_lan_servers_changing_while_the_connect_screen_is_taken_apart_do_not_fail():
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        screen = app.screen
+        await screen.query_one("#servers").remove()
+        screen._servers_changed()  # raised NoMatches: No nodes match '#servers'
+        await pilot.press("ctrl+q")
+
+
+async def test_what_you_type_on_the_connect_screen_is_the_address_not_your_name():
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        await pilot.press(*"10.0.0.7")
+        screen = app.screen
+        assert screen.address_input.value == "10.0.0.7"
+        assert screen.name_input.value == "Ada"
+        await pilot.press("ctrl+q")
+
+
+async def test_the_lobby_never_says_0_tables_before_the_server_answers_and_names_a_wrong_port():
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    target = f"127.0.0.1:{port}"
+    app = UnoApp(PlayOptions(server=target, name="Ada"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        assert "0 tables" not in str(lobby.status.content)
+        await wait_until(pilot, lambda: lobby.problem, "the failed refresh")
+        status = str(lobby.status.content)
+        assert "0 tables" not in status
+        assert f"nothing answers at {target}" in status
+        assert "failed to connect" not in status and "last error" not in status
+        await pilot.press("ctrl+q")
+
+
+def test_a_server_error_reads_as_a_sentence():
+    raw = "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: refused"
+    said = error_words(ServerUnavailable("UNAVAILABLE", raw), "127.0.0.1:9")
+    assert said == "nothing answers at 127.0.0.1:9: is uno serve running there?"
+    gone = ServerUnavailable("UNAVAILABLE", "the server is shutting down")
+    assert error_words(gone, "h:1") == "the server at h:1 is shutting down"
+
+
+def test_the_lobby_marks_away_players_and_votes_to_play_again():
+    seats = (
+        SeatInfo(seat=0, name="Ada", bot=False, occupied=True, connected=True),
+        SeatInfo(seat=1, name="Bob", bot=False, occupied=True, connected=False),
+        SeatInfo(seat=2, name="greedy", bot=True, occupied=True, connected=True),
+    )
+    table = TableInfo(
+        table_id="t1",
+        title="T",
+        seats=seats,
+        rules=RuleSet(),
+        turn_seconds=0,
+        state=TableState.FINISHED,
+        scores=(),
+        away_grace=30.0,
+        rematch_votes=(0,),
+    )
+    assert players_text(table) == "Ada, Bob (away) + 1 bot"
+    assert state_text(table) == "finished, again 1/2"
+
+
+async def test_ctrl_c_asks_once_in_a_game_and_quits_on_the_second():
+    app = UnoApp(PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=3))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(
+            pilot,
+            lambda: any(
+                isinstance(s, GameScreen) and s.state.view is not None for s in app.screen_stack
+            ),
+            "the game",
+        )
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the question")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: app._exit_renderables or not app.is_running, "the exit")
+    assert app.return_code == 0
+
+
+async def test_ctrl_c_in_the_lobby_quits(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        await pilot.press("ctrl+c")
+        await wait_until(pilot, lambda: not app.is_running or app._exit, "the exit")
+    assert app.return_code == 0
+
+
+async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(100, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        form = await _open_form(app, pilot)
+        form.query_one("#seats", Input).value = "3"
+        box = form.query_one("#opt-uno_call_strict", Checkbox)
+        ticked = box.value
+        box.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        assert box.value == ticked  # Enter created the table; it did not tick the box
+        created = list(server.lobby.tables.values())[-1]
+        assert len(created.seats) == 3
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
+        await pilot.press("l")
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+        form = await _open_form(app, pilot)
+        assert form.query_one("#seats", Input).value == "3"
+        await pilot.press("ctrl+q")
+
+
+# ---------------------------------------------------------------- rematch
+
+
+def _ada_goes_out(players: int, rules: RuleSet) -> GameState:
+    """Ada (seat 0) holds one red 7 on a red 4 and plays first: one key ends the game."""
+    hands = ["R7", "B1 B2 G3 Y4 B5", "B1#1 B2#1 G3#1 Y4#1 B5#1"][:players]
+    return GameState.from_position([cs(h) for h in hands], c("R4"), rules=rules, current=0)
+
+
+async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
+    rules = RuleSet(target_score=0)  # one round is the game
+    async with Connection(server.address) as conn:
+        table = await conn.create_table(seats=3, rules=rules, bot_delay=0.0)
+        seated = [await conn.join_table(table.table_id, name) for name in ("Ada", "Bob")]
+        await conn.add_bot(table.table_id, "greedy")
+    apps = [
+        UnoApp(
+            PlayOptions(server=server.address, name=s.table.seats[s.seat].name),
+            SeatStore(tmp_path / f"seats-{s.seat}.json"),
+        )
+        for s in seated
+    ]
+    async with apps[0].run_test(size=(100, 30)) as ada, apps[1].run_test(size=(100, 30)) as bob:
+        for app, s, pilot in zip(apps, seated, (ada, bob)):
+            await wait_until(pilot, lambda app=app: isinstance(app.screen, LobbyScreen), "lobby")
+            name = s.table.seats[s.seat].name
+            app.show_table(Seating(server.address, table.table_id, s.seat_token, name))
+            await wait_until(
+                pilot,
+                lambda app=app: isinstance(app.screen, GameScreen) and app.screen.session,
+                "the table",
+            )
+        live = server.lobby.get(table.table_id)
+        live.start(game=_ada_goes_out(3, rules))
+        await wait_until(ada, lambda: apps[0].screen.ready, "Ada's turn")
+        await ada.press("enter")  # the red 7: out, and the game is over
+        for app, pilot in zip(apps, (ada, bob)):
+            await wait_until(
+                pilot, lambda app=app: isinstance(app.screen, FinalScreen), "the final standings"
+            )
+        await ada.press("a")
+        final = apps[1].screen
+        await wait_until(bob, lambda: "Ada ✓" in str(final.votes.content), "Ada's vote shown")
+        assert "you …" in str(final.votes.content)
+        assert live.state is TableState.FINISHED
+        await bob.press("a")
+        for app, pilot in zip(apps, (ada, bob)):
+            await wait_until(
+                pilot,
+                lambda app=app: (
+                    isinstance(app.screen, GameScreen)
+                    and app.screen.state.view is not None
+                    and not app.screen.state.game_over
+                ),
+                "the next game",
+            )
+        assert live.games_started == 2 and live.state is TableState.PLAYING
+        for app in apps:
+            assert app.screen.seating.last_seq > 0  # the stream went on after the first game
+        await bob.press("ctrl+q")
+        await ada.press("ctrl+q")
+
+
+async def test_the_challenge_names_the_colour_it_judges():
+    # bot-3 plays a Wild Draw Four naming blue on a red 7: a challenge judges red.
+    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "W+4 R5 G6"], "R7", current=3, stacking="off")
+    started = [
+        Event(EventKind.ROUND_STARTED, 0, count=7, value=1),
+        Event(EventKind.STARTER_FLIPPED, -1, cards=(c("R7"),)),
+    ]
+    played = game.apply(3, play(c("W+4"), colour=3))
+    text = await _penalty_prompt_text(CraftedApp(game, events=started + played))
+    assert "They named blue" in text
+    assert "held a red card (the colour in force before their Wild Draw Four)" in text
+
+
+async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):
+    game = GameState.from_position([cs("B5 R7 W R2"), cs("R1 R3"), cs("G1 G3")], c("R4"))
+    app = CraftedApp(game)
+    app.prefs = Prefs()  # as UnoApp keeps them (prefs.json in the data directory)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        hand = app.screen.query_one(HandView)
+        await pilot.press("o")
+        assert hand.cards == tuple(cs("R2 R7 B5 W"))
+        await pilot.press("o")
+        assert hand.cards == tuple(cs("R2 B5 R7 W"))
+    assert Prefs().get("hand_order") == "rank"
+
+
+async def test_the_create_form_fits_a_small_terminal(server):
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(40, 12)) as pilot:
+        form = await _open_form(app, pilot)
+        await pilot.pause()
+        seats = form.query_one("#seats", Input)
+        assert seats.region.width >= 8  # the field shows beside its label
+        create = next(b for b in form.query(Button) if b.name == "create")
+        assert create.region.height and create.region.bottom <= 12  # the button is on screen
+        await pilot.press("ctrl+q")

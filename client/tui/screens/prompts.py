@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
 
 from rich.console import Group
 from rich.table import Table
@@ -18,45 +19,80 @@ from textual.widgets import Button, Static
 from unoplay.game.cards import IS_WILD
 from unoplay.game.rules import MultiPlay, RuleSet
 
-from .render import card_lines, card_text, colour_text, colour_word
-from .ruleinfo import differences, meaning, preset_name, short_text
+from ..model import RoundResult
+from ..render import card_lines, card_text, colour_text, colour_word
+from ..ruleinfo import differences, meaning, preset_name, short_text
 
 _KEYS = "rygb"
 
+R = TypeVar("R")
 
-class Modal(ModalScreen):
-    """A modal screen that only ever closes itself.
+
+class PenaltyChoice(StrEnum):
+    """The answers of :class:`PenaltyPrompt`."""
+
+    CHALLENGE = "challenge"
+    ACCEPT = "accept"
+    CARDS = "cards"  #: answer with a card of the hand (house rules)
+
+
+class DrawnChoice(StrEnum):
+    """The answers of :class:`DrawnPrompt`."""
+
+    PLAY = "play"
+    UNO = "uno"  #: play it and call UNO
+    KEEP = "keep"
+
+
+class QuitChoice(StrEnum):
+    """The answers of :class:`QuitPrompt`."""
+
+    LOBBY = "lobby"
+    QUIT = "quit"
+    BOT = "bot"  #: give the seat to a bot for good
+
+
+class Modal(ModalScreen[R]):
+    """A modal screen that only ever closes itself, with a result of type ``R``
+    (None when cancelled).
 
     ``Screen.dismiss`` pops whatever screen is on top; a key or button message
     still queued for a modal that has already been closed (the server moved on
     and closed it) must not pop the screen below, so :meth:`answer` checks.
     """
 
-    def answer(self, result=None) -> None:
+    def answer(self, result: R | None = None) -> None:
         """Dismiss with ``result`` if this screen is still the active one."""
         if self.is_attached and self.app.screen is self:
             self.dismiss(result)
 
 
-class Prompt(Modal):
+class Prompt(Modal[R]):
     """Base of the decision prompts: a titled box with buttons; Escape cancels
-    when ``cancellable``."""
+    when ``cancellable``. ``kind`` names the decision (the table screen closes
+    a prompt the server no longer asks for) and ``card`` the card it is about."""
 
     kind = ""
     cancellable = True
+    card: int | None = None
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.add_class("prompt")
 
     def action_cancel(self) -> None:
+        """Esc: close without an answer, where that is allowed."""
         if self.cancellable:
             self.answer(None)
+
+    def choice(self, name: str) -> R | None:
+        """The result a button named ``name`` stands for."""
+        raise NotImplementedError
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.answer(event.button.name)
+        self.answer(self.choice(event.button.name or ""))
 
 
 def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
@@ -68,7 +104,7 @@ def _cards_text(card: int, extra: Sequence[int] = ()) -> Text:
     return text
 
 
-class ColourPrompt(Prompt):
+class ColourPrompt(Prompt[int]):
     """Name a colour: for a wild you play (cancellable), for several cards of
     different colours played together (the colour left in force), or for a
     Wild starter card. Dismisses with the colour 0..3, or None when cancelled."""
@@ -123,19 +159,21 @@ class ColourPrompt(Prompt):
             )
 
     def action_pick(self, colour: int) -> None:
+        """A colour key."""
         if colour in self.colours:
             self.answer(colour)
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(int(event.button.name))
+    def choice(self, name: str) -> int | None:
+        """A colour button: its colour."""
+        return int(name)
 
 
-class PenaltyPrompt(Prompt):
+class PenaltyPrompt(Prompt[PenaltyChoice]):
     """A draw card was played on you: challenge (a Wild Draw Four), accept, or
     answer with a card when the house rules allow it (stacking, deflecting).
-    Dismisses with "challenge", "accept" or "cards" (pick a card from your hand)."""
+    Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from your hand)."""
+
+    card: int
 
     BINDINGS = [
         Binding("c", "choose('challenge')", "challenge", show=False),
@@ -153,11 +191,14 @@ class PenaltyPrompt(Prompt):
         colour: int,
         can_challenge: bool,
         can_answer: bool,
+        judged: int = -1,
     ) -> None:
-        """``by``: who played ``card`` on you, None for the round's starter card."""
+        """``by``: who played ``card`` on you, None for the round's starter card;
+        ``judged``: the colour in force before it (-1 unknown), which a challenge judges."""
         super().__init__()
         self.by, self.card, self.penalty, self.colour = by, card, penalty, colour
         self.can_challenge, self.can_answer = can_challenge, can_answer
+        self.judged = judged
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -179,11 +220,13 @@ class PenaltyPrompt(Prompt):
             body.append(str(self.penalty), style="bold")
             body.append(" and lose your turn.")
             if self.can_challenge:
-                body.append(
-                    "\nChallenge: if they held a card of the colour in force "
-                    "before their Wild Draw Four, they draw instead; if not, you draw "
-                    "2 more."
-                )
+                body.append("\nChallenge: if they held a ")
+                if 0 <= self.judged <= 3:
+                    body.append_text(colour_text(self.judged))
+                    body.append(" card (the colour in force before their Wild Draw Four)")
+                else:
+                    body.append("card of the colour in force before their Wild Draw Four")
+                body.append(", it was a bluff: they draw instead; if not, you draw 2 more.")
             if self.can_answer:
                 body.append("\nOr answer with a card marked “play” in your hand (house rules).")
             yield Static(body, classes="body")
@@ -195,16 +238,24 @@ class PenaltyPrompt(Prompt):
                     yield Button("h  Answer from hand", name="cards")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "challenge" and not self.can_challenge:
+        """A key: challenge, accept or answer from the hand, where allowed."""
+        answer = PenaltyChoice(choice)
+        if answer is PenaltyChoice.CHALLENGE and not self.can_challenge:
             return
-        if choice == "cards" and not self.can_answer:
+        if answer is PenaltyChoice.CARDS and not self.can_answer:
             return
-        self.answer(choice)
+        self.answer(answer)
+
+    def choice(self, name: str) -> PenaltyChoice | None:
+        """A button: its answer."""
+        return PenaltyChoice(name)
 
 
-class TargetPrompt(Prompt):
+class TargetPrompt(Prompt[int]):
     """Pick the player to swap hands with (house rules: a 7 or a 5).
     Dismisses with the seat, or None when cancelled."""
+
+    card: int
 
     BINDINGS = [
         *[Binding(str(k), f"pick({k - 1})", show=False) for k in range(1, 10)],
@@ -231,18 +282,20 @@ class TargetPrompt(Prompt):
             yield Static("1-9 to choose · Esc cancels", classes="hint")
 
     def action_pick(self, index: int) -> None:
+        """A number key: the player listed there."""
         if index < len(self.choices):
             self.answer(self.choices[index][0])
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(int(event.button.name))
+    def choice(self, name: str) -> int | None:
+        """A player's button: the seat."""
+        return int(name)
 
 
-class DrawnPrompt(Prompt):
+class DrawnPrompt(Prompt[DrawnChoice]):
     """You drew a card that can be played: play it or keep it.
-    Dismisses with "play", "uno" (play and call UNO) or "keep"."""
+    Dismisses with a :class:`DrawnChoice`."""
+
+    card: int
 
     BINDINGS = [
         Binding("p,enter", "choose('play')", "play", show=False),
@@ -270,9 +323,15 @@ class DrawnPrompt(Prompt):
                 yield Button("k  Keep it", name="keep")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "uno" and not self.with_uno:
+        """A key: play, play with UNO (where it is listed) or keep."""
+        answer = DrawnChoice(choice)
+        if answer is DrawnChoice.UNO and not self.with_uno:
             return
-        self.answer(choice)
+        self.answer(answer)
+
+    def choice(self, name: str) -> DrawnChoice | None:
+        """A button: its answer."""
+        return DrawnChoice(name)
 
 
 HELP = """\
@@ -280,7 +339,8 @@ HELP = """\
  ←/→ 1-9 0  select a card        Enter   play it
  d  draw (or click the pile)     u       call UNO
  c  catch a player without UNO   ?       this help
- q  leave the table              ctrl+q  quit at once
+ o  sort the hand: as dealt, by colour, by rank (remembered)
+ q  leave the table              ctrl+q  quit at once (Ctrl+C asks)
 {marking} Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
@@ -295,7 +355,8 @@ HELP = """\
  is judged together when it closes.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
- challenge (c) or accept (a). A drawn card that fits: play it (p)
+ challenge (c) or accept (a); it was a bluff if its player held a card
+ of the colour in force before it (the prompt names that colour). A drawn card that fits: play it (p)
  or keep it (k).
 [b]Leaving[/b]
  At a LAN server your seat stays yours: the turn timer plays for you,
@@ -339,32 +400,41 @@ def rules_help(rules: RuleSet) -> Group:
     return Group(head, table)
 
 
-class HelpScreen(Modal):
-    """The keys, the marks and the rules in force at the table (``rules``)."""
+class HelpScreen(Modal[None]):
+    """The keys, the marks and the rules in force at the table (``rules``).
+    ``body`` replaces the player's keys (the lobby's, the spectator's help),
+    ``title`` the title."""
 
     BINDINGS = [Binding("escape,question_mark,q,enter", "close", "close", show=False)]
 
-    def __init__(self, rules: RuleSet | None = None) -> None:
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        *,
+        body: Text | None = None,
+        title: str = "UNO — rules, keys and marks",
+    ) -> None:
         super().__init__()
-        self.rules = rules
+        self.rules, self.body, self.title_text = rules, body, title
 
     def compose(self) -> ComposeResult:
         multi = self.rules is not None and self.rules.multi_play is not MultiPlay.OFF
-        body: Group | Text = keys_help(multi)
+        body: Group | Text = self.body if self.body is not None else keys_help(multi)
         if self.rules is not None:
             body = Group(rules_help(self.rules), body)
         with Vertical(id="dialog", classes="help"):
-            yield Static(Text("UNO — rules, keys and marks", style="bold"), classes="title")
+            yield Static(Text(self.title_text, style="bold"), classes="title")
             with VerticalScroll(classes="scroll"):
                 yield Static(body, classes="body", id="help-body")
             yield Static("↑/↓ scroll · Esc or ? closes", classes="hint")
 
     def action_close(self) -> None:
+        """Esc or ?: close."""
         self.answer(None)
 
 
-class QuitPrompt(Prompt):
-    """Leaving a table. Dismisses with "lobby", "quit", "bot" or None."""
+class QuitPrompt(Prompt[QuitChoice]):
+    """Leaving a table. Dismisses with a :class:`QuitChoice`, or None to stay."""
 
     BINDINGS = [
         Binding("l", "choose('lobby')", show=False),
@@ -374,9 +444,9 @@ class QuitPrompt(Prompt):
     ]
     kind = "quit"
 
-    def __init__(self, embedded: bool, playing: bool) -> None:
+    def __init__(self, embedded: bool, playing: bool, lost: str = "") -> None:
         super().__init__()
-        self.embedded, self.playing = embedded, playing
+        self.embedded, self.playing, self.lost = embedded, playing, lost
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
@@ -386,6 +456,17 @@ class QuitPrompt(Prompt):
                 with Horizontal(classes="buttons"):
                     yield Button("y  Quit", name="quit", variant="error")
                     yield Button("Esc  Stay", name="", variant="primary")
+            elif self.lost:
+                yield Static(Text("Leave the table?", style="bold"), classes="title")
+                yield Static(
+                    f"{self.lost}. Whether your seat is kept is the server's to say: "
+                    "if it runs again with this table, Enter on it in the lobby (same "
+                    "name, this machine) tries to take it back.",
+                    classes="body",
+                )
+                with Horizontal(classes="buttons"):
+                    yield Button("l  Lobby", name="lobby", variant="primary")
+                    yield Button("q  Quit uno", name="quit", variant="error")
             elif self.playing:
                 yield Static(Text("Leave the table?", style="bold"), classes="title")
                 yield Static(
@@ -406,33 +487,20 @@ class QuitPrompt(Prompt):
             yield Static("Esc stays at the table", classes="hint")
 
     def action_choose(self, choice: str) -> None:
-        if choice == "bot" and (self.embedded or not self.playing):
+        """A key: lobby, quit, or a bot takes the seat, where offered."""
+        answer = QuitChoice(choice)
+        if answer is QuitChoice.BOT and (self.embedded or not self.playing or self.lost):
             return
-        if choice == "lobby" and self.embedded:
+        if answer is QuitChoice.LOBBY and self.embedded:
             return
-        self.answer(choice)
+        self.answer(answer)
 
-    @on(Button.Pressed)
-    def _pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.answer(event.button.name or None)
-
-
-@dataclass
-class RoundResult:
-    """What the round-results screen shows."""
-
-    round_number: int
-    winner: str
-    points: int
-    names: list[str]
-    hand_cards: list[int]  #: cards each player was left holding
-    hand_points: list[int]  #: what those cards count
-    scores: list[int]
-    target: int
+    def choice(self, name: str) -> QuitChoice | None:
+        """A button: its answer (the Stay button has none)."""
+        return QuitChoice(name) if name else None
 
 
-class RoundResultScreen(Modal):
+class RoundResultScreen(Modal[None]):
     """The end of a round: who went out, the cards each player was left holding
     and what they count, the game score."""
 
@@ -463,4 +531,5 @@ class RoundResultScreen(Modal):
             )
 
     def action_close(self) -> None:
+        """Enter, Esc or Space: continue."""
         self.answer(None)

@@ -10,7 +10,7 @@ option) in the form.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -24,9 +24,13 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from unoplay.game.messages import TableInfo
 from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 
-from ..sdk import ServerError
+from ...sdk import ServerError
+from ..ruleinfo import OPTIONS, OptionInfo
+from ..seats import Prefs
 from .prompts import Modal
-from .ruleinfo import OPTIONS, OptionInfo
+
+if TYPE_CHECKING:
+    from ..app import UnoApp
 
 
 @dataclass
@@ -48,11 +52,18 @@ class FormSelect(Select):
             self.call_after_refresh(self.scroll_visible, animate=False)
 
 
+class FormCheckbox(Checkbox, inherit_bindings=False):
+    """A Checkbox of the form: Space ticks it, Enter creates the table (as the
+    form's hint says) instead of ticking it."""
+
+    BINDINGS = [Binding("space", "toggle_button", "Tick", show=False)]
+
+
 def _option_widget(info: OptionInfo, value: Any) -> Widget:
     """The field for one option, showing ``value``."""
     wid = f"opt-{info.name}"
     if info.kind is bool:
-        return Checkbox(_yes_no(value), value, id=wid, compact=True)
+        return FormCheckbox(_yes_no(value), value, id=wid, compact=True)
     if info.kind is int:
         return Input(
             str(value),
@@ -75,39 +86,70 @@ def _yes_no(value: bool) -> str:
     return "yes" if value else "no"
 
 
-class CreateTableScreen(Modal):
+class CreateTableScreen(Modal[NewTable]):
     """A form for a new table on server ``target``. Dismisses with a
     :class:`NewTable` once the server created it, or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    app: UnoApp
 
-    def __init__(self, target: str, bot_delay: float = 0.0) -> None:
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("enter", "create", "Create", show=False),  # where a field keeps no Enter
+    ]
+
+    # A narrow or short terminal gets a form that fits (uno.tcss: -narrow, -short).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (70, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (22, "-tall")]
+
+    #: The key of the last table's fields in :class:`~..seats.Prefs`.
+    LAST = "last_table"
+
+    def __init__(self, target: str, bot_delay: float = 0.0, prefs: Prefs | None = None) -> None:
         super().__init__()
         self.target = target
         self.bot_delay = bot_delay
+        self.prefs = prefs
         self.busy = False
+        last = prefs.get(self.LAST) if prefs is not None else None
+        self.last: dict[str, Any] = last if isinstance(last, dict) else {}
+        preset_name = self.last.get("preset")
+        self.preset_shown = preset_name if preset_name in PRESETS else "official"
+
+    def _last(self, key: str, default: str) -> str:
+        """The last table's field ``key`` as text, or ``default``."""
+        value = self.last.get(key)
+        return str(value) if isinstance(value, (int, str)) else default
 
     def compose(self) -> ComposeResult:
         presets = [(name, name) for name in PRESETS]
-        rules = preset("official").to_dict()
+        rules = preset(self.preset_shown).to_dict()
+        options = self.last.get("options")
+        if isinstance(options, dict):  # the last table's options, where still valid
+            rules.update((k, v) for k, v in options.items() if k in rules)
         with Vertical(id="dialog", classes="form"):
             yield Static(Text("New table", style="bold"), classes="title")
             with VerticalScroll(id="form-scroll"), Grid(id="form-grid"):
                 yield Label("Title")
                 yield Input(placeholder="(Table N)", id="title", max_length=40, compact=True)
                 yield Label("Seats (2-10)")
-                yield Input(value="4", id="seats", type="integer", max_length=2, compact=True)
+                yield Input(
+                    self._last("seats", "4"), id="seats", type="integer", max_length=2, compact=True
+                )
                 yield Label("Turn time, s (0: none)")
-                yield Input(value="30", id="turn", type="integer", max_length=4, compact=True)
+                yield Input(
+                    self._last("turn", "30"), id="turn", type="integer", max_length=4, compact=True
+                )
                 yield Label("Bots to seat now")
-                yield Input(value="0", id="bots", type="integer", max_length=1, compact=True)
+                yield Input(
+                    self._last("bots", "0"), id="bots", type="integer", max_length=1, compact=True
+                )
                 yield Static(
                     Text("Rules: pick a preset, then change any option", style="bold"),
                     classes="section",
                 )
                 yield Label("Preset")
                 yield FormSelect(
-                    presets, value="official", allow_blank=False, id="preset", compact=True
+                    presets, value=self.preset_shown, allow_blank=False, id="preset", compact=True
                 )
                 for info in OPTIONS:
                     yield Label(info.label)
@@ -116,8 +158,10 @@ class CreateTableScreen(Modal):
             with Horizontal(classes="buttons"):
                 yield Button("Create and sit", name="create", variant="primary", compact=True)
                 yield Button("Cancel", name="cancel", compact=True)
+            remembered = " (the last table's settings)" if self.last else ""
             yield Static(
-                "Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels", classes="hint"
+                f"Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels{remembered}",
+                classes="hint",
             )
 
     def on_mount(self) -> None:
@@ -128,7 +172,8 @@ class CreateTableScreen(Modal):
 
     @on(Select.Changed, "#preset")
     def _preset_changed(self, event: Select.Changed) -> None:
-        self.fill(str(event.value))
+        if str(event.value) != self.preset_shown:  # not the preset shown (with its edits)
+            self.fill(str(event.value))
 
     @on(Checkbox.Changed)
     def _ticked(self, event: Checkbox.Changed) -> None:
@@ -143,13 +188,14 @@ class CreateTableScreen(Modal):
 
     def fill(self, name: str) -> None:
         """Set every option field to preset ``name``'s value."""
+        self.preset_shown = name
         values = preset(name).to_dict()
         for info in OPTIONS:
             widget = self.query_one(f"#opt-{info.name}")
             value = values[info.name]
             if isinstance(widget, Input):
                 widget.value = str(value)
-            else:
+            elif isinstance(widget, (Checkbox, Select)):
                 widget.value = value
 
     def option_values(self) -> dict[str, Any] | None:
@@ -165,7 +211,7 @@ class CreateTableScreen(Modal):
                     )
                     return None
                 values[info.name] = int(widget.value)
-            else:
+            elif isinstance(widget, (Checkbox, Select)):
                 values[info.name] = widget.value
         return values
 
@@ -211,6 +257,10 @@ class CreateTableScreen(Modal):
             self.create()
         else:
             self.action_cancel()
+
+    def action_create(self) -> None:
+        """Enter on a field that keeps no Enter of its own (a checkbox): create."""
+        self.create()
 
     def create(self) -> None:
         """Check the table settings and ask the server for the table."""
@@ -274,4 +324,15 @@ class CreateTableScreen(Modal):
             self.busy = False
             self.show_error(str(err))
             return
+        if self.prefs is not None:
+            self.prefs.put(
+                self.LAST,
+                {
+                    "seats": seats,
+                    "turn": turn,
+                    "bots": bots,
+                    "preset": preset_name,
+                    "options": options,
+                },
+            )
         self.answer(NewTable(table, seats, bots))

@@ -1,0 +1,220 @@
+"""The final standings of a game, and the vote to play again (a rematch)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from unoplay.game.messages import TableInfo, TableState
+
+from ...sdk import ServerError
+from ..model import FinalResult
+from ..words import error_words
+from .game import Seating
+
+if TYPE_CHECKING:
+    from ..app import UnoApp
+
+
+def rematch_text(table: TableInfo, me: int = -1) -> Text:
+    """Who voted to play again at ``table`` and who is still to vote (bots
+    agree at once)."""
+    people = [s for s in table.seats if s.occupied and not s.bot]
+    votes = set(table.rematch_votes)
+    text = Text("Play again: ", style="bold")
+    for i, seat in enumerate(people):
+        if i:
+            text.append(", ")
+        name = "you" if seat.seat == me else seat.name
+        if seat.seat in votes:
+            text.append(f"{name} ✓", style="bold #66bb6a")
+        else:
+            text.append(f"{name} …", style="dim")
+    if len(votes) < len(people):
+        text.append(
+            f"  ({len(votes)}/{len(people)}: the next game starts when everyone agrees)",
+            style="dim",
+        )
+    return text
+
+
+class FinalScreen(Screen[None]):
+    """The final standings of a game. At a table of a server (``seating``) a
+    seated player votes to play again (a rematch: the same table, seats and
+    rules, a new secret seed); the screen shows the votes and opens the next
+    game once everyone agreed. Spectators (``seating`` None) only look."""
+
+    app: UnoApp
+
+    BINDINGS = [
+        Binding("a", "rematch", "Play again"),
+        Binding("n", "again", "New game"),
+        Binding("l", "lobby", "Lobby"),
+        Binding("escape", "back", "Back to the table"),
+        Binding("q", "app.quit_now", "Quit"),
+    ]
+
+    def __init__(
+        self,
+        result: FinalResult,
+        embedded: bool,
+        target: str = "",
+        seating: Seating | None = None,
+        last_seq: int = 0,
+    ) -> None:
+        super().__init__()
+        self.result = result
+        self.names, self.scores, self.winners = result.names, result.scores, result.winners
+        self.lowest_wins, self.embedded, self.target = result.lowest_wins, embedded, target
+        self.seating, self.last_seq = seating, last_seq
+        self.voted = False
+        self.games = 0  #: the table's game count when this game ended (0: unknown yet)
+        self.table: TableInfo | None = None
+        self.standings_table: DataTable[str] = DataTable(
+            id="standings", cursor_type="none", zebra_stripes=True
+        )
+        self.votes = Static(id="rematch")
+
+    def compose(self) -> ComposeResult:
+        winners = " and ".join(self.names[w] for w in self.winners) or "nobody"
+        title = Text(" GAME OVER ", style="bold #1a1a1a on #f4c20d")
+        title.append(f"  {winners} won the game!", style="bold")
+        with Vertical(id="final"):
+            yield Static(title, classes="title")
+            yield self.standings_table
+            yield self.votes
+            again = "a play again (same table) · " if self.seating is not None else ""
+            hint = (
+                f"{again}n new game · Esc look at the table · q quit"
+                if self.embedded
+                else f"{again}l back to the lobby · Esc look at the table · q quit"
+            )
+            yield Static(hint, classes="hint")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.standings_table
+        table.add_columns("Place", "Player", "Score")
+        order = sorted(
+            range(len(self.scores)),
+            key=lambda i: self.scores[i] if self.lowest_wins else -self.scores[i],
+        )
+        place = 0
+        last = None
+        for rank, i in enumerate(order, 1):
+            if self.scores[i] != last:
+                place, last = rank, self.scores[i]
+            mark = " ★" if i in self.winners else ""
+            table.add_row(str(place), self.names[i] + mark, str(self.scores[i]), key=str(i))
+        self.votes.display = False
+        if self.seating is not None:
+            self.watch_table()
+            self.set_interval(1.5, self.watch_table)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n (a new game) at an embedded table; l (the lobby) at a LAN one;
+        a (play again) for a seated player who has not voted yet."""
+        if action == "again":
+            return self.embedded
+        if action == "lobby":
+            return not self.embedded
+        if action == "rematch":
+            return self.seating is not None and not self.voted
+        return True
+
+    def standings(self) -> dict[str, int]:
+        """Player name -> score as shown (for tests)."""
+        table = self.standings_table
+        shown = {}
+        for row in range(table.row_count):
+            _, name, score = table.get_row_at(row)
+            shown[str(name).removesuffix(" ★")] = int(str(score))
+        return shown
+
+    # ------------------------------------------------------------- rematch
+
+    def action_rematch(self) -> None:
+        """a: vote to play again."""
+        if self.seating is not None and not self.voted:
+            self.vote()
+
+    @work(exclusive=True, group="vote")
+    async def vote(self) -> None:
+        """Send this seat's vote; the table restarts if it was the last one."""
+        seating = self.seating
+        assert seating is not None
+        try:
+            table = await self.app.connection(seating.target).rematch(
+                seating.table_id, seating.token
+            )
+        except ServerError as err:
+            self.notify(
+                error_words(err, seating.target), title="Cannot play again", severity="error"
+            )
+            return
+        self.voted = True
+        self.refresh_bindings()
+        self.show_table(table)
+
+    @work(exclusive=True, group="watch")
+    async def watch_table(self) -> None:
+        """The table as the lobby lists it: the votes, or the next game begun."""
+        seating = self.seating
+        assert seating is not None
+        try:
+            tables = await self.app.connection(seating.target).list_tables()
+        except ServerError:
+            return
+        for table in tables:
+            if table.table_id == seating.table_id:
+                self.show_table(table)
+
+    def show_table(self, table: TableInfo) -> None:
+        """Show the votes at ``table``; open the next game once it has begun."""
+        seating = self.seating
+        if seating is None or not self.is_attached:
+            return
+        if not self.games:
+            self.games = table.games
+        self.table = table
+        if table.state is TableState.PLAYING and table.games > self.games:
+            self.next_game()
+            return
+        if table.state is TableState.FINISHED and (table.rematch_votes or self.voted):
+            me = next((s.seat for s in table.seats if s.name == seating.name), -1)
+            self.votes.update(rematch_text(table, me))
+            self.votes.display = True
+
+    def next_game(self) -> None:
+        """Everyone agreed: sit at the same seat for the next game."""
+        seating = self.seating
+        assert seating is not None
+        if not seating.embedded and self.table is not None:
+            seat = next((s.seat for s in self.table.seats if s.name == seating.name), 0)
+            self.app.store.put(seating.target, seating.table_id, seating.name, seating.token, seat)
+        self.app.show_table(replace(seating, last_seq=self.last_seq))
+
+    # ------------------------------------------------------------- leaving
+
+    def action_again(self) -> None:
+        """n: a new game with bots."""
+        if self.embedded:
+            self.app.start_embedded()
+
+    def action_lobby(self) -> None:
+        """l: back to the lobby."""
+        if not self.embedded and self.target:
+            self.app.show_lobby(self.target)
+
+    def action_back(self) -> None:
+        """Esc: look at the table again."""
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)

@@ -1,0 +1,66 @@
+"""``uno bot``: it shows and keeps its seat token, resumes its seat when run
+again, and Ctrl-C ends it with one line (no traceback)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+
+from unoplay.client.sdk import Connection, run_bot
+from unoplay.game import RuleSet, make_bot
+
+WAIT = 60.0  # seconds: upper bound of any single wait
+
+
+async def _uno_bot(server: str, table_id: str, data_dir) -> asyncio.subprocess.Process:
+    env = dict(os.environ, UNOPLAY_DATA_DIR=str(data_dir))
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "unoplay.client.cli",
+        "bot",
+        "--server",
+        server,
+        "--table",
+        table_id,
+        "--name",
+        "Robo",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+
+
+async def test_uno_bot_shows_keeps_and_resumes_its_seat_and_stops_on_ctrl_c(server, tmp_path):
+    async with Connection(server.address) as conn:
+        table = await conn.create_table(seats=2, rules=RuleSet(target_score=0), bot_delay=0.0)
+        ada = await conn.join_table(table.table_id, "Ada")
+        first = await _uno_bot(server.address, table.table_id, tmp_path)
+        assert first.stdout is not None and first.stderr is not None
+        line = (await asyncio.wait_for(first.stdout.readline(), WAIT)).decode()
+        assert "seat 2" in line and "seat token" in line, line
+        token = line.split("seat token ")[1].split()[0]
+        kept = json.loads((tmp_path / "seats.json").read_text())
+        assert [entry["token"] for entry in kept.values()] == [token]
+        first.send_signal(signal.SIGINT)  # Ctrl-C, while it waits for the game
+        _, err = await asyncio.wait_for(first.communicate(), WAIT)
+        said = err.decode().strip().splitlines()
+        assert first.returncode == 130
+        assert len(said) == 1 and "stopped" in said[0] and "Traceback" not in err.decode()
+        # The game starts; run again, it takes the same seat back and plays to the end.
+        ada_plays = asyncio.ensure_future(
+            run_bot(make_bot("greedy"), conn.session(table.table_id, ada.seat_token))
+        )
+        await conn.start_game(table.table_id, ada.seat_token)
+        again = await _uno_bot(server.address, table.table_id, tmp_path)
+        out, err = await asyncio.wait_for(again.communicate(), WAIT)
+        assert again.returncode == 0, err.decode()
+        assert "back" in out.decode() and "already started" not in err.decode()
+        state = await asyncio.wait_for(ada_plays, WAIT)
+        assert state.game_over
+        live = server.lobby.get(table.table_id)
+        assert live.seats[1].name == "Robo" and live.seats[1].bot is None
+        assert json.loads((tmp_path / "seats.json").read_text()) == {}  # the game is over

@@ -1,0 +1,108 @@
+"""The replay viewer: a stored game stepped through on the table board, and
+the list of stored games."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Callable
+
+from unoplay.client.replay import Frames, write_game_list
+from unoplay.client.sdk import Connection, run_bot
+from unoplay.client.tui.replay import ReplayApp
+from unoplay.client.tui.screens.replay import GameListScreen, ReplayScreen
+from unoplay.game import RuleSet, make_bot
+from unoplay.server.service import start_server
+from unoplay.server.storage import GameStore
+
+WAIT = 60.0  # seconds: upper bound of any single wait
+
+
+async def wait_until(pilot, predicate: Callable[[], object], what: str) -> None:
+    """Let the app run until ``predicate()`` is true; fail after :data:`WAIT` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not predicate():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await pilot.pause(0.01)
+
+
+async def _stored_game(tmp_path) -> GameStore:
+    """A game of three bots (Ada, Bob, Cy), played to its end and stored."""
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(seats=3, rules=RuleSet(target_score=0), seed=7)
+            joins = [await conn.join_table(table.table_id, n) for n in ("Ada", "Bob", "Cy")]
+            plays = [
+                asyncio.ensure_future(
+                    run_bot(make_bot("greedy"), conn.session(table.table_id, j.seat_token))
+                )
+                for j in joins
+            ]
+            await conn.start_game(table.table_id, joins[0].seat_token)
+            await asyncio.wait_for(asyncio.gather(*plays), WAIT)
+        await asyncio.wait_for(server.recorder.drain(), WAIT)
+    finally:
+        await server.stop(None)
+    return GameStore(str(path))
+
+
+def _text(app) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_stepping_to_the_end_reproduces_the_stored_scores(tmp_path):
+    store = await _stored_game(tmp_path)
+    record = store.load("last")
+    frames = Frames.of(record)
+    app = ReplayApp(frames)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        screen = app.screen
+        assert screen.at == 0 and "move 0/" in _text(app) and "the deal" in _text(app)
+        for name in ("Ada", "Bob", "Cy"):  # every hand is shown
+            assert f"{name}: " in str(screen.hands.content)
+        await pilot.press("right")
+        assert screen.at == 1 and "move 1/" in _text(app)
+        logged = len(screen.board.game_log.lines)
+        await pilot.press("right", "right", "left")
+        assert screen.at == 2
+        await pilot.press("end")
+        assert screen.at == len(record.actions)
+        view = screen.model.view
+        assert view is not None and tuple(view.scores) == tuple(record.scores)
+        assert "final scores" in _text(app)
+        assert len(screen.board.game_log.lines) > logged  # the log is in step
+        await pilot.press("home")
+        assert screen.at == 0
+        await pilot.press("tab")  # Ada's own view: her hand, no one else's
+        assert screen.seat == 0 and screen.board.hand.display and not screen.hands.display
+        assert screen.board.hand.cards == frames.frames[0].views[0].hand
+        await pilot.press("q")
+    store.close()
+
+
+async def test_the_list_of_games_has_a_header_date_and_winner_and_opens_one(tmp_path):
+    store = await _stored_game(tmp_path)
+    games = store.games()
+    buffer = io.StringIO()
+    write_game_list(games, buffer)
+    listing = buffer.getvalue().splitlines()
+    assert listing[0].split()[:3] == ["Game", "Date", "Table"] and "Winner" in listing[0]
+    winner = games[0]["players"][games[0]["winners"][0]]["name"]
+    assert winner in listing[1] and games[0]["table_id"] in listing[1]
+
+    def load(game_id: int) -> Frames:
+        return Frames.of(store.load(game_id))
+
+    app = ReplayApp(games=games, load=load)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list")
+        assert "Winner" in _text(app) and winner in _text(app)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list again")
+    store.close()
