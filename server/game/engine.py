@@ -786,10 +786,7 @@ class GameState:
         if rank == WD4:
             self._wd4_guilty = self._guilty(hand, top)
         if extra:  # section 8: several cards; the one of the colour in force goes on top
-            laid = (card, *extra)
-            if not IS_WILD[card]:
-                on_top = [c for c in laid if COLOUR[c] == colour][-1]
-                laid = tuple(c for c in laid if c != on_top) + (on_top,)
+            laid = house.laid_in_order(card, extra, colour)
             for c in laid:
                 hand.remove(c)
             self._discard += laid
