@@ -9,6 +9,20 @@
 
 cimport cython
 
+# Module constants (imported by engine.py from cards, actions, hotpath...) as
+# C values: a rank compared with SKIP is then a C comparison, a phase test a
+# pointer comparison, a table lookup an index into a known tuple.
+cdef int NONE, DECK_SIZE, WILD, EVERYONE, HAND_SIZE
+cdef int SKIP, REVERSE, DRAW_TWO, WILD_RANK, WD4
+cdef tuple COLOUR, RANK, IS_NUMBER, IS_WILD, CLASSIC_POINTS, STANDARD_POINTS
+cdef object CHOOSE_COLOUR, PLAYING, DRAWN, PENALTY, ROUND_OVER
+cdef object KIND_PLAY, KIND_DRAW, DRAW_ACTION
+cdef object EV_DREW, EV_DREW_CARDS, EV_HAND_DEALT, EV_PLAYED, EV_CHALLENGED, EV_HAND_SHOWN
+cdef object EV_PENALTY_ACCEPTED, EV_RESHUFFLED, EV_UNO_CAUGHT
+cdef object new_event
+cdef tuple TURN, SKIPPED, UNO_CALLED, KEPT, PLAYED, DREW, DREW_ONE, STARTER_FLIPPED, FITS
+cdef dict DIRECTION_CHANGED
+
 
 @cython.final
 cdef class GameState:
@@ -56,7 +70,7 @@ cdef class GameState:
     @cython.locals(m=Py_ssize_t, low=Py_ssize_t)
     cdef list _pop_cards(self, Py_ssize_t k)
 
-    @cython.locals(hand=list, fits=tuple, table=tuple, acts=list, caught=int)
+    @cython.locals(hand=list, fits=tuple, table=tuple, acts=list, caught=int, c=int)
     cpdef list legal_actions(self, int seat)
 
     cpdef list apply(self, int seat, object action)

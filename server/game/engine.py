@@ -59,10 +59,15 @@ from .hotpath import (
     DRAWN,
     DREW,
     DREW_ONE,
+    EV_CHALLENGED,
     EV_DREW,
     EV_DREW_CARDS,
     EV_HAND_DEALT,
+    EV_HAND_SHOWN,
+    EV_PENALTY_ACCEPTED,
     EV_PLAYED,
+    EV_RESHUFFLED,
+    EV_UNO_CAUGHT,
     FITS,
     HAND_SIZE,
     KEPT,
@@ -995,8 +1000,8 @@ class GameState:
         by = self._wd4_by
         guilty = self._wd4_guilty
         events = [
-            Event(E.CHALLENGED, seat, target=by, value=int(guilty)),
-            Event(E.HAND_SHOWN, by, audience=seat, cards=self._wd4_hand),
+            new_event((EV_CHALLENGED, seat, EVERYONE, (), 0, NONE, by, int(guilty))),
+            new_event((EV_HAND_SHOWN, by, seat, self._wd4_hand, 0, NONE, NONE, 0)),
         ]
         pending = self._pending
         self._clear_penalty()
@@ -1019,7 +1024,7 @@ class GameState:
         self._require_turn(seat, PENALTY, Reason.NOTHING_TO_ACCEPT, "there is no penalty to accept")
         self._catchable = NONE
         pending = self._pending
-        events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
+        events = [new_event((EV_PENALTY_ACCEPTED, seat, EVERYONE, (), pending, NONE, NONE, 0))]
         self._clear_penalty()
         self._draw_cards(seat, pending, events)
         events.append(SKIPPED[seat])
@@ -1040,7 +1045,7 @@ class GameState:
                 )
             self._uno[seat] = True
             self._catchable = NONE
-            return [Event(E.UNO_CALLED, seat)]
+            return [UNO_CALLED[seat]]
         penalty = self.rules.false_uno_penalty
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
@@ -1067,7 +1072,7 @@ class GameState:
         if self._catchable != target:
             raise IllegalAction(Reason.CATCH_TOO_LATE, "too late: the next player began their turn")
         self._catchable = NONE
-        events = [Event(E.UNO_CAUGHT, seat, target=target)]
+        events = [new_event((EV_UNO_CAUGHT, seat, EVERYONE, (), 0, NONE, target, 0))]
         self._draw_cards(target, self.rules.uno_penalty, events)
         return events
 
@@ -1128,7 +1133,9 @@ class GameState:
                     self._draw = discard[:-1]
                     self._unshuffled = len(self._draw)
                     del discard[:-1]
-                    events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
+                    events.append(
+                        new_event((EV_RESHUFFLED, NONE, EVERYONE, (), len(self._draw), NONE, NONE, 0))
+                    )
                     got += self._pop_cards(k - len(got))
         n = len(got)
         events.append(
