@@ -96,12 +96,12 @@ cdef class GameState:
 
     cpdef _clear_penalty(self)
 
-    @cython.locals(ring=list)
+    @cython.locals(ring=list, at=int)
     cpdef int _step(self, int seat, int k)
 
     cpdef _reverse(self, list events)
 
-    @cython.locals(ring=list, nxt=int)
+    @cython.locals(ring=list, nxt=int, at=int)
     cdef _pass_turn(self, int seat, list events)
 
     cdef bint _can_draw(self)

@@ -1094,7 +1094,8 @@ class GameState:
     def _step(self, seat: int, k: int) -> int:
         """The seat ``k`` places after ``seat`` in the direction of play, among seats in play."""
         ring = self._ring
-        return ring[(self._pos[seat] + self._direction * k) % len(ring)]
+        at = self._pos[seat]
+        return ring[(at + self._direction * k) % len(ring)]
 
     def _reverse(self, events: list[Event]) -> None:
         self._direction = -self._direction
@@ -1102,7 +1103,8 @@ class GameState:
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
         ring = self._ring  # self._step(seat, 1), inlined: every draw and keep passes here
-        nxt = ring[(self._pos[seat] + self._direction) % len(ring)]
+        at = self._pos[seat]
+        nxt = ring[(at + self._direction) % len(ring)]
         self._phase = PLAYING
         self._current = nxt
         events.append(TURN[nxt])
@@ -1134,7 +1136,9 @@ class GameState:
                     self._unshuffled = len(self._draw)
                     del discard[:-1]
                     events.append(
-                        new_event((EV_RESHUFFLED, NONE, EVERYONE, (), len(self._draw), NONE, NONE, 0))
+                        new_event(
+                            (EV_RESHUFFLED, NONE, EVERYONE, (), len(self._draw), NONE, NONE, 0)
+                        )
                     )
                     got += self._pop_cards(k - len(got))
         n = len(got)
@@ -1142,7 +1146,7 @@ class GameState:
             DREW[seat][n] if n < 9 else new_event((EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0))
         )
         if got:
-            self._hands[seat] += got
+            self._hands[seat].extend(got)
             self._uno[seat] = False
             if self._catchable == seat:
                 self._catchable = NONE

@@ -96,7 +96,7 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
                         colours = [NONE]
                 swaps = rank in (5, 7) and left > 0
                 for colour in colours:
-                    for uno in (False, True) if left == 1 else (False,):
+                    for uno in [False, True] if left == 1 else [False]:
                         for target in targets if swaps else (NONE,):
                             action = A.play(
                                 card, None if colour == NONE else colour, uno, target, extra
