@@ -16,7 +16,7 @@ cdef int NONE, DECK_SIZE, WILD, EVERYONE, HAND_SIZE
 cdef int SKIP, REVERSE, DRAW_TWO, WILD_RANK, WD4
 cdef tuple COLOUR, RANK, IS_NUMBER, IS_WILD, CLASSIC_POINTS, STANDARD_POINTS
 cdef object CHOOSE_COLOUR, PLAYING, DRAWN, PENALTY, ROUND_OVER
-cdef object KIND_PLAY, KIND_DRAW, DRAW_ACTION
+cdef object KIND_PLAY, KIND_DRAW
 cdef object EV_DREW, EV_DREW_CARDS, EV_HAND_DEALT, EV_PLAYED, EV_CHALLENGED, EV_HAND_SHOWN
 cdef object EV_PENALTY_ACCEPTED, EV_RESHUFFLED, EV_UNO_CAUGHT
 cdef object new_event
@@ -36,7 +36,6 @@ cdef class GameState:
     cdef public list _discard
     cdef public list _draw
     cdef public int _drawn
-    cdef public int _false_uno
     cdef public bint _first_play
     cdef public tuple _fits
     cdef public tuple _game_winners
