@@ -66,6 +66,9 @@ cdef class GameState:
     cdef public object rules
     cdef public object seed
 
+    @cython.locals(other=GameState)
+    cpdef GameState clone(self)
+
     @cython.locals(m=Py_ssize_t, low=Py_ssize_t)
     cdef list _pop_cards(self, Py_ssize_t k)
 

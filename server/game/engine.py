@@ -340,19 +340,50 @@ class GameState:
         return game
 
     def clone(self) -> GameState:
-        """An independent copy (same future chance outcomes), for search bots."""
+        """An independent copy (same future chance outcomes), for search bots.
+
+        Cheap: the lists are copied, every other attribute is an immutable value
+        shared by both (a search clones once per iteration)."""
         other = GameState.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(other, name, getattr(self, name))
+        other.players = self.players
+        other.rules = self.rules
+        other.seed = self.seed
         other._rng = self._rng.copy()
         other._hands = [h[:] for h in self._hands]
         other._draw = self._draw[:]
+        other._unshuffled = self._unshuffled
         other._discard = self._discard[:]
+        other._colour = self._colour
+        other._fits = self._fits
+        other._start_direction = self._start_direction
+        other._direction = self._direction
+        other._current = self._current
+        other._phase = self._phase
+        other._pending = self._pending
+        other._drawn = self._drawn
         other._uno = self._uno[:]
+        other._catchable = self._catchable
+        other._wd4_by = self._wd4_by
+        other._wd4_guilty = self._wd4_guilty
+        other._wd4_hand = self._wd4_hand
+        other._after_choice = self._after_choice
         other._scores = self._scores[:]
         other._ring = self._ring[:]
         other._pos = self._pos[:]
         other._out = self._out[:]
+        other._dealer = self._dealer
+        other._round = self._round
+        other._round_winner = self._round_winner
+        other._game_winners = self._game_winners
+        other._points = self._points
+        other._plays = self._plays
+        other._plays_uno = self._plays_uno
+        other._house = self._house
+        other._defer_draws = self._defer_draws
+        other._plain = self._plain
+        other._strict = self._strict
+        other._stack_rank = self._stack_rank
+        other._first_play = self._first_play
         return other
 
     def _pop_cards(self, k: int) -> list[int]:

@@ -39,3 +39,19 @@ def test_a_state_is_the_same_value_in_either_build():
     clone._current = (clone._current + 1) % 3
     assert state.scores == (0, 0, 0) and clone.scores == (7, 0, 0)
     assert clone.current != state.current
+
+
+def test_a_clone_copies_every_attribute_and_shares_no_mutable_one():
+    """clone() lists the attributes by hand (it is on the search bots' hot path):
+    none may be forgotten when GameState gains one."""
+    state, _ = GameState.new(4, RuleSet(), seed="clone")
+    clone = state.clone()
+    for name in GameState.__slots__:
+        mine, theirs = getattr(state, name), getattr(clone, name)
+        if isinstance(mine, list):
+            assert mine == theirs and mine is not theirs, name
+        elif name == "_rng":
+            assert mine is not theirs and mine.getstate() == theirs.getstate()
+        else:
+            assert mine is theirs or mine == theirs, name
+    assert all(a is not b for a, b in zip(state._hands, clone._hands, strict=True))
