@@ -302,9 +302,19 @@ def _match(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if not 0 <= args.window_ms <= MAX_WINDOW_MS:
         raise SystemExit(f"uno match: --window-ms must be 0..{MAX_WINDOW_MS}")
+    if args.offline and (args.seat or args.server):
+        raise SystemExit("uno match: --offline plays built-in bots only, without a server")
     if args.json:
         report = asyncio.run(
-            run_match(entrants, args.games, args.seed, rules, args.server, window_ms=args.window_ms)
+            run_match(
+                entrants,
+                args.games,
+                args.seed,
+                rules,
+                args.server,
+                window_ms=args.window_ms,
+                offline=args.offline,
+            )
         )
         print(json.dumps(report, indent=2))
         return 0
@@ -319,6 +329,7 @@ def _match(args: argparse.Namespace) -> int:
                 args.server,
                 progress=lambda done: progress.update(task, completed=done),
                 window_ms=args.window_ms,
+                offline=args.offline,
             )
         )
     print_report(report)
@@ -533,6 +544,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="each table's out-of-turn window in ms, 0..5000 (default 0: none)",
     )
     match.add_argument("--json", action="store_true", help="print JSON for machines")
+    match.add_argument(
+        "--offline",
+        action="store_true",
+        help="play the built-in bots in this process, without a server (same deals, faster)",
+    )
     match.set_defaults(func=_match)
 
     bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")

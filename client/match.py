@@ -34,6 +34,8 @@ class Entrant:
     games: int = 0
     wins: float = 0.0  # a tie for first place shares the win
     total_score: int = 0
+    decisions: int = 0  # searches made by a search bot (ismcts), and their time
+    seconds: float = 0.0
 
     @property
     def win_rate(self) -> float:
@@ -115,11 +117,13 @@ async def play_one(
     )
     joins = [await conn.join_table(table.table_id, entrants[e].label) for e in order]
     tasks = []
+    bots = []
     for seat, e in enumerate(order):
         entrant = entrants[e]
         token = joins[seat].seat_token
         if entrant.kind:
-            bot = make_bot(entrant.kind, seed=seed * 31 + seat)
+            bot = make_bot(entrant.kind, seed=seed * 31 + seat, rules=rules)
+            bots.append((e, bot))
             tasks.append(asyncio.create_task(run_bot(bot, conn.session(table.table_id, token))))
         else:
             tasks.append(
@@ -127,6 +131,7 @@ async def play_one(
             )
     await conn.start_game(table.table_id, joins[0].seat_token)
     await asyncio.wait_for(asyncio.gather(*tasks), GAME_TIMEOUT)
+    _count_searches(entrants, bots)
     final = next(t for t in await conn.list_tables() if t.table_id == table.table_id)
     scores = tuple(final.scores)
     if rules.scoring.value == "penalty":
@@ -134,6 +139,36 @@ async def play_one(
     else:
         best = max(scores)
     return scores, tuple(s for s, v in enumerate(scores) if v == best)
+
+
+def play_offline(
+    entrants: list[Entrant], order: list[int], rules: RuleSet, seed: int
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One game of built-in bots in this process, without a server
+    (:func:`unoplay.game.bots.play_game`): the same bots, seeds and deal as
+    :func:`play_one`, much faster. Returns (scores per seat, winning seats:
+    none when the game was capped)."""
+    from unoplay.game.bots import play_game
+
+    if any(not entrants[e].kind for e in order):
+        raise ValueError("--offline plays built-in bots only (no --seat)")
+    bots = [
+        make_bot(entrants[e].kind, seed=seed * 31 + s, rules=rules) for s, e in enumerate(order)
+    ]
+    state = play_game(bots, rules, seed)
+    outcome = state.outcome()
+    assert outcome is not None
+    _count_searches(entrants, list(zip(order, bots, strict=True)))
+    return outcome.scores, outcome.winners
+
+
+def _count_searches(entrants: list[Entrant], bots: list) -> None:
+    """Add the searches of a game's search bots (``(entrant, bot)`` pairs;
+    a bot with ``decisions`` and ``seconds``, as ismcts) to their entrants."""
+    for e, bot in bots:
+        if hasattr(bot, "seconds"):
+            entrants[e].decisions += bot.decisions
+            entrants[e].seconds += bot.seconds
 
 
 def _ratings(
@@ -161,12 +196,25 @@ async def run_match(
     server: str | None = None,
     progress=None,
     window_ms: int = 0,
+    offline: bool = False,
 ) -> dict:
-    """Play ``games`` games, rotating seats each game. With no ``server``,
+    """Play ``games`` games, rotating seats each game. ``offline``: in this
+    process without a server (:func:`play_offline`). With no ``server``,
     starts an embedded one on loopback. ``window_ms`` is each table's
     out-of-turn window (default 0, none: bots react in milliseconds, and a
     window would only slow the games down). Returns the report as a dict."""
     embedded = None
+    if offline:
+        results = []
+        n = len(entrants)
+        for g in range(games):
+            order = [(g + s) % n for s in range(n)]
+            scores, winners = play_offline(entrants, order, rules, seed + g)
+            _tally(entrants, order, scores, winners)
+            results.append((order, scores, winners))
+            if progress:
+                progress(g + 1)
+        return _report(entrants, results, games, seed, rules)
     if server is None:
         from unoplay.server.service import start_server
 
@@ -183,22 +231,35 @@ async def run_match(
                     conn, server, entrants, order, rules, seed + g, window_ms
                 )
                 results.append((order, scores, winners))
-                for seat, e in enumerate(order):
-                    entrants[e].games += 1
-                    entrants[e].total_score += scores[seat]
-                    if seat in winners:
-                        entrants[e].wins += 1 / len(winners)
+                _tally(entrants, order, scores, winners)
                 if progress:
                     progress(g + 1)
     finally:
         if embedded:
             await embedded.stop(None)
+    return _report(entrants, results, games, seed, rules)
+
+
+def _tally(
+    entrants: list[Entrant], order: list[int], scores: tuple[int, ...], winners: tuple[int, ...]
+) -> None:
+    """Count one game's result for each entrant (a tie for first shares the win)."""
+    for seat, e in enumerate(order):
+        entrants[e].games += 1
+        entrants[e].total_score += scores[seat]
+        if seat in winners:
+            entrants[e].wins += 1 / len(winners)
+
+
+def _report(entrants: list[Entrant], results: list, games: int, seed: int, rules: RuleSet) -> dict:
+    """The match report (a dict, as ``--json`` prints it)."""
     ratings = _ratings(entrants, results)
-    report = {"games": games, "seed": seed, "rules": rules.to_dict(), "entrants": []}
+    rows: list[dict] = []
+    report = {"games": games, "seed": seed, "rules": rules.to_dict(), "entrants": rows}
     for e in entrants:
         low, high = wilson_interval(e.wins, e.games)
         mu, sigma, ordinal = ratings[e.label]
-        report["entrants"].append(
+        rows.append(
             {
                 "label": e.label,
                 "kind": e.kind or " ".join(e.command),
@@ -210,6 +271,7 @@ async def run_match(
                 "rating_mu": mu,
                 "rating_sigma": sigma,
                 "rating": ordinal,
+                "ms_per_decision": 1000 * e.seconds / e.decisions if e.decisions else None,
             }
         )
     return report
@@ -232,10 +294,11 @@ def print_report(report: dict, file=sys.stdout) -> None:
         f"{' (' + ', '.join(changed) + ')' if changed else ''}, {target}",
         caption="mean score: lower is better (penalty scoring)" if lowest else None,
     )
-    for col in ("seat player", "wins", "win rate", "95% CI", "mean score", "rating"):
+    for col in ("seat player", "wins", "win rate", "95% CI", "mean score", "rating", "ms/search"):
         table.add_column(col, justify="right" if col != "seat player" else "left")
     for e in report["entrants"]:
         low, high = e["ci95"]
+        ms = e.get("ms_per_decision")
         table.add_row(
             e["label"],
             f"{e['wins']:g}",
@@ -243,5 +306,6 @@ def print_report(report: dict, file=sys.stdout) -> None:
             f"{low:.1%}..{high:.1%}",
             f"{e['mean_score']:.1f}",
             f"{e['rating']:.2f}",
+            "" if ms is None else f"{ms:.1f}",
         )
     Console(file=file).print(table)

@@ -172,7 +172,7 @@ class DealRandom(random.Random):
 # (deals.pxd) runs them on C integers; plain Python runs them as written.
 
 
-def _steps(rng: DealRandom, items: list, start: int, stop: int) -> None:
+def _steps(rng: DealRandom, items: list[int], start: int, stop: int) -> None:
     """:meth:`DealRandom.shuffle_steps`: for ``i`` from ``start - 1`` down to
     ``stop``, swap ``items[i]`` with ``items[(w * (i + 1)) >> 32]``, ``w`` the next word."""
     words = rng._words
