@@ -93,7 +93,13 @@ def _serve(args: argparse.Namespace) -> int:
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
         log.info("finished games are stored in %s", path)
-    limits = Limits(max_tables=args.max_tables)
+    from unoplay.game import BOT_KINDS
+
+    if args.stand_in not in BOT_KINDS:
+        raise SystemExit(
+            f"uno serve: unknown bot kind {args.stand_in!r}; known: {', '.join(BOT_KINDS)}"
+        )
+    limits = Limits(max_tables=args.max_tables, stand_in=args.stand_in)
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -457,6 +463,11 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
     serve.add_argument(
         "--max-tables", type=int, default=1000, help="tables waiting or playing at once"
+    )
+    serve.add_argument(
+        "--stand-in",
+        default="greedy",
+        help="bot kind that plays for an away player or a seat given up (greedy, ismcts, random)",
     )
     serve.add_argument(
         "--web",

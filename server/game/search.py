@@ -11,13 +11,17 @@ with ``known``. Every other card is dealt at random from the cards the seat
 has not seen, and the sampled position's own future chance (reshuffles) is
 seeded from ``rng`` too, so it holds nothing of the real deck's order.
 
-:class:`IsmctsBot` is single-observer information-set Monte Carlo tree
-search (Cowling, Powley and Whitehouse, 2012): each iteration samples a
-determinisation, walks one tree shared by all of them (actions keyed by card
-kind, not card id, so the two red 7s of two samples are one move), expands
-one move, plays the round out with a light random policy and backs up who
-went out first. Its budget per decision is a number of iterations, a number
-of milliseconds, or both (whichever ends first).
+:class:`IsmctsBot` is information-set Monte Carlo search (Cowling, Powley
+and Whitehouse, 2012) over those samples: every iteration samples a
+determinisation and plays rounds out from it with a fast greedy-like policy
+(:func:`rollout_move`), scoring who goes out first. By default
+(``max_depth=1``) it searches the root only, every move on the same sample
+with the same random numbers, and keeps greedy's move unless the samples
+show another is better by ``margin`` standard errors; with ``max_depth`` above
+1 it grows one single-observer tree shared by all samples (UCB1 with
+availability counts; moves keyed by mover and card kind, not card id, so the
+two red 7s of two samples are one move). Its budget per decision is a number
+of iterations (samples), of milliseconds, or both (whichever ends first).
 
 >>> from unoplay.game import GameState, RuleSet
 >>> from unoplay.game.search import IsmctsBot, determinize
@@ -37,11 +41,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from .actions import NONE, Action, ActionKind
 from .bots import Bot, GreedyBot, seat_after
 from .cards import COLOUR, DECK_SIZE, RANK, WILD
+from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
 from .engine import GameState
 from .rules import OFFICIAL, GameFormat, RuleSet
@@ -51,6 +56,11 @@ _PLAY = ActionKind.PLAY
 _CATCH = ActionKind.CATCH
 _CALL_UNO = ActionKind.CALL_UNO
 _WILD_RANK = 13
+_ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
+
+#: Samples per decision when no budget is given: about 30-60 ms a decision
+#: on this project's 2-core machine (pure Python, 2-4 seats).
+DEFAULT_ITERATIONS = 60
 
 #: A card's kind 0..53: colour * 13 + rank for the coloured cards, 52 Wild, 53
 #: Wild Draw Four. Two cards of one kind play alike.
@@ -186,6 +196,51 @@ def settle(state: GameState) -> None:
                     break
 
 
+def rollout_move(state: GameState, seat: int, rng: random.Random) -> Action:
+    """A fast greedy-like move for a playout (the order of
+    :class:`~.bots.GreedyBot`, without building a view), from ``seat``'s
+    :func:`turn_moves`: a coloured card before a Wild before a Wild Draw Four;
+    among coloured cards an attack (Draw Two, Skip, Reverse) when the next
+    seat holds 2 cards or fewer, then more cards laid, then leaving the
+    colour held most in force, then more points; a wild names the colour
+    held most. With no play, a uniform choice (draw, keep, accept, challenge)."""
+    moves = turn_moves(state, seat)
+    hand = state._hands[seat]
+    counts = [0, 0, 0, 0, 0]
+    for c in hand:
+        counts[COLOUR[c]] += 1
+    nxt = state._step(seat, 1)
+    attack = len(state._hands[nxt]) <= 2
+    best, best_key = None, None
+    wild = None
+    for a in moves:
+        if a.kind is not _PLAY:
+            continue
+        card = a.card
+        rank = RANK[card]
+        if rank >= _WILD_RANK:
+            if wild is None or rank < RANK[wild.card]:
+                wild = a
+            continue
+        key = (
+            _ATTACK.get(rank, 0) if attack else 0,
+            len(a.extra),
+            counts[COLOUR[card]],
+            POINTS[card],
+        )
+        if best_key is None or key > best_key:
+            best, best_key = a, key
+    if best is not None:
+        return best
+    if wild is not None:
+        colour = max(range(4), key=counts.__getitem__)
+        for a in moves:
+            if a.kind is _PLAY and a.card == wild.card and a.colour in (colour, NONE):
+                return a
+        return wild
+    return moves[int(rng.random() * len(moves))]
+
+
 class _Node:
     """One edge's statistics in the shared tree: who moved (``seat``), how
     often the edge was taken (``visits``) and available (``avail``), and the
@@ -206,13 +261,21 @@ class IsmctsBot(Bot):
     """Information-set MCTS (single observer) on the bot's turns; out of turn
     (catches, its own UNO call, jump-ins) it acts as :class:`~.bots.GreedyBot`.
 
-    Budget per decision: ``iterations`` (default 300 when ``time_ms`` is not
-    given) and/or ``time_ms`` milliseconds (wall clock, whichever ends
-    first). ``rules`` are the table's (default official): the view does not
-    carry them. ``exploration`` is UCB1's constant; ``rollout_cap`` bounds a
+    Budget per decision: ``iterations`` (samples; default
+    :data:`DEFAULT_ITERATIONS` when ``time_ms`` is not given) and/or
+    ``time_ms`` milliseconds (wall clock, whichever ends first; at least one
+    sample). ``rules`` are the table's (default official): the view does not
+    carry them. ``max_depth`` and ``margin``: see the module docstring.
+    ``rollout``: ``"fast"`` (:func:`rollout_move`) or ``"greedy"`` (a
+    :class:`~.bots.GreedyBot` on every seat's view: its exact opponent model
+    against greedy, about 3x slower).
+    ``exploration`` is UCB1's constant (the tree search); ``rollout_cap`` bounds a
     playout in actions (a playout that reaches it scores each seat by how
-    few cards it holds). ``seed`` makes it replayable under an iteration
-    budget. ``decisions`` and ``seconds`` count its searches and their time.
+    few cards it holds). Raises ValueError for an unknown ``rollout``.
+    ``seed`` makes it replayable under an iteration
+    budget. ``clock`` (seconds, default ``time.perf_counter``) is the one
+    clock of the game package: only a ``time_ms`` budget and the
+    ``decisions``/``seconds`` counters of its searches read it.
     """
 
     name = "ismcts"
@@ -227,13 +290,23 @@ class IsmctsBot(Bot):
         time_ms: float | None = None,
         exploration: float = 0.7,
         rollout_cap: int = 400,
+        max_depth: int = 1,
+        margin: float = 2.0,
+        rollout: str = "fast",
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
         self.rules = rules or OFFICIAL
-        self.iterations = iterations if iterations is not None or time_ms else 300
+        self.iterations = iterations if iterations is not None or time_ms else DEFAULT_ITERATIONS
         self.time_ms = time_ms
         self.exploration = exploration
         self.rollout_cap = rollout_cap
+        self.max_depth = max_depth
+        self.margin = margin
+        if rollout not in ("fast", "greedy"):
+            raise ValueError(f"rollout must be 'fast' or 'greedy', not {rollout!r}")
+        self._rollout_bot = GreedyBot(seed) if rollout == "greedy" else None
+        self.clock = clock
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
@@ -251,26 +324,84 @@ class IsmctsBot(Bot):
         by_key = {move_key(a): a for a in moves}
         if len(by_key) <= 1:
             return moves[0] if moves else self._greedy.decide(view, legal)
-        start = time.perf_counter()
-        root = self._search(view, by_key)
+        start = self.clock()
+        if self.max_depth <= 1:
+            base = self._greedy.decide(view, legal)
+            base_key = move_key(base) if base is not None else next(iter(by_key))
+            if base_key not in by_key:
+                return base
+            choice = self._paired(view, by_key, base_key)
+        else:
+            root = self._search(view, by_key)
+            visits = {k: node.visits for (_, k), node in root.children.items() if k in by_key}
+            choice = max(visits, key=visits.__getitem__)
         self.decisions += 1
-        self.seconds += time.perf_counter() - start
-        visits = {k: node.visits for (_, k), node in root.children.items() if k in by_key}
-        return by_key[max(visits, key=visits.__getitem__)]
+        self.seconds += self.clock() - start
+        return by_key[choice]
+
+    def _budget(self) -> Callable[[int], bool]:
+        """Whether iteration ``done`` (0-based) may start, under the budget."""
+        clock, limit = self.clock, self.iterations
+        deadline = None if not self.time_ms else clock() + self.time_ms / 1000
+        return lambda done: (
+            (limit is None or done < limit)
+            and (deadline is None or done == 0 or clock() < deadline)
+        )
+
+    def _paired(self, view: PlayerView, allowed: Mapping[_Key, Action], base: _Key) -> _Key:
+        """The depth-1 search: every iteration samples one determinisation and
+        plays each root move out from it with the same random numbers, so the
+        moves are compared on the same hidden cards (common random numbers:
+        a far smaller error than one move per sample). It keeps ``base``
+        (greedy's move) unless another move's mean paired gain over it is
+        above ``margin`` standard errors: the search only overrides the
+        heuristic where the samples show it is wrong."""
+        rng, rules, seat = self.rng, self.rules, view.seat
+        out = len(view.out_seats)
+        gain = dict.fromkeys(allowed, 0.0)
+        square = dict.fromkeys(allowed, 0.0)
+        more = self._budget()
+        done = 0
+        while more(done):
+            sample = determinize(view, rules, rng)
+            stream = rng.getrandbits(32)
+            result = {}
+            for key, action in allowed.items():
+                state = sample.clone()
+                state.apply(seat, action)
+                settle(state)
+                result[key] = self._playout(state, out, random.Random(stream))[seat]
+            for key, value in result.items():
+                d = value - result[base]
+                gain[key] += d
+                square[key] += d * d
+            done += 1
+        best, best_z = base, self.margin
+        for key in allowed:
+            if gain[key] <= 0:
+                continue
+            variance = square[key] / done - (gain[key] / done) ** 2
+            z = (gain[key] / done) / math.sqrt(max(variance, 1e-9) / done)
+            if z > best_z:
+                best, best_z = key, z
+        return best
 
     def _search(self, view: PlayerView, allowed: Mapping[_Key, Action]) -> _Node:
+        """The tree search (``max_depth`` above 1): one shared tree over
+        every sample, UCB1 with availability counts (Cowling et al.)."""
         rng, rules, c = self.rng, self.rules, self.exploration
         root = _Node(NONE)
-        deadline = None if not self.time_ms else time.perf_counter() + self.time_ms / 1000
-        limit = self.iterations
+        more = self._budget()
         done = 0
-        while (limit is None or done < limit) and (
-            deadline is None or time.perf_counter() < deadline
-        ):
+        while more(done):
             done += 1
             state = determinize(view, rules, rng)
             node, path = root, [root]
-            while state.phase < Phase.ROUND_OVER and len(state._out) == len(view.out_seats):
+            while (
+                state.phase < Phase.ROUND_OVER
+                and len(state._out) == len(view.out_seats)
+                and len(path) <= self.max_depth
+            ):
                 mover = state.current
                 moves = turn_moves(state, mover)
                 if node is root:
@@ -299,27 +430,27 @@ class IsmctsBot(Bot):
                 state.apply(mover, keyed[best_key])
                 settle(state)
                 path.append(node)
-            rewards = self._playout(state, len(view.out_seats))
+            rewards = self._playout(state, len(view.out_seats), rng)
             for node in path:
                 node.visits += 1
                 if node.seat >= 0:
                     node.reward += rewards[node.seat]
         return root
 
-    def _playout(self, state: GameState, out_before: int) -> list[float]:
-        """Play the round out from ``state`` by a light random policy (a play
-        rather than a draw, a coloured card rather than a wild); per seat 1.0 for whoever goes out
+    def _playout(self, state: GameState, out_before: int, rng: random.Random) -> list[float]:
+        """Play the round out from ``state`` by :func:`rollout_move`; per seat 1.0 for whoever goes out
         first (and a partner under ``format=teams``), else 0.0."""
-        rng = self.rng
         n = state.players
         for _ in range(self.rollout_cap):
             if state.phase >= Phase.ROUND_OVER or len(state._out) > out_before:
                 break
             mover = state.current
-            moves = turn_moves(state, mover)
-            plays = [a for a in moves if a.kind is _PLAY]
-            pick = [a for a in plays if RANK[a.card] < _WILD_RANK] or plays or moves
-            state.apply(mover, pick[int(rng.random() * len(pick))])
+            if self._rollout_bot is not None:
+                legal = state.legal_actions(mover)
+                move = self._rollout_bot.decide(state.view(mover), legal) or legal[0]
+            else:
+                move = rollout_move(state, mover, rng)
+            state.apply(mover, move)
             settle(state)
         winner = state.round_winner
         if len(state._out) > out_before:

@@ -88,3 +88,12 @@ def test_play_game_ends_every_game_and_caps_endless_rounds():
     assert state.outcome() is not None and state.outcome().winners
     capped = play_game([RandomBot(1), RandomBot(2)], RuleSet(), seed="cap", max_round_actions=3)
     assert capped.outcome().winners == () and capped.returns() == (0.0, 0.0)
+
+
+def test_the_module_examples_run():
+    import doctest
+
+    import unoplay.game.search
+
+    result = doctest.testmod(unoplay.game.search)
+    assert result.attempted >= 5 and result.failed == 0
