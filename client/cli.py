@@ -35,6 +35,10 @@ def _bench(args: argparse.Namespace) -> int:
             runs=args.runs, seconds=args.seconds, as_json=quiet, with_rlcard=not args.no_rlcard
         )
     }
+    if args.env:
+        from .envbench import run as run_env
+
+        report["env"] = run_env(runs=args.runs, seconds=args.seconds, as_json=args.json)
     if not args.no_network:
         from .netbench import run as run_network
 
@@ -568,6 +572,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
     bench.add_argument("--no-network", action="store_true", help="skip the loopback server figures")
+    bench.add_argument(
+        "--env",
+        action="store_true",
+        help="also environment steps/s (unoplay.client.env) beside RLCard's UNO environment",
+    )
     bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"

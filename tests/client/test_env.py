@@ -114,3 +114,21 @@ def test_the_gymnasium_wrapper_plays_a_game_against_built_in_bots():
     assert steps > 0
     with pytest.raises(ValueError, match="unknown bot kind"):
         UnoGymEnv(opponents=["clever"])
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    import unoplay.client.env
+
+    result = doctest.testmod(unoplay.client.env)
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_the_learning_example_trains_and_evaluates(capsys):
+    from unoplay.client import learn
+
+    assert learn.main(["--episodes", "20", "--eval", "6", "--block", "10"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("|") == 2 and "trained policy (arg-max) vs random" in out
+    assert "95% CI" in out
