@@ -2,13 +2,14 @@
 the Gymnasium environment (``unoplay/Uno-v0``), with NumPy only, on a CPU in
 minutes. It learns to beat the ``random`` bot in 2-player one-round games.
 
-    python -m unoplay.client.learn --episodes 3000 --eval 400
+    python -m unoplay.client.learn --episodes 600 --eval 400
 
 The policy: logits ``W @ obs + b`` over the dense action index (plus the
 pass), illegal actions masked out, an action sampled from the softmax.
 Each episode is one round against the opponent; its return (1.0 for a
-win, plus the round's points / 100) is credited to every action of the
-episode, less a running-mean baseline. It prints the learning curve (the
+win, plus the round's points / 100) less a running-mean baseline is
+credited to every action of the episode, the update divided by the
+episode's length (a long round, often capped, would otherwise swamp it). It prints the learning curve (the
 win rate over each block of episodes, as a terminal plot) and the final
 win rate of the greedy (arg-max) policy over fresh games with its 95%
 Wilson interval.
@@ -70,7 +71,7 @@ class Curve:
 
 
 def train(
-    episodes: int, opponent: str = "random", seed: int = 0, lr: float = 0.05, block: int = 250
+    episodes: int, opponent: str = "random", seed: int = 0, lr: float = 0.5, block: int = 50
 ) -> tuple[Policy, Curve]:
     """Train a policy for ``episodes`` one-round games against ``opponent``.
     Returns the policy and its learning curve (win rate per ``block`` episodes)."""
@@ -96,11 +97,12 @@ def train(
         wins += total >= 1.0
         advantage = total - baseline
         baseline += 0.02 * (total - baseline)
+        step = lr * advantage / len(steps)  # one episode's update, however long it was
         for x, action, p in steps:
             grad = -p
             grad[action] += 1.0
-            policy.weights += lr * advantage * np.outer(grad, x)
-            policy.bias += lr * advantage * grad
+            policy.weights += step * np.outer(grad, x)
+            policy.bias += step * grad
         if (episode + 1) % block == 0:
             curve.rates.append(wins / block)
             wins = 0
@@ -129,11 +131,11 @@ def evaluate(
 def main(argv: list[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     parser = argparse.ArgumentParser(prog="python -m unoplay.client.learn")
-    parser.add_argument("--episodes", type=int, default=3000)
+    parser.add_argument("--episodes", type=int, default=600)
     parser.add_argument("--eval", type=int, default=400, help="evaluation games")
     parser.add_argument("--opponent", default="random")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--block", type=int, default=250, help="episodes per point of the curve")
+    parser.add_argument("--block", type=int, default=50, help="episodes per point of the curve")
     args = parser.parse_args(argv)
     policy, curve = train(args.episodes, args.opponent, args.seed, block=args.block)
     print("learning curve (win rate while training, sampling):")
