@@ -291,7 +291,7 @@ class IsmctsBot(Bot):
         exploration: float = 0.7,
         rollout_cap: int = 400,
         max_depth: int = 1,
-        margin: float = 2.0,
+        margin: float = 1.0,
         rollout: str = "fast",
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
