@@ -5,20 +5,54 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench play clean proto lint
+.PHONY: install test bench play clean proto lint compiled test-compiled
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[dev,bench]'
+	$(PIP) install --quiet -e '.[dev,bench,rl]'
 	$(PIP) install --quiet -e '.[cluster]' \
 		|| echo "NOTICE: the cluster extra (Ray) did not install: uno match --ray and its test are skipped"
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install the project with its test, bench and cluster (Ray) extras
+install: $(STAMP)  ## create .venv and install the project with its test, bench, rl and cluster (Ray) extras
 
-test: $(STAMP) node-bot go-bot  ## run the whole test suite
+test: $(STAMP) node-bot go-bot  ## run the whole test suite, then the game's tests on the compiled build
 	$(PY) -m pytest
+	@if $(PY) -c "$$C_TOOLCHAIN"; then \
+		$(MAKE) test-compiled; \
+	else \
+		echo "NOTICE: no C compiler or no Python.h for $$($(PY) -c 'import sys; print(sys.executable)'):" \
+			"the compiled engine is not built nor tested (apt-get install gcc python3-dev)"; \
+	fi
+
+# The compiled build (server/_build/backend.py: Cython, from the same .py files
+# and their .pxd) in a venv of its own, installed from a wheel (never in place).
+# Without a C compiler it installs pure Python, and test-compiled then fails
+# on purpose (UNOPLAY_EXPECT_COMPILED); `make test` checks for the toolchain
+# first (C_TOOLCHAIN: a C compiler on PATH and the interpreter's Python.h) and
+# prints a NOTICE instead when it is missing. .ci/run installs gcc and python3-dev.
+define C_TOOLCHAIN
+import os, shutil, sys, sysconfig
+cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+header = os.path.join(sysconfig.get_paths()["include"], "Python.h")
+sys.exit(0 if shutil.which(cc) and os.path.exists(header) else 1)
+endef
+export C_TOOLCHAIN
+VENV_C   ?= .venv-compiled
+STAMP_C  := $(VENV_C)/.installed
+COMPILED_SOURCES := pyproject.toml server/_build/backend.py $(wildcard server/game/*.py server/game/*.pxd)
+
+$(STAMP_C): $(COMPILED_SOURCES)
+	[ -x $(VENV_C)/bin/python ] || $(PYTHON) -m venv $(VENV_C)
+	$(VENV_C)/bin/pip install --quiet --upgrade pip
+	$(VENV_C)/bin/pip install --quiet '.[dev,bench,rl]'
+	touch $(STAMP_C)
+
+compiled: $(STAMP_C)  ## install the compiled engine into .venv-compiled (then: .venv-compiled/bin/uno bench)
+
+test-compiled: $(STAMP_C)  ## run the game's tests (tests/game) on the compiled build
+	UNOPLAY_EXPECT_COMPILED=1 $(VENV_C)/bin/python -m pytest tests/game -p no:cacheprovider
 
 bench: $(STAMP)  ## engine benchmark (rounds/s, actions/s, ratio to RLCard)
 	$(VENV)/bin/uno bench
@@ -27,7 +61,7 @@ play: $(STAMP)  ## play in the terminal: an embedded server, you and three bots
 	$(VENV)/bin/uno play
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build
+	rm -rf $(VENV) $(VENV_C) .pytest_cache .hypothesis build
 
 # mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
 # unoplay.server is server, ...): it checks a tree of links laid out as installed.

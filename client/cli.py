@@ -59,6 +59,10 @@ def _bench(args: argparse.Namespace) -> int:
             runs=args.runs, seconds=args.seconds, as_json=quiet, with_rlcard=not args.no_rlcard
         )
     }
+    if args.env:
+        from .envbench import run as run_env
+
+        report["env"] = run_env(runs=args.runs, seconds=args.seconds, as_json=args.json)
     if not args.no_network:
         from .netbench import run as run_network
 
@@ -160,8 +164,16 @@ def _serve(args: argparse.Namespace) -> int:
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
         log.info("finished games are stored in %s", path)
+    from unoplay.game import BOT_KINDS
+
+    if args.stand_in not in BOT_KINDS:
+        raise SystemExit(
+            f"uno serve: unknown bot kind {args.stand_in!r}; known: {', '.join(BOT_KINDS)}"
+        )
     limits = Limits(
-        max_tables=args.max_tables, max_waiting_tables_per_client=args.max_waiting_per_client
+        max_tables=args.max_tables,
+        max_waiting_tables_per_client=args.max_waiting_per_client,
+        stand_in=args.stand_in,
     )
 
     async def main() -> None:
@@ -568,6 +580,11 @@ def build_parser() -> argparse.ArgumentParser:
         "raise it when many players share an address, as behind uno web)",
     )
     serve.add_argument(
+        "--stand-in",
+        default="greedy",
+        help="bot kind that plays for an away player or a seat given up (greedy, ismcts, random)",
+    )
+    serve.add_argument(
         "--web",
         type=int,
         metavar="PORT",
@@ -644,6 +661,11 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
     bench.add_argument("--no-network", action="store_true", help="skip the loopback server figures")
+    bench.add_argument(
+        "--env",
+        action="store_true",
+        help="also environment steps/s (unoplay.client.env) beside RLCard's UNO environment",
+    )
     bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"

@@ -113,6 +113,10 @@ class Limits:
       the spectators'): the newest messages, so many and at most so many bytes
       (server/streamlog.py); ``finished_log_messages``: what it keeps once the
       game is over and no stream is open.
+    * ``stand_in``: the bot kind (:data:`unoplay.game.BOT_KINDS`) that plays
+      for a person who is away or gave up their seat; ``ismcts`` is stronger
+      than ``greedy`` but thinks for up to a few hundred ms per turn on the
+      server's event loop.
     """
 
     max_tables: int = 1000
@@ -132,6 +136,7 @@ class Limits:
     log_messages: int = 1024
     log_bytes: int = 256 * 1024
     finished_log_messages: int = 64
+    stand_in: str = "greedy"
 
 
 class TokenBucket:

@@ -392,14 +392,14 @@ class Table:
         return self.seats[seat.index] is seat and bool(seat.token) and seat.token == token
 
     def leave(self, token: str) -> None:
-        """Give up a seat: freed while waiting; a greedy bot takes it in a game.
+        """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
         Streams opened with the token end (the service checks :meth:`holds`)."""
         seat = self.seat_for_token(token)
         seat.token = ""
         if self.state is TableState.WAITING:
             self.seats[seat.index] = Seat(seat.index)
         else:  # a bot plays the seat, in this game and any rematch
-            seat.bot = make_bot("greedy")
+            seat.bot = make_bot(self.limits.stand_in, rules=self.rules)
             seat.stand_in = None
             seat.log = StreamLog(seat.index, 0, 0)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
@@ -637,7 +637,7 @@ class Table:
             or self.closing
         ):
             return
-        s.stand_in = make_bot("greedy")
+        s.stand_in = make_bot(self.limits.stand_in, rules=self.rules)
         log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
         self._seats_changed()
         game = self.game

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from unoplay.game.bots import BOT_KINDS, make_bot
+from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).
 LABEL_WIDTH = 40
@@ -118,10 +119,11 @@ def is_plugin(kind: str) -> bool:
     return ":" in kind
 
 
-def new_bot(kind: str, seed: int) -> Any:
-    """A fresh bot of ``kind`` (built-in or ``module:attr``) for one game."""
+def new_bot(kind: str, seed: int, rules: RuleSet | None = None) -> Any:
+    """A fresh bot of ``kind`` (built-in or ``module:attr``) for one game under
+    ``rules`` (a search bot such as ``ismcts`` plays out positions by them)."""
     if not is_plugin(kind):
-        return make_bot(kind, seed=seed)
+        return make_bot(kind, seed=seed, rules=rules)
     factory = load_bot_factory(kind)
     try:
         return factory(seed=seed)

@@ -121,10 +121,18 @@ class BotSeat:
 
     @classmethod
     def start(
-        cls, seat: int, entrant: Entrant, conn: Connection, table_id: str, token: str, seed: int
+        cls,
+        seat: int,
+        entrant: Entrant,
+        conn: Connection,
+        table_id: str,
+        token: str,
+        seed: int,
+        rules: RuleSet,
     ) -> BotSeat:
-        """Seat ``entrant``'s bot, seeded ``seed``, on the table's stream (a task of this loop)."""
-        bot = TimedBot(new_bot(entrant.kind, seed))
+        """Seat ``entrant``'s bot, seeded ``seed``, for a table under ``rules``,
+        on the table's stream (a task of this loop)."""
+        bot = TimedBot(new_bot(entrant.kind, seed, rules))
         task = asyncio.create_task(run_bot(bot, conn.session(table_id, token)))
         return cls(seat, entrant, bot, task)
 
@@ -602,7 +610,13 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                 try:
                     players.append(
                         BotSeat.start(
-                            seat, entrant, conn, table.table_id, tokens[seat], spec.bot_seed(seat)
+                            seat,
+                            entrant,
+                            conn,
+                            table.table_id,
+                            tokens[seat],
+                            spec.bot_seed(seat),
+                            ctx.rules,
                         )
                     )
                 except Exception as err:  # a bot of one's own that cannot be made

@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from .rules import RuleSet
 from .view import Phase, PlayerView
+
+if TYPE_CHECKING:
+    from .engine import GameState
 
 _PLAY = ActionKind.PLAY
 _CATCH = ActionKind.CATCH
@@ -50,6 +55,9 @@ class Bot:
     """
 
     name: str = "bot"
+    #: Whether the kind's constructor takes the table's rules after its seed
+    #: (a search bot simulates them; :func:`make_bot` passes them).
+    needs_rules: bool = False
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """The action to take now, given ``view`` (this seat's information) and
@@ -242,11 +250,16 @@ def _first_turn_action(legal: Sequence[Action]) -> Action:
     return legal[0]
 
 
-BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot}
+# The search bot builds on this module (Bot, GreedyBot): imported once they exist.
+from .search import IsmctsBot  # noqa: E402
+
+BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": IsmctsBot}
 
 
-def make_bot(kind: str, seed: int | None = None) -> Bot:
-    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`) seeded with ``seed``.
+def make_bot(kind: str, seed: int | None = None, rules: RuleSet | None = None) -> Bot:
+    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`) seeded with ``seed``,
+    for a table under ``rules`` (default official; only kinds with
+    ``needs_rules``, such as ``ismcts``, use them).
 
     Raises ValueError naming the known kinds when ``kind`` is unknown.
     """
@@ -256,4 +269,57 @@ def make_bot(kind: str, seed: int | None = None) -> Bot:
         raise ValueError(
             f"unknown bot kind {kind!r}; known kinds: {', '.join(sorted(BOT_KINDS))}"
         ) from None
+    if cls.needs_rules:
+        return cls(seed, rules)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
     return cls(seed)  # type: ignore[call-arg]  # every kind takes a seed
+
+
+def waiting_seats(state: GameState) -> list[int]:
+    """The seats other than the current player's that may act out of turn now
+    (a catch, their own UNO call, a jump-in), from the one after the current
+    player in seat order. The same seats a table's out-of-turn window asks."""
+    n = state.players
+    cur = state.current
+    return [s % n for s in range(cur + 1, cur + n) if state.legal_actions(s % n)]
+
+
+def play_game(
+    bots: Sequence[Bot],
+    rules: RuleSet | None = None,
+    seed: str | int | None = None,
+    max_round_actions: int = 2000,
+) -> GameState:
+    """Play one game between ``bots`` (one per seat) without a server: after
+    every action the seats that may act out of turn (:func:`waiting_seats`)
+    are asked first, in seat order from the current player's, then the
+    current player. A round that reaches ``max_round_actions`` caps the game
+    (RULES.md, "Endless rounds"). Returns the finished state (its
+    ``outcome()``). Raises IllegalAction if a bot answers an illegal action,
+    ValueError if its turn's bot answers None."""
+    from .engine import GameState
+
+    state, _ = GameState.new(len(bots), rules, seed)
+    actions = 0
+    while not state.is_game_over:
+        if state.is_round_over:
+            state.next_round()
+            actions = 0
+            continue
+        if actions >= max_round_actions:
+            state.cap_round(actions)
+            break
+        acted = False
+        for seat in waiting_seats(state):
+            action = bots[seat].decide(state.view(seat), state.legal_actions(seat))
+            if action is not None:
+                state.apply(seat, action)
+                acted = True
+                break
+        if not acted:
+            seat = state.current
+            action = bots[seat].decide(state.view(seat), state.legal_actions(seat))
+            if action is None:
+                raise ValueError(f"{bots[seat].name} at seat {seat} did nothing on its turn")
+            state.apply(seat, action)
+        actions += 1
+    return state

@@ -120,19 +120,14 @@ class DealRandom(random.Random):
         down to ``stop``, swap ``items[i]`` with ``items[below(i + 1)]``. With
         ``start = len(items)`` and ``stop = 0`` it is a whole uniform shuffle;
         the engine shuffles its draw pile lazily, a few positions at a time."""
-        words = self._words
-        for i in range(start - 1, stop - 1, -1):
-            if not words:
-                words = self._refill()
-            j = (words.pop() * (i + 1)) >> 32
-            items[i], items[j] = items[j], items[i]
+        _steps(self, items, start, stop)
 
     def below(self, n: int) -> int:
         """A number in ``0..n-1`` (``1 <= n <= 2**32``) from the next word: ``(w * n) >> 32``.
 
         Its bias is at most ``n / 2**32`` (below 3e-8 for a deck of 108 cards)."""
         words = self._words or self._refill()
-        return (words.pop() * n) >> 32
+        return _scale(words.pop(), n)
 
     def _word(self) -> int:
         words = self._words or self._refill()
@@ -171,6 +166,27 @@ class DealRandom(random.Random):
         other._words = self._words[:]
         other.gauss_next = None
         return other
+
+
+# The two loops of the stream, as functions so that the compiled build
+# (deals.pxd) runs them on C integers; plain Python runs them as written.
+
+
+def _steps(rng: DealRandom, items: list[int], start: int, stop: int) -> None:
+    """:meth:`DealRandom.shuffle_steps`: for ``i`` from ``start - 1`` down to
+    ``stop``, swap ``items[i]`` with ``items[(w * (i + 1)) >> 32]``, ``w`` the next word."""
+    words = rng._words
+    for i in range(start - 1, stop - 1, -1):
+        if not words:
+            words = rng._refill()
+        w = words.pop()
+        j = (w * (i + 1)) >> 32
+        items[i], items[j] = items[j], items[i]
+
+
+def _scale(word: int, n: int) -> int:
+    """A 32-bit ``word`` scaled to ``0..n-1``: ``(word * n) >> 32`` (``n <= 2**32``)."""
+    return (word * n) >> 32
 
 
 # ------------------------------------------------------------------ commitment

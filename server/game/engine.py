@@ -59,10 +59,15 @@ from .hotpath import (
     DRAWN,
     DREW,
     DREW_ONE,
+    EV_CHALLENGED,
     EV_DREW,
     EV_DREW_CARDS,
     EV_HAND_DEALT,
+    EV_HAND_SHOWN,
+    EV_PENALTY_ACCEPTED,
     EV_PLAYED,
+    EV_RESHUFFLED,
+    EV_UNO_CAUGHT,
     FITS,
     HAND_SIZE,
     KEPT,
@@ -335,19 +340,50 @@ class GameState:
         return game
 
     def clone(self) -> GameState:
-        """An independent copy (same future chance outcomes), for search bots."""
+        """An independent copy (same future chance outcomes), for search bots.
+
+        Cheap: the lists are copied, every other attribute is an immutable value
+        shared by both (a search clones once per iteration)."""
         other = GameState.__new__(GameState)
-        for name in GameState.__slots__:
-            setattr(other, name, getattr(self, name))
+        other.players = self.players
+        other.rules = self.rules
+        other.seed = self.seed
         other._rng = self._rng.copy()
         other._hands = [h[:] for h in self._hands]
         other._draw = self._draw[:]
+        other._unshuffled = self._unshuffled
         other._discard = self._discard[:]
+        other._colour = self._colour
+        other._fits = self._fits
+        other._start_direction = self._start_direction
+        other._direction = self._direction
+        other._current = self._current
+        other._phase = self._phase
+        other._pending = self._pending
+        other._drawn = self._drawn
         other._uno = self._uno[:]
+        other._catchable = self._catchable
+        other._wd4_by = self._wd4_by
+        other._wd4_guilty = self._wd4_guilty
+        other._wd4_hand = self._wd4_hand
+        other._after_choice = self._after_choice
         other._scores = self._scores[:]
         other._ring = self._ring[:]
         other._pos = self._pos[:]
         other._out = self._out[:]
+        other._dealer = self._dealer
+        other._round = self._round
+        other._round_winner = self._round_winner
+        other._game_winners = self._game_winners
+        other._points = self._points
+        other._plays = self._plays
+        other._plays_uno = self._plays_uno
+        other._house = self._house
+        other._defer_draws = self._defer_draws
+        other._plain = self._plain
+        other._strict = self._strict
+        other._stack_rank = self._stack_rank
+        other._first_play = self._first_play
         return other
 
     def _pop_cards(self, k: int) -> list[int]:
@@ -786,10 +822,7 @@ class GameState:
         if rank == WD4:
             self._wd4_guilty = self._guilty(hand, top)
         if extra:  # section 8: several cards; the one of the colour in force goes on top
-            laid = (card, *extra)
-            if not IS_WILD[card]:
-                on_top = [c for c in laid if COLOUR[c] == colour][-1]
-                laid = tuple(c for c in laid if c != on_top) + (on_top,)
+            laid = house.laid_in_order(card, extra, colour)
             for c in laid:
                 hand.remove(c)
             self._discard += laid
@@ -998,8 +1031,8 @@ class GameState:
         by = self._wd4_by
         guilty = self._wd4_guilty
         events = [
-            Event(E.CHALLENGED, seat, target=by, value=int(guilty)),
-            Event(E.HAND_SHOWN, by, audience=seat, cards=self._wd4_hand),
+            new_event((EV_CHALLENGED, seat, EVERYONE, (), 0, NONE, by, int(guilty))),
+            new_event((EV_HAND_SHOWN, by, seat, self._wd4_hand, 0, NONE, NONE, 0)),
         ]
         pending = self._pending
         self._clear_penalty()
@@ -1022,7 +1055,7 @@ class GameState:
         self._require_turn(seat, PENALTY, Reason.NOTHING_TO_ACCEPT, "there is no penalty to accept")
         self._catchable = NONE
         pending = self._pending
-        events = [Event(E.PENALTY_ACCEPTED, seat, count=pending)]
+        events = [new_event((EV_PENALTY_ACCEPTED, seat, EVERYONE, (), pending, NONE, NONE, 0))]
         self._clear_penalty()
         self._draw_cards(seat, pending, events)
         events.append(SKIPPED[seat])
@@ -1043,7 +1076,7 @@ class GameState:
                 )
             self._uno[seat] = True
             self._catchable = NONE
-            return [Event(E.UNO_CALLED, seat)]
+            return [UNO_CALLED[seat]]
         penalty = self.rules.false_uno_penalty
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
@@ -1070,7 +1103,7 @@ class GameState:
         if self._catchable != target:
             raise IllegalAction(Reason.CATCH_TOO_LATE, "too late: the next player began their turn")
         self._catchable = NONE
-        events = [Event(E.UNO_CAUGHT, seat, target=target)]
+        events = [new_event((EV_UNO_CAUGHT, seat, EVERYONE, (), 0, NONE, target, 0))]
         self._draw_cards(target, self.rules.uno_penalty, events)
         return events
 
@@ -1092,7 +1125,8 @@ class GameState:
     def _step(self, seat: int, k: int) -> int:
         """The seat ``k`` places after ``seat`` in the direction of play, among seats in play."""
         ring = self._ring
-        return ring[(self._pos[seat] + self._direction * k) % len(ring)]
+        at = self._pos[seat]
+        return ring[(at + self._direction * k) % len(ring)]
 
     def _reverse(self, events: list[Event]) -> None:
         self._direction = -self._direction
@@ -1100,7 +1134,8 @@ class GameState:
 
     def _pass_turn(self, seat: int, events: list[Event]) -> None:
         ring = self._ring  # self._step(seat, 1), inlined: every draw and keep passes here
-        nxt = ring[(self._pos[seat] + self._direction) % len(ring)]
+        at = self._pos[seat]
+        nxt = ring[(at + self._direction) % len(ring)]
         self._phase = PLAYING
         self._current = nxt
         events.append(TURN[nxt])
@@ -1131,14 +1166,18 @@ class GameState:
                     self._draw = discard[:-1]
                     self._unshuffled = len(self._draw)
                     del discard[:-1]
-                    events.append(Event(E.DECK_RESHUFFLED, count=len(self._draw)))
+                    events.append(
+                        new_event(
+                            (EV_RESHUFFLED, NONE, EVERYONE, (), len(self._draw), NONE, NONE, 0)
+                        )
+                    )
                     got += self._pop_cards(k - len(got))
         n = len(got)
         events.append(
             DREW[seat][n] if n < 9 else new_event((EV_DREW, seat, EVERYONE, (), n, NONE, NONE, 0))
         )
         if got:
-            self._hands[seat] += got
+            self._hands[seat].extend(got)
             self._uno[seat] = False
             if self._catchable == seat:
                 self._catchable = NONE

@@ -96,7 +96,7 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
                         colours = [NONE]
                 swaps = rank in (5, 7) and left > 0
                 for colour in colours:
-                    for uno in (False, True) if left == 1 else (False,):
+                    for uno in [False, True] if left == 1 else [False]:
                         for target in targets if swaps else (NONE,):
                             action = A.play(
                                 card, None if colour == NONE else colour, uno, target, extra
@@ -107,6 +107,17 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
                                 continue
                             plays.append(action)
     return plays
+
+
+def laid_in_order(card: int, extra: tuple[int, ...], colour: int) -> tuple[int, ...]:
+    """Section 8 (``multi_play``): the cards of a play of ``card`` + ``extra``
+    in the order laid, bottom first: of coloured cards, one of the colour
+    left in force (``colour``) goes on top; wilds as listed."""
+    laid = (card, *extra)
+    if IS_WILD[card]:
+        return laid
+    on_top = [c for c in laid if COLOUR[c] == colour][-1]
+    return tuple([c for c in laid if c != on_top]) + (on_top,)
 
 
 def check_extra(

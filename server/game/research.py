@@ -66,6 +66,8 @@ class Game:
         GameState(players, rules, seed="check")  # the same checks as a state's
         self._actions: list[Action] = self._enumerate()
         self._index: dict[_Key, int] = {_key(a): i for i, a in enumerate(self._actions)}
+        # Each action as the engine lists it (any lead), its index: filled as met.
+        self._seen: dict[Action, int] = {}
 
     def new_initial_state(self, seed: str | int | None = None) -> GameState:
         """A new game, dealt (the dealer draw and round 1); ``seed`` None is a
@@ -95,13 +97,20 @@ class Game:
 
     def legal_actions_by_index(self, state: GameState, seat: int) -> dict[int, Action]:
         """``seat``'s legal actions now, keyed by their dense index."""
-        return {self._index[_key(a)]: a for a in state.legal_actions(seat)}
+        seen = self._seen
+        out = {}
+        for a in state.legal_actions(seat):
+            i = seen.get(a)
+            if i is None:
+                i = seen[a] = self._index[_key(a)]
+            out[i] = a
+        return out
 
     def legal_mask(self, state: GameState, seat: int) -> list[bool]:
         """One flag per index: may ``seat`` take that action now?"""
         mask = [False] * len(self._actions)
-        for a in state.legal_actions(seat):
-            mask[self._index[_key(a)]] = True
+        for i in self.legal_actions_by_index(state, seat):
+            mask[i] = True
         return mask
 
     def _enumerate(self) -> list[Action]:

@@ -234,11 +234,11 @@ def test_random_bot_on_its_turn_is_uniform_over_legal():
 
 
 def test_make_bot_kinds_and_unknown_kind():
-    assert set(BOT_KINDS) == {"random", "greedy"}
+    assert set(BOT_KINDS) == {"random", "greedy", "ismcts"}
     for kind, cls in BOT_KINDS.items():
         bot = make_bot(kind, seed=1)
         assert type(bot) is cls and isinstance(bot, Bot) and bot.name == kind
-    with pytest.raises(ValueError, match=r"greedy.*random"):
+    with pytest.raises(ValueError, match=r"greedy.*ismcts.*random"):
         make_bot("clever")
 
 

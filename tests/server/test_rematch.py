@@ -86,3 +86,18 @@ def test_seats_of_people_gone_from_a_waiting_table_are_freed():
     table.detach(here)
     table.free_absent_seats(grace=60.0, now=time.monotonic() + 30)
     assert table.seats[here.index].occupied  # the grace counts from the stream's end
+
+
+async def test_the_stand_in_bot_kind_is_the_servers_choice():
+    from unoplay.game.search import IsmctsBot
+    from unoplay.server.limits import Limits
+
+    rules = RuleSet(target_score=0)
+    table = Lobby(limits=Limits(stand_in="ismcts")).create("t", 2, rules)
+    ada, bob = table.join("Ada"), table.join("Bob")
+    table.start()
+    table.leave(bob.token)
+    bot = table.seats[bob.index].bot
+    assert isinstance(bot, IsmctsBot) and bot.rules is rules
+    table.close()
+    assert ada.occupied

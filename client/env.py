@@ -1,0 +1,360 @@
+"""UNO for reinforcement learning: a PettingZoo AEC environment with every rule
+of the engine (2-10 players, any :class:`~unoplay.game.rules.RuleSet`: house
+rules, every option, every format), and a Gymnasium single-agent wrapper
+against the built-in bots. Needs the ``rl`` extra (PettingZoo, Gymnasium,
+NumPy): ``pip install 'unoplay[rl]'``.
+
+>>> from unoplay.client.env import UnoEnv
+>>> env = UnoEnv(players=3)
+>>> env.reset(seed=7)
+>>> for agent in env.agent_iter():
+...     obs, reward, terminated, truncated, info = env.last()
+...     action = None if terminated or truncated else int(obs["action_mask"].nonzero()[0][0])
+...     env.step(action)
+>>> sorted(env.possible_agents)
+['player_0', 'player_1', 'player_2']
+
+**Agents** are ``player_0`` .. ``player_{n-1}``, one per seat.
+
+**Actions** are a fixed ``Discrete(A + 1)``: 0..A-1 the game package's dense
+action index (:class:`unoplay.game.Game`: every action these rules and
+seats allow at all, a multi-card play numbered by its set of cards) and A
+(:attr:`UnoEnv.pass_action`) "nothing now". Every observation carries an
+``action_mask`` (int8, 1 = legal): exactly the engine's legal actions of
+that seat at that moment, plus the pass when the seat is asked out of turn.
+
+**Out-of-turn actions** (catching a player who did not call UNO, one's own
+late UNO call, a jump-in under ``jump_in``) do not fit the AEC model as
+they are at a table, where anyone may act at any moment and the first
+intent wins a race: AEC steps one agent at a time. So after every action
+the environment opens a *window*, as the server's out-of-turn window does:
+every seat other than the current player's that has a legal action now is
+selected in turn, in seat order from the current player's, with a mask of
+its out-of-turn actions plus the pass. The first that acts wins (its action
+is applied and a new window opens on the new position); when all have
+passed, the current player is selected. So no action the rules allow is
+hidden from an agent, nobody wins by reflexes, and an agent that never
+wants to act out of turn just passes (the pass is the only extra index).
+The current player's own catches and UNO call are in its mask on its turn.
+
+**Observations** (:meth:`UnoEnv.observe`) are built from that seat's
+:class:`~unoplay.game.view.PlayerView` only (never from the state), as
+``{"observation": float32[D], "action_mask": int8[A + 1]}``. Seats are
+relative (index 0 is the observer, 1 the next seat clockwise, ...). The
+vector, in order (:data:`CARD_KINDS` = 54 kinds, a kind being colour and
+rank, 52 Wild, 53 Wild Draw Four; ``n`` seats):
+
+* own hand: count per card kind (54);
+* top card kind, one-hot (54); the colour in force, one-hot (4, all 0 while a
+  Wild starter waits for one); this seat's just-drawn card, one-hot (54);
+* per seat: hand size, UNO called, catchable, current player, out of play,
+  score (6 x ``n``);
+* direction (1 clockwise, 0 counter-clockwise), pending penalty, draw and
+  discard pile sizes (4); the phase, one-hot over the six phases (6).
+
+**Rewards** come at the end of each round and game, by the table's
+scoring (RULES.md sections 7 and 9): at a round's end each seat gets the
+points it scored in that round divided by :attr:`UnoEnv.points_scale`
+(negated under ``scoring=penalty``, where points are bad); at the game's
+end each winner also gets 1.0. Everything else is 0.
+
+The game ends (every agent terminated) when a score reaches the target;
+a round that reaches ``max_round_actions`` ends it with no winner (RULES.md,
+"Endless rounds"): every agent truncated.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from unoplay.game import GameState, PlayerView, RuleSet
+from unoplay.game.bots import make_bot, waiting_seats
+from unoplay.game.research import Game
+from unoplay.game.rules import Scoring
+from unoplay.game.search import KIND
+
+#: How many kinds of card there are: 4 colours x 13 ranks, Wild, Wild Draw Four.
+CARD_KINDS = 54
+
+
+def observation_size(players: int) -> int:
+    """The length D of the observation vector for ``players`` seats."""
+    return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6
+
+
+def encode(view: PlayerView) -> np.ndarray:
+    """The observation vector (float32, shape ``(observation_size(n),)``) of
+    ``view``, laid out as the module docstring says. Only the view is read."""
+    n = len(view.hand_sizes)
+    out = np.zeros(observation_size(n), dtype=np.float32)
+    for card in view.hand:
+        out[KIND[card]] += 1
+    at = CARD_KINDS
+    out[at + KIND[view.top_card]] = 1
+    at += CARD_KINDS
+    if view.colour >= 0:
+        out[at + view.colour] = 1
+    at += 4
+    if view.drawn_card >= 0:
+        out[at + KIND[view.drawn_card]] = 1
+    at += CARD_KINDS
+    for r in range(n):
+        s = (view.seat + r) % n
+        out[at : at + 6] = (
+            view.hand_sizes[s],
+            view.uno_called[s],
+            view.catchable == s,
+            view.current == s,
+            s in view.out_seats,
+            view.scores[s],
+        )
+        at += 6
+    out[at : at + 4] = (
+        view.direction == 1,
+        view.pending_penalty,
+        view.draw_pile_size,
+        view.discard_pile_size,
+    )
+    at += 4
+    out[at + int(view.phase) - 1] = 1
+    return out
+
+
+class UnoEnv(AECEnv):  # type: ignore[misc]
+    """A PettingZoo AEC environment of one UNO game (see the module docstring
+    for agents, actions, the out-of-turn window, observations and rewards).
+
+    ``players`` 2..10, ``rules`` any RuleSet (default official; ``target_score
+    =0`` for one-round games), ``points_scale`` divides the round rewards,
+    ``max_round_actions`` caps a round (>= 1). ``reset(seed=...)`` makes the
+    deal and everything after it replayable. Raises ValueError / RuleError for
+    a seat count the rules do not allow.
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "unoplay_uno_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        players: int = 4,
+        rules: RuleSet | None = None,
+        points_scale: float = 100.0,
+        max_round_actions: int = 2000,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.game = Game(players, rules)
+        self.rules = self.game.rules
+        self.players = players
+        self.points_scale = points_scale
+        self.max_round_actions = max_round_actions
+        self.render_mode = render_mode
+        self.pass_action = self.game.num_distinct_actions()
+        self.possible_agents = [f"player_{s}" for s in range(players)]
+        size = observation_size(players)
+        self._obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1e6, (size,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.pass_action + 1,), np.int8),
+            }
+        )
+        self._act_space = spaces.Discrete(self.pass_action + 1)
+        self._sign = -1.0 if self.rules.scoring is Scoring.PENALTY else 1.0
+        self.state: GameState | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The same Dict space for every agent (see :func:`observation_size`)."""
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """``Discrete(A + 1)``: the dense action index and the pass."""
+        return self._act_space
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game (``seed`` None: a fresh secret one)."""
+        self._py_rng = random.Random(seed)
+        deal_seed = None if seed is None else f"env-{seed}"
+        self.state = self.game.new_initial_state(deal_seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self._round_actions = 0
+        self._round_start = list(self.state.scores)
+        self._open_window()
+
+    def _open_window(self) -> None:
+        """Select the next seat to ask: the seats that may act out of turn
+        (each once, in seat order from the current player's), then the
+        current player."""
+        assert self.state is not None
+        self._window = waiting_seats(self.state)
+        self._select()
+
+    def _select(self) -> None:
+        assert self.state is not None
+        seat = self._window[0] if self._window else self.state.current
+        self._seat = seat
+        self.agent_selection = self.possible_agents[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``agent``'s observation: its view's vector and its action mask
+        (all 0 for an agent not selected now, or once the game is over)."""
+        assert self.state is not None
+        seat = self.possible_agents.index(agent)
+        mask = np.zeros(self.pass_action + 1, dtype=np.int8)
+        if agent == self.agent_selection and not self.state.is_game_over:
+            for index in self.game.legal_actions_by_index(self.state, seat):
+                mask[index] = 1
+            if seat != self.state.current:
+                mask[self.pass_action] = 1
+        return {"observation": encode(self.state.view(seat)), "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Take the selected agent's ``action`` (an index its mask allows; None
+        once it is terminated or truncated). Raises ValueError for an index
+        its mask does not allow."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.state
+        assert state is not None and action is not None
+        seat = self._seat
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: 0.0 for a in self.agents}
+        if action == self.pass_action and seat != state.current:
+            self._window.pop(0)
+            self._select()
+            self._accumulate_rewards()
+            return
+        legal = self.game.legal_actions_by_index(state, seat)
+        if action not in legal:
+            raise ValueError(f"action {action} is not legal for {agent} now")
+        state.apply(seat, legal[int(action)])
+        self._round_actions += 1
+        if state.is_round_over:
+            self._end_round()
+        elif self._round_actions >= self.max_round_actions:
+            state.cap_round(self._round_actions)
+            self.truncations = {a: True for a in self.agents}
+        if not state.is_game_over:
+            self._open_window()
+        self._accumulate_rewards()
+
+    def _end_round(self) -> None:
+        """Round and game rewards; the next round is dealt unless the game is over."""
+        state = self.state
+        assert state is not None
+        scores = state.scores
+        for s, a in enumerate(self.possible_agents):
+            gained = scores[s] - self._round_start[s]
+            self.rewards[a] = self._sign * gained / self.points_scale
+        if state.is_game_over:
+            for s in state.game_winners:
+                self.rewards[self.possible_agents[s]] += 1.0
+            self.terminations = {a: True for a in self.agents}
+            return
+        state.next_round()
+        self._round_actions = 0
+        self._round_start = list(state.scores)
+
+    def render(self) -> str | None:
+        """``ansi``: the engine's one-line description of the state."""
+        return repr(self.state) if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
+    """One learner against built-in bots, as a Gymnasium environment
+    (``gymnasium.make("unoplay/Uno-v0", opponents=["greedy", ...])`` once
+    this module is imported; or ``gymnasium.make("unoplay.client.env:unoplay/Uno-v0")``).
+
+    The learner sits at ``seat`` (default 0) of ``len(opponents) + 1`` seats;
+    each opponent is a bot kind (:data:`unoplay.game.BOT_KINDS`) asked
+    whenever the AEC environment selects its seat (None out of turn is the
+    pass). Observations, actions and masks are the learner's in
+    :class:`UnoEnv`; a step's reward is the learner's total since its last
+    step; ``terminated`` when the game is over, ``truncated`` when it was
+    capped. ``info["action_mask"]`` repeats the mask. Raises ValueError for an
+    unknown bot kind.
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        opponents: list[str] | tuple[str, ...] = ("greedy",),
+        rules: RuleSet | None = None,
+        seat: int = 0,
+        render_mode: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.aec = UnoEnv(len(opponents) + 1, rules, render_mode=render_mode, **kwargs)
+        self.kinds = list(opponents)
+        for kind in self.kinds:
+            make_bot(kind)  # raises for an unknown kind
+        self.seat = seat
+        self.me = self.aec.possible_agents[seat]
+        self.observation_space = self.aec.observation_space(self.me)
+        self.action_space = self.aec.action_space(self.me)
+        self.render_mode = render_mode
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """A new game; the opponents' bots are seeded from ``seed`` too."""
+        super().reset(seed=seed)
+        self.aec.reset(seed=seed)
+        base = 0 if seed is None else seed * 31
+        others = [s for s in range(self.aec.players) if s != self.seat]
+        self.bots = {
+            s: make_bot(kind, seed=base + s, rules=self.aec.rules)
+            for s, kind in zip(others, self.kinds, strict=True)
+        }
+        self._reward = 0.0
+        self._advance()
+        obs = self.aec.observe(self.me)
+        return obs, {"action_mask": obs["action_mask"]}
+
+    def _advance(self) -> None:
+        """Let the bots act until the learner is selected or the game is over."""
+        aec = self.aec
+        state = aec.state
+        assert state is not None
+        while not (aec.terminations[self.me] or aec.truncations[self.me]):
+            seat = aec.possible_agents.index(aec.agent_selection)
+            if seat == self.seat:
+                break
+            bot = self.bots[seat]
+            action = bot.decide(state.view(seat), state.legal_actions(seat))
+            aec.step(aec.pass_action if action is None else aec.game.action_index(action))
+            self._reward += aec.rewards[self.me]
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        """The learner's ``action``, then the bots' until its next decision."""
+        aec = self.aec
+        self._reward = 0.0
+        aec.step(int(action))
+        self._reward += aec.rewards[self.me]
+        self._advance()
+        obs = aec.observe(self.me)
+        info = {"action_mask": obs["action_mask"]}
+        return obs, self._reward, aec.terminations[self.me], aec.truncations[self.me], info
+
+    def render(self) -> str | None:
+        """``ansi``: the engine's one-line description of the state."""
+        return self.aec.render()
+
+
+if "unoplay/Uno-v0" not in gymnasium.registry:
+    gymnasium.register("unoplay/Uno-v0", entry_point="unoplay.client.env:UnoGymEnv")
