@@ -215,6 +215,45 @@ async def _garbage(address: str, stats: SoakStats) -> None:
             await asyncio.sleep(0.5)  # the abuser's pace
 
 
+class _Lags:
+    """The longest stall seen this minute, in seconds: of this process's event
+    loop (``loop``) and of the server's answer to a health check (``server``)."""
+
+    def __init__(self) -> None:
+        self.loop = 0.0
+        self.server = 0.0
+
+    def take(self) -> tuple[float, float]:
+        out = (self.loop, self.server)
+        self.loop = self.server = 0.0
+        return out
+
+
+async def _watch_loop(lags: _Lags) -> None:
+    """How late this process's event loop wakes a 0.1 s sleep."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(0.1)  # a probe of the loop's lateness, not synchronisation
+        lags.loop = max(lags.loop, loop.time() - before - 0.1)
+
+
+async def _watch_server(address: str, lags: _Lags) -> None:
+    """A health check a second on a channel of its own: the longest answer
+    time (less this process's own lateness, which the loop probe shows)."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(1.0)  # the probe's pace
+            started = loop.time()
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await health.Check(health_pb2.HealthCheckRequest(), timeout=60)
+            lags.server = max(lags.server, loop.time() - started)
+
+
 async def soak(minutes: float, honest_tables: int = 20, think_ms: int = 250) -> dict:
     """Run the soak for ``minutes``; print a line a minute; return the figures:
     ``rss_mb`` (one per minute), ``games``, ``errors``, ``refused`` by kind."""
@@ -250,21 +289,29 @@ async def soak(minutes: float, honest_tables: int = 20, think_ms: int = 250) -> 
                     _garbage(abusers_address, stats),
                 ]
                 tasks = [asyncio.create_task(_guard(loop, stats)) for loop in loops]
+                lags = _Lags()
+                tasks.append(asyncio.create_task(_watch_loop(lags)))
+                tasks.append(asyncio.create_task(_watch_server(server.address, lags)))
                 started = time.monotonic()
                 print(
                     f"soak: {honest_tables} honest tables (greedy, ~{think_ms} ms a turn) "
                     f"and 6 abusers for {minutes:g} min; server {server.address}"
                 )
-                print("  minute  RSS MB  games  quick tables  refused  errors")
+                print(
+                    "  minute  RSS MB  games  quick tables  refused  errors"
+                    "  stall: server, here (s)"
+                )
                 minute = 0
                 while minute < minutes:
                     minute += 1
                     await asyncio.sleep(max(0.0, started + 60 * minute - time.monotonic()))
                     rss = server.rss()[0] / 2**20
                     samples.append(rss)
+                    here, there = lags.take()
                     print(
                         f"  {minute:6d}  {rss:6.1f}  {stats.games:5d}  {stats.quick_tables:12d}"
-                        f"  {sum(stats.refused.values()):7d}  {stats.errors + len(server.log_errors):6d}",
+                        f"  {sum(stats.refused.values()):7d}  {stats.errors + len(server.log_errors):6d}"
+                        f"  {there:13.2f}, {here:.2f}",
                         flush=True,
                     )
                 for task in tasks:

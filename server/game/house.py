@@ -68,45 +68,78 @@ def play_variants(game: GameState, seat: int) -> list[Action]:
     return plays
 
 
+#: Most multi-card plays listed in one update (RULES.md section 8, "multi_play":
+#: a hoarded hand holds thousands of sets; any other is still legal spelled out).
+MAX_LISTED_MULTI_PLAYS = 256
+
+
 def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]) -> list[Action]:
-    """Section 8 (``multi_play``): every play of several cards. A set of cards
+    """Section 8 (``multi_play``): the plays of several cards. A set of cards
     is listed once, led by its lowest-id card that may be played alone; then
-    one action per colour it may leave in force, per UNO call, per swap target."""
+    one action per colour it may leave in force, per UNO call, per swap target.
+    Every lead's largest set comes first, then the other sets from the smallest
+    up, at most :data:`MAX_LISTED_MULTI_PLAYS` actions in all (a hand of
+    dozens of cards of one rank has thousands; the others stay legal)."""
     hand = game._hands[seat]
     identical = game.rules.multi_play is MultiPlay.IDENTICAL
-    unnamed = game.rules.unnamed_wild_keeps_colour
-    plays = []
+    leads = []
     for card in sorted(firsts):
         rank = RANK[card]
-        mates = [
+        mates = sorted(
             c
             for c in hand
             if c != card and RANK[c] == rank and (not identical or COLOUR[c] == COLOUR[card])
-        ]
-        for size in range(1, len(mates) + 1):
-            for extra in combinations(sorted(mates), size):
+        )
+        if mates:
+            leads.append((card, mates))
+    plays: list[Action] = []
+    for card, mates in leads:  # the largest set of each lead first
+        extra = tuple(c for c in mates if not (c < card and c in firsts))
+        if len(extra) == len(mates):
+            _add_set(game, seat, targets, card, extra, plays)
+    longest = max((len(mates) for _, mates in leads), default=0)
+    for size in range(1, longest):
+        for card, mates in leads:
+            if size >= len(mates):
+                continue
+            for extra in combinations(mates, size):
                 if any(c < card and c in firsts for c in extra):
                     continue  # listed under that lower card
-                left = len(hand) - 1 - size
-                if IS_WILD[card]:
-                    colours = [0, 1, 2, 3] + ([NONE] if unnamed else [])
-                else:
-                    colours = sorted({COLOUR[c] for c in extra} | {COLOUR[card]})
-                    if len(colours) == 1:
-                        colours = [NONE]
-                swaps = rank in (5, 7) and left > 0
-                for colour in colours:
-                    for uno in [False, True] if left == 1 else [False]:
-                        for target in targets if swaps else (NONE,):
-                            action = A.play(
-                                card, None if colour == NONE else colour, uno, target, extra
-                            )
-                            try:
-                                game._validate_play(seat, action)
-                            except IllegalAction:
-                                continue
-                            plays.append(action)
-    return plays
+                if len(plays) >= MAX_LISTED_MULTI_PLAYS:
+                    return plays[:MAX_LISTED_MULTI_PLAYS]
+                _add_set(game, seat, targets, card, extra, plays)
+    return plays[:MAX_LISTED_MULTI_PLAYS]
+
+
+def _add_set(
+    game: GameState,
+    seat: int,
+    targets: list[int],
+    card: int,
+    extra: tuple[int, ...],
+    plays: list[Action],
+) -> None:
+    """Append to ``plays`` every legal play of ``card`` with ``extra``: one per
+    colour it may leave in force, per UNO call, per swap target."""
+    hand = game._hands[seat]
+    rank = RANK[card]
+    left = len(hand) - 1 - len(extra)
+    if IS_WILD[card]:
+        colours = [0, 1, 2, 3] + ([NONE] if game.rules.unnamed_wild_keeps_colour else [])
+    else:
+        colours = sorted({COLOUR[c] for c in extra} | {COLOUR[card]})
+        if len(colours) == 1:
+            colours = [NONE]
+    swaps = rank in (5, 7) and left > 0
+    for colour in colours:
+        for uno in [False, True] if left == 1 else [False]:
+            for target in targets if swaps else (NONE,):
+                action = A.play(card, None if colour == NONE else colour, uno, target, extra)
+                try:
+                    game._validate_play(seat, action)
+                except IllegalAction:
+                    continue
+                plays.append(action)
 
 
 def laid_in_order(card: int, extra: tuple[int, ...], colour: int) -> tuple[int, ...]:

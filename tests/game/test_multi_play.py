@@ -158,3 +158,25 @@ def test_multi_play_ids_round_trip_on_the_wire():
     assert wire.action_from_id(ident) == action
     assert wire.action_from_pb(wire.action_pb(action)) == action
     assert wire.action_from_id(ident + 11 * 2 * 5 * 256 * 200) is None  # no such card
+
+
+def test_a_hoarded_hand_lists_its_largest_sets_and_at_most_the_cap():
+    """A hand of dozens of cards of one rank holds thousands of sets: the list
+    keeps each lead's largest set and stops at MAX_LISTED_MULTI_PLAYS; every
+    other set is still legal spelled out (RULES.md section 8, multi_play)."""
+    from unoplay.game.house import MAX_LISTED_MULTI_PLAYS
+
+    fives = "R5 R5#1 Y5 Y5#1 G5 G5#1 B5 B5#1"
+    sixes = "R6 R6#1 Y6 Y6#1 G6 G6#1 B6 B6#1"
+    game = pos([f"{fives} {sixes} Y1", "G2 G3", "Y4 Y8"], "R9", rules=SAME_RANK)
+    multi = [a for a in game.legal_actions(0) if a.kind is A.ActionKind.PLAY and a.extra]
+    assert len(multi) == MAX_LISTED_MULTI_PLAYS
+    all_fives = tuple(sorted(cs(fives)[1:]))
+    assert any(a.card == c("R5") and a.extra == all_fives for a in multi)  # the largest set
+    all_sixes = tuple(sorted(cs(sixes)[1:]))
+    assert any(a.card == c("R6") and a.extra == all_sixes for a in multi)
+    listed = {(a.card, a.extra) for a in multi}
+    unlisted = (c("R5"), tuple(sorted(cs("Y5 G5#1 B5 B5#1 R5#1"))))
+    assert unlisted not in listed
+    game.apply(0, A.play(unlisted[0], Colour.BLUE, extra=unlisted[1]))  # still legal
+    assert game.top_card in cs("B5 B5#1") and len(game.hand(0)) == 17 - 6

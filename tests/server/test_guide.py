@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from unoplay.game import house
 from unoplay.game.rules import OFFICIAL, preset
 from unoplay.server import limits as L
 from unoplay.server import service, table
@@ -90,6 +91,7 @@ QUOTED = [
     (GUIDE, r"actions in one round \| (\d+)", table.DEFAULT_MAX_ROUND_ACTIONS),
     (GUIDE, r"max_round_actions}`, (\d+)\.\.", table.MIN_ROUND_ACTIONS),
     (GUIDE, r"max_round_actions}`, \d+\.\.(\d+)\)", table.MAX_ROUND_ACTIONS),
+    (GUIDE, r"\(at most (\d+) of them: a huge hand", house.MAX_LISTED_MULTI_PLAYS),
 ]
 
 
