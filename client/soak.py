@@ -31,6 +31,7 @@ import random
 import tempfile
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
@@ -244,7 +245,7 @@ async def _watch_server(address: str, lags: _Lags) -> None:
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     async with grpc.aio.insecure_channel(address) as channel:
-        health = health_pb2_grpc.HealthStub(channel)
+        health: Any = health_pb2_grpc.HealthStub(channel)  # the stubs type it as sync
         loop = asyncio.get_running_loop()
         while True:
             await asyncio.sleep(1.0)  # the probe's pace
