@@ -225,7 +225,13 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
     with ``think_ms``, bots that think that long (0.5 to 1.5 times) before
     each action: a realistic load rather than saturation."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
-        server = await ServerProcess.start(os.path.join(tmp, "games.sqlite3"), bare)
+        # every bench table comes from this one address: the cap of waiting
+        # tables per client address is raised to let them all be made
+        server = await ServerProcess.start(
+            os.path.join(tmp, "games.sqlite3"),
+            bare,
+            options=("--max-waiting-per-client", str(tables + 16)),
+        )
         stats = Stats()
         try:
             rss_start, _ = server.rss()
