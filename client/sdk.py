@@ -282,6 +282,11 @@ class Connection:
                 log.info("table %s: rules unknown to this version; not listed", table.table_id)
         return tables
 
+    async def find_table(self, table_id: str) -> TableInfo | None:
+        """The table ``table_id`` as the lobby lists it, or None when the server
+        no longer holds it (there is no rpc for one table: this lists them all)."""
+        return next((t for t in await self.list_tables() if t.table_id == table_id), None)
+
     async def join_table(self, table_id: str, name: str, seat: int | None = None) -> Seated:
         """Take a seat (``seat`` None: the lowest free one); the answer holds
         the secret ``seat_token``."""

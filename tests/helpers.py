@@ -122,6 +122,25 @@ def drew(events: Iterable[Event], seat: int) -> int:
 WAIT = 60
 
 
+async def greedy_bots_beside(conn, table, name: str) -> tuple[int, list[asyncio.Task]]:
+    """Once the external bot called ``name`` has taken its seat at ``table``
+    (a server-side Table of a three-seat game), seat two greedy SDK bots
+    beside it and start the game. Returns (the external bot's seat, the
+    greedy bots' tasks)."""
+    from unoplay.client.sdk import run_bot
+    from unoplay.game.bots import make_bot
+
+    await until(table, lambda: any(s.name == name for s in table.seats), f"{name} to sit")
+    seat = next(s.index for s in table.seats if s.name == name)
+    tasks = []
+    for kind in ("greedy", "greedy"):
+        joined = await conn.join_table(table.table_id, kind)
+        session = conn.session(table.table_id, joined.seat_token)
+        tasks.append(asyncio.create_task(run_bot(make_bot(kind, seed=joined.seat), session)))
+    await conn.start_game(table.table_id, joined.seat_token)
+    return seat, tasks
+
+
 async def until(table, condition: Callable[[], bool], what: str = "condition") -> None:
     """Wait (at most :data:`WAIT` seconds) until ``condition()`` holds, waking on
     the table's changes; fails the test naming ``what`` otherwise."""

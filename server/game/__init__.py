@@ -2,9 +2,9 @@
 
 ``unoplay.game`` is what both sides share: cards, actions, events, refusal
 reasons, the rule set, fair deals, the player's view, the engine and the pure
-bot strategies. The server (``unoplay.server``) deals and judges with it; the
-client (``unoplay.client``) reads views and chooses actions with it. Nothing
-here imports anything outside this package and the standard library.
+bot strategies. The server deals and judges with it; the players' programs
+(the SDK, the TUI, bots) read views and choose actions with it. Nothing here
+imports anything outside this package and the standard library.
 
 The names most programs need are here; the modules hold the rest.
 """

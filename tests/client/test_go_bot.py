@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import greedy_bots_beside
 
 from unoplay.client.match import parse_entrants, run_match
-from unoplay.client.sdk import run_bot
-from unoplay.game.bots import make_bot
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet, preset
@@ -231,22 +230,7 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
             "3,12",
         )
     )
-    # Wait for the bot to take its seat: the table wakes waiters on every change.
-    while not any(s.name == "gopher" for s in table.seats):
-        await asyncio.wait_for(table.wait_for_change(), WAIT)
-    seat = next(s.index for s in table.seats if s.name == "gopher")
-    tasks = []
-    for kind in ("greedy", "greedy"):
-        joined = await conn.join_table(table.table_id, kind)
-        tasks.append(
-            asyncio.create_task(
-                run_bot(
-                    make_bot(kind, seed=joined.seat),
-                    conn.session(table.table_id, joined.seat_token),
-                )
-            )
-        )
-    await conn.start_game(table.table_id, joined.seat_token)
+    seat, tasks = await greedy_bots_beside(conn, table, "gopher")
     run = await go
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     assert_finished_cleanly(table, run, seat)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers import greedy_bots_beside
 
 from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
@@ -210,22 +211,7 @@ async def test_node_bot_joins_by_name_and_resumes_after_dropped_streams(server, 
         "--drop-after-intent",
         "3,12",
     )
-    # Wait for the bot to take its seat: the table wakes waiters on every change.
-    while not any(s.name == "nodey" for s in table.seats):
-        await asyncio.wait_for(table.wait_for_change(), WAIT)
-    seat = next(s.index for s in table.seats if s.name == "nodey")
-    tasks = []
-    for kind in ("greedy", "greedy"):
-        joined = await conn.join_table(table.table_id, kind)
-        tasks.append(
-            asyncio.create_task(
-                run_bot(
-                    make_bot(kind, seed=joined.seat),
-                    conn.session(table.table_id, joined.seat_token),
-                )
-            )
-        )
-    await conn.start_game(table.table_id, joined.seat_token)
+    seat, tasks = await greedy_bots_beside(conn, table, "nodey")
     run = await node.result()
     await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
     assert_finished_cleanly(table, run, seat)

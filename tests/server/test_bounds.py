@@ -11,13 +11,10 @@ import asyncio
 import gc
 import logging
 import os
-import queue
 import random
 import signal
 import socket
-import subprocess
 import sys
-import threading
 import tracemalloc
 
 import grpc
@@ -182,20 +179,6 @@ async def test_finished_tables_count_against_the_limit_and_the_next_is_refused()
     assert len(lobby.tables) == count
 
 
-async def test_the_limit_of_tables_is_refused_over_the_wire():
-    srv = await start_server("127.0.0.1", 0, limits=Limits(max_tables=2))
-    try:
-        async with Connection(srv.address) as conn:
-            await conn.wait_ready()
-            for _ in range(2):
-                await conn.create_table(seats=2)
-            with pytest.raises(ServerError) as err:
-                await conn.create_table(seats=2)
-            assert err.value.status == "RESOURCE_EXHAUSTED" and "limit" in str(err.value)
-    finally:
-        await srv.stop(None)
-
-
 async def test_one_client_may_leave_only_so_many_tables_waiting():
     lobby = Lobby(limits=Limits(max_waiting_tables_per_client=3))
     mine = [lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000") for _ in range(3)]
@@ -211,8 +194,16 @@ async def test_one_client_may_leave_only_so_many_tables_waiting():
     lobby.close()
 
 
-async def test_a_clients_waiting_tables_are_capped_over_the_wire():
-    srv = await start_server("127.0.0.1", 0, limits=Limits(max_waiting_tables_per_client=2))
+@pytest.mark.parametrize(
+    ("limits", "words"),
+    [
+        (Limits(max_tables=2), "2 tables, its limit"),
+        (Limits(max_waiting_tables_per_client=2), "you have 2 tables waiting"),
+    ],
+    ids=["tables", "waiting tables of one client"],
+)
+async def test_the_third_table_is_refused_over_the_wire(limits, words):
+    srv = await start_server("127.0.0.1", 0, limits=limits)
     try:
         async with Connection(srv.address) as conn:
             await conn.wait_ready()
@@ -220,7 +211,7 @@ async def test_a_clients_waiting_tables_are_capped_over_the_wire():
                 await conn.create_table(seats=2)
             with pytest.raises(ServerError) as err:
                 await conn.create_table(seats=2)
-            assert err.value.status == "RESOURCE_EXHAUSTED"
+            assert err.value.status == "RESOURCE_EXHAUSTED" and words in str(err.value)
             assert len(srv.lobby.tables) == 2
     finally:
         await srv.stop(None)
@@ -310,16 +301,35 @@ async def test_the_server_goes_on_after_garbage_to_every_rpc(server, conn):
 # ------------------------------------------------------------------ uno serve
 
 
-def _uno(*args: str, **kwargs) -> subprocess.Popen:
+async def _uno(*args: str) -> asyncio.subprocess.Process:
+    """``uno ARGS`` in a child process, its output (stdout and stderr) piped."""
     env = {**os.environ, "UNOPLAY_MDNS": "1", "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "unoplay.client.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "unoplay.client.cli",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
         env=env,
-        **kwargs,
     )
+
+
+async def _output_of(*args: str) -> tuple[int, str]:
+    """(exit code, output) of ``uno ARGS`` run to its end (within WAIT s)."""
+    process = await _uno(*args)
+    out, _ = await asyncio.wait_for(process.communicate(), WAIT)
+    assert process.returncode is not None
+    return process.returncode, out.decode()
+
+
+async def _read_until(process: asyncio.subprocess.Process, wanted: str, seen: list[str]) -> None:
+    """Read ``process``'s lines into ``seen`` up to one containing ``wanted``."""
+    assert process.stdout is not None
+    while not any(wanted in line for line in seen):
+        line = (await asyncio.wait_for(process.stdout.readline(), WAIT)).decode()
+        assert line, f"{wanted!r} never printed: {''.join(seen)}"
+        seen.append(line)
 
 
 def _free_port() -> int:
@@ -328,59 +338,23 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-class _Output:
-    """Every line a process prints, read by a thread (so waits have timeouts)."""
-
-    def __init__(self, proc: subprocess.Popen) -> None:
-        assert proc.stdout is not None
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.seen: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(proc.stdout,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stdout) -> None:  # type: ignore[no-untyped-def]
-        for line in iter(stdout.readline, ""):
-            self.lines.put(line)
-        self.lines.put("")  # the end
-
-    def wait_for(self, wanted: str) -> None:
-        """Read on until a line containing ``wanted`` (AssertionError after WAIT s)."""
-        while not any(wanted in line for line in self.seen):
-            try:
-                line = self.lines.get(timeout=WAIT)
-            except queue.Empty:
-                line = ""
-            if not line:
-                raise AssertionError(f"{wanted!r} never printed: {''.join(self.seen)}")
-            self.seen.append(line)
-
-    def rest(self) -> str:
-        """Everything printed, once the process has ended."""
-        self._thread.join(WAIT)
-        while not self.lines.empty():
-            self.seen.append(self.lines.get())
-        return "".join(self.seen)
-
-
-def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
+async def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
     port = _free_port()
-    first = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
-    output = _Output(first)
+    first = await _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
+    seen: list[str] = []
     try:
-        output.wait_for("listening on")
-        second = _uno("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
-        out, _ = second.communicate(timeout=WAIT)
-        assert second.returncode != 0
+        await _read_until(first, "listening on", seen)
+        code, out = await _output_of("serve", "--host", "127.0.0.1", "--port", str(port), "--no-db")
+        assert code != 0
         assert out.strip().splitlines() == [
             f"uno serve: port {port} is in use (is another server there?)"
         ], out
-        bad = _uno("serve", "--port", "80000", "--no-db")
-        out, _ = bad.communicate(timeout=WAIT)
-        assert bad.returncode != 0
+        code, out = await _output_of("serve", "--port", "80000", "--no-db")
+        assert code != 0
         assert out.strip() == "uno serve: port 80000 is outside 0..65535", out
-        output.wait_for("not advertised on the LAN")  # bound to loopback
+        await _read_until(first, "not advertised on the LAN", seen)  # bound to loopback
     finally:
         first.send_signal(signal.SIGTERM)
-        first.wait(WAIT)
+        rest, _ = await asyncio.wait_for(first.communicate(), WAIT)
     assert first.returncode == 0
-    assert "advertised on the LAN as" not in output.rest()
+    assert "advertised on the LAN as" not in "".join(seen) + rest.decode()

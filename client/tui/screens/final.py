@@ -170,12 +170,11 @@ class FinalScreen(Screen[None]):
         seating = self.seating
         assert seating is not None
         try:
-            tables = await self.app.connection(seating.target).list_tables()
+            table = await self.app.connection(seating.target).find_table(seating.table_id)
         except ServerError:
             return
-        for table in tables:
-            if table.table_id == seating.table_id:
-                self.show_table(table)
+        if table is not None:
+            self.show_table(table)
 
     def show_table(self, table: TableInfo) -> None:
         """Show the votes at ``table``; open the next game once it has begun."""

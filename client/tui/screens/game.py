@@ -644,12 +644,11 @@ class GameScreen(Screen[None]):
         seating = self.seating
         assert seating is not None
         try:
-            tables = await self.app.connection(seating.target).list_tables()
+            table = await self.app.connection(seating.target).find_table(seating.table_id)
         except ServerError:
             return
-        for table in tables:
-            if table.table_id == seating.table_id:
-                self.model.table = table
+        if table is not None:
+            self.model.table = table
         if self.state.view is None:
             self.redraw()
 
