@@ -338,8 +338,8 @@ class Table:
         for seat in self.seats:
             seat.log.trim(keep)
         self.spectator_log.trim(keep)
-        # the game's record went to on_finish (storage) when it ended
-        self.history, self.history_sources, self.history_ms, self.received = [], [], [], []
+        if self.history or self.received:  # the record went to on_finish when the game ended
+            self.history, self.history_sources, self.history_ms, self.received = [], [], [], []
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of

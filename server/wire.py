@@ -363,6 +363,7 @@ def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
 
 def table_pb(info: TableInfo) -> ls.Table:
     """Public table snapshot as a message."""
+    rules_preset, rule_differences = _nearest(info.rules)
     return ls.Table(
         table_id=info.table_id,
         title=info.title,
@@ -377,8 +378,8 @@ def table_pb(info: TableInfo) -> ls.Table:
         max_round_actions=info.max_round_actions,
         rematch_votes=info.rematch_votes,
         games=info.games,
-        rules_preset=_nearest(info.rules)[0],
-        rule_differences=_nearest(info.rules)[1],
+        rules_preset=rules_preset,
+        rule_differences=rule_differences,
     )
 
 
