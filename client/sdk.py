@@ -145,7 +145,8 @@ class Seated:
 
 @dataclass(frozen=True, slots=True)
 class Received:
-    """One message of a stream: its ``seq`` (1, 2, ... with no gaps) and the
+    """One message of a stream: its ``seq`` (1, 2, ..., jumping forward only
+    after a resume from further back than the server keeps) and the
     ``message``: a :class:`~unoplay.game.messages.Welcome`, an
     :class:`~unoplay.game.events.Event`, an
     :class:`~unoplay.game.messages.Update`, a
@@ -361,14 +362,21 @@ class SessionState:
     snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
     decide_from: int = 0  #: updates with a lower seq are stale: do not decide on them
     game_events_from: int = 0  #: index in ``events`` of this game's first event
+    #: index in ``events`` of the first event after a gap in this game's
+    #: messages (a resume from further back than the server still kept), -1:
+    #: none; the deal of a game with a gap cannot be checked
+    gap_at: int = -1
 
     def deal_check(self) -> DealCheck | None:
         """Once the seed is revealed: every card this receiver saw checked
         against it (``check.fair``, ``check.problems``, ``check.checked``),
         and the commitment against the one sent at the start. None before the
-        reveal, or when this session did not see the game from its start
-        (resumed in a new process: the deal cannot be replayed)."""
+        reveal, or when this session did not see the whole game (resumed in
+        a new process, or after the server dropped messages it had not read:
+        the deal cannot be replayed)."""
         if self.reveal is None or self.table is None or not self.commitment:
+            return None
+        if self.gap_at >= 0:
             return None
         events = self.events[self.game_events_from :]
         if not events or events[0].kind not in (EventKind.DEALER_DRAW, EventKind.ROUND_STARTED):
@@ -399,8 +407,10 @@ class SessionState:
 
 class GameSession:
     """One seat's game stream. Iterate it for :class:`Received` messages in
-    order, with no gaps or repeats; it reconnects by itself (with jittered exponential
-    backoff) and resumes from the last sequence number seen. Send intents with
+    order, with no repeats; it reconnects by itself (with jittered exponential
+    backoff) and resumes from the last sequence number seen, with no gaps
+    unless it was away longer than the server keeps messages (proto/README.md
+    section 6: then the seqs jump once and ``state.gap_at`` says where). Send intents with
     :meth:`send`; decide only on messages :meth:`is_decision` accepts.
 
     ``status`` is "idle", "connecting", "live", "reconnecting" or "closed";
@@ -552,6 +562,8 @@ class GameSession:
             for raw in response.messages:
                 if raw.seq <= self.last_seq:
                     continue  # already seen before a reconnect
+                if raw.seq > self.last_seq + 1:  # resumed past what the server still kept
+                    self.state.gap_at = len(self.state.events)
                 self.last_seq = raw.seq
                 message = wire.message_from_pb(raw, seat)
                 if message is None:
@@ -611,6 +623,7 @@ class GameSession:
             state.reveal = message
         elif isinstance(message, Welcome) and message.commitment:
             state.game_events_from = len(state.events)  # the game starts here
+            state.gap_at = -1  # what was lost before does not matter to this game
             state.commitment = message.commitment
             if not history:
                 state.seat = message.seat

@@ -112,7 +112,9 @@ class Limits:
     * ``log_messages`` / ``log_bytes``: what one stream's log keeps (a seat's,
       the spectators'): the newest messages, so many and at most so many bytes
       (server/streamlog.py); ``finished_log_messages``: what it keeps once the
-      game is over and no stream is open.
+      game has been over for ``finished_full_seconds`` with no stream open
+      (until then a stream cut at the end resumes with every message, so
+      its player can still check the deal).
     * ``stand_in``: the bot kind (:data:`unoplay.game.BOT_KINDS`) that plays
       for a person who is away or gave up their seat; ``ismcts`` is stronger
       than ``greedy`` but thinks for up to a few hundred ms per turn on the
@@ -136,6 +138,7 @@ class Limits:
     log_messages: int = 1024
     log_bytes: int = 256 * 1024
     finished_log_messages: int = 64
+    finished_full_seconds: float = 60.0
     stand_in: str = "greedy"
 
 

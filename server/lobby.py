@@ -75,7 +75,7 @@ class Lobby:
         limits = self.limits
         for table_id, table in list(self.tables.items()):
             table.free_absent_seats(limits.waiting_seat_grace, now)
-            table.compact()
+            table.compact(now)
             idle = now - table.touched
             if table.state is TableState.FINISHED and idle > limits.finished_ttl:
                 del self.tables[table_id]

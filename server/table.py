@@ -323,13 +323,17 @@ class Table:
         self._seats_changed()
         return seat
 
-    def compact(self) -> None:
-        """Once the game is over and no stream is open, keep only the end of
-        each log (``Limits.finished_log_messages``) and drop the game's record
-        (``on_finish`` had it when the game ended): a stream resumed after the
-        end gets the final snapshot and the game's last messages."""
+    def compact(self, now: float) -> None:
+        """Once the game is over, nothing has changed for
+        ``Limits.finished_full_seconds`` (``now``: ``time.monotonic()``) and no
+        stream is open, keep only the end of each log
+        (``Limits.finished_log_messages``) and drop the game's record
+        (``on_finish`` had it when the game ended): a stream resumed after
+        that gets the final snapshot and the game's last messages; one
+        resumed sooner (cut as the game ended) gets every message."""
         if (
             self.state is not TableState.FINISHED
+            or now - self.touched < self.limits.finished_full_seconds
             or self.spectators
             or any(s.connections for s in self.seats)
         ):

@@ -141,10 +141,29 @@ def _forget_shared_caches() -> None:
             value.cache_clear()
 
 
+async def test_a_finished_table_keeps_every_message_for_a_while_then_the_end():
+    """A stream cut as the game ends (a write racing the end fails the call
+    and its unread messages with it) resumes with every message while the
+    game has been over less than ``finished_full_seconds``; a sweep after that
+    keeps only the last ``finished_log_messages`` of each log."""
+    lobby = Lobby()
+    table = await _quick_table(lobby, 4)
+    log_ = table.seats[0].log
+    assert len(log_) > 64
+    lobby.sweep()  # just over: nothing is dropped
+    assert log_.first_seq == 1 and table.history
+    assert [m for m in log_] == [log_[i] for i in range(len(log_))]  # every message, replayable
+    table.compact(table.touched + lobby.limits.finished_full_seconds - 0.001)
+    assert log_.first_seq == 1
+    table.compact(table.touched + lobby.limits.finished_full_seconds)
+    assert len(log_) - log_.first_seq + 1 == lobby.limits.finished_log_messages
+    assert table.history == [] and table.received == []
+
+
 async def test_a_finished_table_keeps_a_small_summary():
     """Ten seats (the costliest table): once over and compacted, a table keeps
     its final state and the last ``finished_log_messages`` of each log."""
-    lobby = Lobby()
+    lobby = Lobby(limits=Limits(finished_full_seconds=0))
     await _quick_table(lobby, 10)  # warm up the engine's and the server's interned values
     count = 6
     _forget_shared_caches()

@@ -15,6 +15,7 @@ import sys
 
 import grpc
 import pytest
+from helpers import until
 
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
@@ -26,10 +27,11 @@ from unoplay.game.deals import (
     check_deals,
 )
 from unoplay.game.engine import GameState
-from unoplay.game.events import EventKind
-from unoplay.game.messages import Welcome
+from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import TableState, Welcome
 from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server import wire
+from unoplay.server.limits import Limits
 from unoplay.server.service import start_server
 from unoplay.server.storage import GameStore, LegacyRandom, final_state, verify
 from unoplay.v1 import game_service_pb2 as gs
@@ -413,3 +415,56 @@ def test_a_format_1_store_is_upgraded_and_its_mersenne_games_still_replay(tmp_pa
     store = GameStore(path)
     assert [g["id"] for g in store.games()] == [1]
     store.close()
+
+
+@pytest.mark.parametrize("dropped", [False, True])
+async def test_a_stream_cut_in_the_game_still_checks_the_deal_unless_the_server_dropped_some(
+    dropped,
+):
+    """A seat's stream cut early in the game (the player away: a stand-in
+    plays) resumes after the end. Within ``finished_full_seconds`` every
+    message is still kept and the SDK checks the deal; once the server has
+    kept only the end of the log, the seqs jump (``gap_at``) and the SDK says
+    it cannot check (None), not that the deal was unfair."""
+    limits = Limits(finished_full_seconds=0) if dropped else Limits()
+    server = await start_server("127.0.0.1", 0, limits=limits)
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(
+                seats=4, rules=RuleSet(target_score=0), away_grace=0, seed="cut"
+            )
+            me = await conn.join_table(table.table_id, "me")
+            for _ in range(3):
+                await conn.add_bot(table.table_id, "greedy")
+            live = server.lobby.get(table.table_id)
+            session = conn.session(table.table_id, me.seat_token)
+            await conn.start_game(table.table_id, me.seat_token)
+            async for received in session:  # the game's first event: then gone
+                if isinstance(received.message, Event):
+                    break
+            await session.close()
+            cut_at = session.last_seq
+            await until(live, lambda: live.state is TableState.FINISHED, "the game's end")
+            server.lobby.sweep()
+            async for _ in session:  # the same session resumes after ``cut_at``
+                pass
+            state = session.state
+            assert state.reveal is not None and state.game_over and session.reconnects == 0
+            check = state.deal_check()
+            if dropped:
+                assert live.seats[0].log.first_seq > cut_at + 1  # the server kept only the end
+                assert state.gap_at > 0 and check is None
+                events = state.events[state.game_events_from :]
+                assert not check_deals(  # what the SDK would have said without ``gap_at``
+                    events,
+                    0,
+                    state.reveal,
+                    table_id=table.table_id,
+                    players=4,
+                    rules=state.table.rules.to_dict(),
+                ).fair
+            else:
+                assert state.gap_at == -1 and check is not None and check.fair
+                assert check.checked >= 7
+    finally:
+        await server.stop(None)

@@ -67,6 +67,8 @@ QUOTED = [
     (GUIDE, r"\(people \+ 1\) x \((\d+) KiB", LIMITS.log_bytes / 1024),
     (GAME_PROTO, r"at most (\d+) KiB\)", LIMITS.log_bytes / 1024),
     (GUIDE, r"the last (\d+) messages(?: of each log| each)", LIMITS.finished_log_messages),
+    (GUIDE, r"every message for (\d+) s after", LIMITS.finished_full_seconds),
+    (GUIDE, r"finished table's logs, (\d+) s after its last change", LIMITS.finished_full_seconds),
     (GUIDE, r"at most (\d+) KiB \(yours", L.MAX_MESSAGE_BYTES / 1024),
     (GUIDE, r"a message over (\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
     (GUIDE, r"a request over (\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
