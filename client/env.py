@@ -75,6 +75,7 @@ from pettingzoo import AECEnv
 
 from unoplay.game import GameState, PlayerView, RuleSet
 from unoplay.game.bots import make_bot, waiting_seats
+from unoplay.game.events import Event, visible
 from unoplay.game.research import Game
 from unoplay.game.rules import Scoring
 from unoplay.game.search import KIND
@@ -179,7 +180,9 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         """Deal a new game (``seed`` None: a fresh secret one)."""
         self._py_rng = random.Random(seed)
         deal_seed = None if seed is None else f"env-{seed}"
-        self.state = self.game.new_initial_state(deal_seed)
+        self.state, events = GameState.new(self.players, self.rules, deal_seed)
+        #: every event of this game, private ones too (for bots that observe)
+        self.events: list[Event] = list(events)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -238,7 +241,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         legal = self.game.legal_actions_by_index(state, seat)
         if action not in legal:
             raise ValueError(f"action {action} is not legal for {agent} now")
-        state.apply(seat, legal[int(action)])
+        self.events += state.apply(seat, legal[int(action)])
         self._round_actions += 1
         if state.is_round_over:
             self._end_round()
@@ -262,7 +265,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
                 self.rewards[self.possible_agents[s]] += 1.0
             self.terminations = {a: True for a in self.agents}
             return
-        state.next_round()
+        self.events += state.next_round()
         self._round_actions = 0
         self._round_start = list(state.scores)
 
@@ -321,6 +324,7 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
             s: make_bot(kind, seed=base + s, rules=self.aec.rules)
             for s, kind in zip(others, self.kinds, strict=True)
         }
+        self._seen = dict.fromkeys(others, 0)  # per bot: events of aec.events given to it
         self._reward = 0.0
         self._advance()
         obs = self.aec.observe(self.me)
@@ -336,6 +340,10 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
             if seat == self.seat:
                 break
             bot = self.bots[seat]
+            if bot.observes:
+                events = aec.events
+                bot.observe(visible(events[self._seen[seat] :], seat))
+                self._seen[seat] = len(events)
             action = bot.decide(state.view(seat), state.legal_actions(seat))
             aec.step(aec.pass_action if action is None else aec.game.action_index(action))
             self._reward += aec.rewards[self.me]

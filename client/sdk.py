@@ -680,9 +680,13 @@ async def run_bot(bot, session: GameSession) -> SessionState:
 
     As proto/README.md asks, it decides on the latest update only, and after
     sending an intent it waits for the answer (the next update, or a refusal,
-    after which it decides again on what it knows) before sending another."""
+    after which it decides again on what it knows) before sending another.
+    A bot with ``observes`` set gets every event first (``observe([event])``)."""
     waiting = False  # an intent is out and unanswered
+    observes = getattr(bot, "observes", False)
     async for received in session:
+        if observes and isinstance(received.message, Event):
+            bot.observe([received.message])
         if isinstance(received.message, Refusal):
             if not waiting:
                 continue

@@ -368,7 +368,8 @@ class Table:
             self._seats_changed()
 
     def add_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
-        """Seat a server-side bot (an object with ``decide(view, legal)``)."""
+        """Seat a server-side bot (an object with ``decide(view, legal)``; one with
+        ``observes`` set is also given every event its seat sees, ``observe(events)``)."""
         seat = self._free_seat(wanted)
         seat.name = clean_text("name", name, MAX_NAME)
         seat.bot = bot
@@ -760,6 +761,9 @@ class Table:
                 seat.earned_updates += 1
             if seat.log.max_messages:  # not a server-side bot's seat (it reads the game)
                 seat.log.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
+            player = seat.player
+            if player is not None and getattr(player, "observes", False):  # it learns from events
+                player.observe([e for e in events if e.audience == EVERYONE or e.audience == i])
         self.spectator_log.extend([e for e in events if e.audience == EVERYONE])
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals

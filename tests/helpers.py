@@ -31,6 +31,7 @@ from unoplay.game.rules import (
     Wd4Restriction,
     WildStarter,
 )
+from unoplay.game.search import IsmctsBot
 
 
 def c(code: str) -> int:
@@ -271,3 +272,17 @@ def play_out(
             break
         events += game.next_round()
     return events
+
+
+class TrackedBot(IsmctsBot):
+    """ismcts counting the decisions at which the hand its tracker followed
+    from the events alone (before it lines up with the view) is the view's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.calls = self.agreed = 0
+
+    def decide(self, view, legal):
+        self.calls += 1
+        self.agreed += sorted(self.tracker.mine) == sorted(view.hand)
+        return super().decide(view, legal)

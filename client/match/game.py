@@ -97,8 +97,13 @@ class TimedBot:
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+        self.observes = getattr(bot, "observes", False)
         self.decisions = 0
         self.seconds = 0.0
+
+    def observe(self, events: Sequence[Event]) -> None:
+        """The events the seat saw, for a bot that learns from them (not timed)."""
+        self.bot.observe(events)
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """The bot's decision, timed (``seconds``) and counted (``decisions``) when it acts."""

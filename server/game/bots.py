@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from .events import Event
 from .rules import RuleSet
 from .view import Phase, PlayerView
 
@@ -58,6 +59,14 @@ class Bot:
     #: Whether the kind's constructor takes the table's rules after its seed
     #: (a search bot simulates them; :func:`make_bot` passes them).
     needs_rules: bool = False
+    #: Whether the kind learns from the events it sees: whoever runs the bot
+    #: then passes it every event its seat sees, in order, to :meth:`observe`.
+    observes: bool = False
+
+    def observe(self, events: Sequence[Event]) -> None:
+        """The events this seat saw since the last call (its private ones
+        too), in order; called only for kinds with ``observes`` set. The
+        default ignores them."""
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """The action to take now, given ``view`` (this seat's information) and
@@ -298,11 +307,18 @@ def play_game(
     ValueError if its turn's bot answers None."""
     from .engine import GameState
 
-    state, _ = GameState.new(len(bots), rules, seed)
+    watchers = [(seat, bot) for seat, bot in enumerate(bots) if bot.observes]
+
+    def seen(events: list[Event]) -> None:
+        for seat, bot in watchers:
+            bot.observe([e for e in events if e.audience < 0 or e.audience == seat])
+
+    state, events = GameState.new(len(bots), rules, seed)
+    seen(events)
     actions = 0
     while not state.is_game_over:
         if state.is_round_over:
-            state.next_round()
+            seen(state.next_round())
             actions = 0
             continue
         if actions >= max_round_actions:
@@ -312,7 +328,7 @@ def play_game(
         for seat in waiting_seats(state):
             action = bots[seat].decide(state.view(seat), state.legal_actions(seat))
             if action is not None:
-                state.apply(seat, action)
+                seen(state.apply(seat, action))
                 acted = True
                 break
         if not acted:
@@ -320,6 +336,6 @@ def play_game(
             action = bots[seat].decide(state.view(seat), state.legal_actions(seat))
             if action is None:
                 raise ValueError(f"{bots[seat].name} at seat {seat} did nothing on its turn")
-            state.apply(seat, action)
+            seen(state.apply(seat, action))
         actions += 1
     return state

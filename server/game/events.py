@@ -33,7 +33,7 @@ class EventKind(IntEnum):
     UNO_CALLED = 14  #: ``player`` called UNO
     UNO_CAUGHT = 15  #: ``player`` caught ``target`` not calling UNO
     CHALLENGED = 16  #: ``player`` challenged ``target``'s Wild Draw Four; ``value`` 1 guilty, 0 not
-    HAND_SHOWN = 17  #: private to the challenger: ``target``'s hand was ``cards``
+    HAND_SHOWN = 17  #: private to the challenger (``audience``): ``player``'s hand was ``cards``
     PENALTY_ACCEPTED = 18  #: ``player`` accepted a pending penalty of ``count`` cards
     DECK_RESHUFFLED = 19  #: the discard pile became a draw pile of ``count`` cards
     TURN = 20  #: it is ``player``'s turn

@@ -49,6 +49,7 @@ from .cards import COLOUR, DECK_SIZE, RANK, WILD
 from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
 from .engine import GameState
+from .events import Event, EventKind
 from .rules import OFFICIAL, GameFormat, RuleSet
 from .view import Phase, PlayerView
 
@@ -77,13 +78,17 @@ def determinize(
     rules: RuleSet,
     rng: random.Random,
     known: Mapping[int, Collection[int]] | None = None,
+    constraints: Mapping[int, Sequence[Constraint]] | None = None,
 ) -> GameState:
     """A complete position consistent with ``view`` (seat ``view.seat``'s
     information state), the hidden cards dealt at random by ``rng``.
 
     ``rules`` are the table's (the view does not carry them). ``known`` maps
     a seat to cards the viewer knows it holds (each must be unseen by the
-    view, and at most that seat's hand size). Hidden facts that are not
+    view, and at most that seat's hand size). ``constraints`` maps a seat to
+    what some of its other cards cannot be (one :data:`Constraint` per card,
+    as :class:`HandTracker` infers them): each is dealt a card that meets it
+    when one is left, the most constrained first. Hidden facts that are not
     cards are sampled as well: under a pending Wild Draw Four, whether its
     play was illegal (probability ``1 - 0.75 ** hand size`` of its player's
     hand; RULES.md section 4), and another seat's just-drawn card (a card of
@@ -109,6 +114,18 @@ def determinize(
     unseen = [c for c in range(DECK_SIZE) if c not in seen]
     draw = rng.random
     unseen.sort(key=lambda _: draw())  # a uniform shuffle, faster than rng.shuffle
+    for other, wanted in (constraints or {}).items():
+        if other == seat or not 0 <= other < n:
+            continue
+        room = view.hand_sizes[other] - len(placed[other])
+        for colours, ranks in sorted(wanted, key=_strictness, reverse=True)[: max(room, 0)]:
+            for i in range(len(unseen) - 1, -1, -1):
+                card = unseen[i]
+                if not (colours >> COLOUR[card] & 1 or ranks >> RANK[card] & 1):
+                    placed[other].append(card)
+                    unseen[i] = unseen[-1]
+                    unseen.pop()
+                    break
     for other in range(n):
         if other != seat:
             need = view.hand_sizes[other] - len(placed[other])
@@ -150,6 +167,201 @@ def determinize(
     state._round = view.round_number
     state._rng = DealRandom(str(rng.getrandbits(64)))
     return state
+
+
+#: A constraint on one hidden card: (colours it cannot be, ranks it cannot be)
+#: as bit masks (bit ``COLOUR[c]``, bit ``RANK[c]``).
+Constraint = tuple[int, int]
+_WILDS = (1 << 13) | (1 << 14)  # the ranks Wild and Wild Draw Four
+
+
+def allows(constraint: Constraint, card: int) -> bool:
+    """Whether ``card`` may be the hidden card under ``constraint``."""
+    return not (constraint[0] >> COLOUR[card] & 1 or constraint[1] >> RANK[card] & 1)
+
+
+class HandTracker:
+    """What one seat learns of the other hands from the events it sees
+    (:meth:`observe`), for :func:`determinize`: cards it knows a seat holds
+    (shown by a challenge, or its own hand given away by a swap or a
+    rotation), and what the other hidden cards cannot be.
+
+    The inference assumes players who play when they can, as
+    :class:`~.bots.GreedyBot` and most people do: a seat that draws at the
+    start of its turn held nothing that fitted (no card of the colour in
+    force, none of the top card's rank, no wild), and the drawn card did not
+    fit either when the turn passed at once (a fact); a seat that plays a Wild held no coloured card
+    that fitted, and one that plays a Wild Draw Four no Wild either. Each
+    hidden card is a slot with the constraints known when it was already in
+    the hand; a card played leaves by a slot that allows it (the drawn one,
+    if it was just drawn). Against players who draw with a playable card the
+    constraints are wrong; :func:`determinize` then relaxes what it cannot
+    meet. ``slots[seat]`` is a list of ``(known card or -1, constraint)``.
+    """
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.me = NONE
+        self.slots: dict[int, list[tuple[int, Constraint]]] = {}
+        self.mine: list[int] = []  # this seat's hand, from its private events
+        self.top = NONE
+        self.colour = NONE
+        self.ring: list[int] = []  # seats in play, clockwise
+        self._turn = NONE  # the seat whose turn just began (no action yet)
+        self._drew = NONE  # the seat that just drew at the start of its turn
+
+    def _no_fit(self, wild_ok: bool = False) -> Constraint:
+        colours = 1 << self.colour if 0 <= self.colour < 4 else 0
+        ranks = 1 << RANK[self.top] if self.top >= 0 and RANK[self.top] < _WILD_RANK else 0
+        return colours, ranks | (0 if wild_ok else _WILDS)
+
+    def _constrain(self, seat: int, constraint: Constraint, skip_last: bool = False) -> None:
+        slots = self.slots.get(seat, [])
+        end = len(slots) - 1 if skip_last else len(slots)
+        for i in range(end):
+            card, (colours, ranks) = slots[i]
+            if card < 0:
+                slots[i] = (card, (colours | constraint[0], ranks | constraint[1]))
+
+    def _remove(self, seat: int, card: int, newest: bool) -> None:
+        slots = self.slots.get(seat)
+        if not slots:
+            return
+        for i, (known, _) in enumerate(slots):
+            if known == card:
+                del slots[i]
+                return
+        if newest and slots[-1][0] < 0:
+            del slots[-1]
+            return
+        fits = [i for i, (known, c) in enumerate(slots) if known < 0 and allows(c, card)]
+        unknown = fits or [i for i, (known, _) in enumerate(slots) if known < 0] or [0]
+        del slots[unknown[int(self.rng.random() * len(unknown))]]
+
+    def observe(self, events: Sequence[Event]) -> None:
+        """Take the events this seat saw, in order (its private ones too)."""
+        for e in events:
+            k, p = e.kind, e.player
+            drew, turn = self._drew, self._turn
+            self._drew = self._turn = NONE
+            if k is EventKind.DEALER_DRAW:
+                if p >= len(self.ring):
+                    self.ring = list(range(p + 1))
+            elif k is EventKind.ROUND_STARTED:
+                self.slots = {}
+            elif k is EventKind.HAND_DEALT:
+                self.me = p
+                self.mine = list(e.cards)
+                for seat in self.ring or ():
+                    if seat != p:
+                        self.slots[seat] = [(NONE, (0, 0))] * e.count
+            elif k is EventKind.STARTER_FLIPPED:
+                self.top, self.colour = e.cards[0], COLOUR[e.cards[0]]
+            elif k is EventKind.COLOUR_CHOSEN:
+                self.colour = e.colour
+            elif k is EventKind.TURN:
+                if drew >= 0:  # the drawn card did not fit: the turn passed at once
+                    slots = self.slots.get(drew)
+                    if slots and slots[-1][0] < 0:
+                        colours, ranks = self._no_fit()
+                        had = slots[-1][1]
+                        slots[-1] = (NONE, (had[0] | colours, had[1] | ranks))
+                self._turn = p
+            elif k is EventKind.DREW:
+                if p == self.me:
+                    continue
+                if turn == p and e.count == 1:  # drew rather than play: nothing fitted
+                    self._constrain(p, self._no_fit())
+                    self._drew = p
+                self.slots.setdefault(p, []).extend([(NONE, (0, 0))] * e.count)
+            elif k is EventKind.DREW_CARDS:
+                if p == self.me:
+                    self.mine += e.cards
+            elif k is EventKind.PLAYED:
+                if p == self.me:
+                    for card in e.cards:
+                        if card in self.mine:
+                            self.mine.remove(card)
+                else:
+                    rank = RANK[e.cards[0]]
+                    if turn == p and rank >= _WILD_RANK and not e.value:
+                        colours, ranks = self._no_fit(wild_ok=True)
+                        if rank == _WILD_RANK + 1:
+                            ranks |= 1 << _WILD_RANK  # a Wild Draw Four: no Wild either
+                        self._constrain(p, (colours, ranks))
+                    for card in e.cards:
+                        self._remove(p, card, newest=drew == p)
+                self.top, self.colour = e.cards[-1], e.colour
+            elif k is EventKind.HAND_SHOWN:
+                self.slots[p] = [(card, (0, 0)) for card in e.cards]  # p: whose hand
+            elif k is EventKind.HANDS_SWAPPED:
+                a, b = p, e.target
+                sa, sb = self.slots.get(a, []), self.slots.get(b, [])
+                if self.me in (a, b):
+                    other = b if self.me == a else a
+                    self.slots[other] = [(card, (0, 0)) for card in self.mine]
+                    self.slots.pop(self.me, None)
+                else:
+                    self.slots[a], self.slots[b] = sb, sa
+            elif k is EventKind.HANDS_ROTATED:
+                ring = self.ring
+                m = len(ring)
+                old = {q: self.slots.get(q, []) for q in ring}
+                old[self.me] = [(card, (0, 0)) for card in self.mine]
+                self.slots = {q: old[ring[(i - e.value) % m]] for i, q in enumerate(ring)}
+                self.slots.pop(self.me, None)
+            elif k is EventKind.HAND_RECEIVED:
+                self.mine = list(e.cards)
+            elif k is EventKind.PLAYER_OUT:
+                if p in self.ring:
+                    self.ring.remove(p)
+                self.slots.pop(p, None)
+
+    def sync(self, view: PlayerView) -> None:
+        """Line up with ``view`` (this seat's, now): its hand, the seats in
+        play, the top card, and one slot per card of every other hand (slots
+        are added unconstrained, or the least known dropped, where the events
+        seen do not account for a hand: a tracker that began mid-round)."""
+        self.me = view.seat
+        self.mine = list(view.hand)
+        self.top, self.colour = view.top_card, view.colour
+        self._turn = view.current if view.phase is Phase.PLAY else NONE
+        self._drew = NONE
+        n = len(view.hand_sizes)
+        self.ring = [s for s in range(n) if s not in view.out_seats]
+        for seat in self.ring:
+            if seat == self.me:
+                continue
+            slots = self.slots.setdefault(seat, [])
+            size = view.hand_sizes[seat]
+            while len(slots) < size:
+                slots.append((NONE, (0, 0)))
+            if len(slots) > size:
+                slots.sort(key=lambda slot: (slot[0] < 0, -_strictness(slot[1])))
+                del slots[size:]
+
+    def beliefs(self, view: PlayerView) -> tuple[dict[int, list[int]], dict[int, list[Constraint]]]:
+        """(known cards, constraints of the other hidden cards) per other
+        seat, for :func:`determinize`, after :meth:`sync` with ``view``."""
+        self.sync(view)
+        known: dict[int, list[int]] = {}
+        constraints: dict[int, list[Constraint]] = {}
+        seen = set(view.hand)
+        seen.add(view.top_card)
+        for seat, slots in self.slots.items():
+            if seat == view.seat or seat not in self.ring:
+                continue
+            cards = [card for card, _ in slots if card >= 0 and card not in seen]
+            wanted = [rule for card, rule in slots if card < 0 and rule != (0, 0)]
+            if cards:
+                known[seat] = cards
+            if wanted:
+                constraints[seat] = wanted
+        return known, constraints
+
+
+def _strictness(constraint: Constraint) -> int:
+    return bin(constraint[0]).count("1") * 8 + bin(constraint[1]).count("1")
 
 
 def move_key(action: Action) -> _Key:
@@ -268,7 +480,9 @@ class IsmctsBot(Bot):
     carry them. ``max_depth`` and ``margin``: see the module docstring.
     ``rollout``: ``"fast"`` (:func:`rollout_move`) or ``"greedy"`` (a
     :class:`~.bots.GreedyBot` on every seat's view: its exact opponent model
-    against greedy, about 3x slower).
+    against greedy, about 3x slower). ``infer`` (default True): sample the
+    other hands from what :class:`HandTracker` learned from the events given
+    to :meth:`observe`; False: uniformly from the unseen cards.
     ``exploration`` is UCB1's constant (the tree search); ``rollout_cap`` bounds a
     playout in actions (a playout that reaches it scores each seat by how
     few cards it holds). Raises ValueError for an unknown ``rollout``.
@@ -280,6 +494,7 @@ class IsmctsBot(Bot):
 
     name = "ismcts"
     needs_rules = True
+    observes = True
 
     def __init__(
         self,
@@ -293,6 +508,7 @@ class IsmctsBot(Bot):
         max_depth: int = 1,
         margin: float = 1.0,
         rollout: str = "fast",
+        infer: bool = True,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -307,15 +523,24 @@ class IsmctsBot(Bot):
             raise ValueError(f"rollout must be 'fast' or 'greedy', not {rollout!r}")
         self._rollout_bot = GreedyBot(seed) if rollout == "greedy" else None
         self.clock = clock
+        self.tracker = HandTracker(self.rng) if infer else None
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
+
+    def observe(self, events: Sequence[Event]) -> None:
+        """The events this seat saw (see :meth:`.bots.Bot.observe`): what its
+        :class:`HandTracker` infers of the other hands."""
+        if self.tracker is not None:
+            self.tracker.observe(events)
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """Out of turn, or when it can catch or must call UNO: greedy's
         answer. On its turn with more than one move: the move the search
         visited most."""
         seat = view.seat
+        if self.tracker is not None:
+            self.tracker.sync(view)
         if view.current != seat or any(
             a.kind is _CATCH or (a.kind is _CALL_UNO and view.catchable == seat) for a in legal
         ):
@@ -360,10 +585,11 @@ class IsmctsBot(Bot):
         out = len(view.out_seats)
         gain = dict.fromkeys(allowed, 0.0)
         square = dict.fromkeys(allowed, 0.0)
+        known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         more = self._budget()
         done = 0
         while more(done):
-            sample = determinize(view, rules, rng)
+            sample = determinize(view, rules, rng, known, constraints)
             stream = rng.getrandbits(32)
             result = {}
             for key, action in allowed.items():
@@ -391,11 +617,12 @@ class IsmctsBot(Bot):
         every sample, UCB1 with availability counts (Cowling et al.)."""
         rng, rules, c = self.rng, self.rules, self.exploration
         root = _Node(NONE)
+        known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         more = self._budget()
         done = 0
         while more(done):
             done += 1
-            state = determinize(view, rules, rng)
+            state = determinize(view, rules, rng, known, constraints)
             node, path = root, [root]
             while (
                 state.phase < Phase.ROUND_OVER

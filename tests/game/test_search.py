@@ -8,10 +8,14 @@ import random
 from collections import Counter
 
 import pytest
+from helpers import TrackedBot, c, cs, pos
 
 from unoplay.game import PRESETS, GameState, RuleSet, make_bot
+from unoplay.game.actions import CHALLENGE, DRAW, KEEP, play
 from unoplay.game.bots import GreedyBot, RandomBot, play_game
-from unoplay.game.search import IsmctsBot, determinize
+from unoplay.game.cards import COLOUR, RANK, WILD
+from unoplay.game.events import EventKind, visible
+from unoplay.game.search import HandTracker, IsmctsBot, determinize
 
 
 def _positions(rules: RuleSet, players: int, seed: int, count: int):
@@ -97,3 +101,82 @@ def test_the_module_examples_run():
 
     result = doctest.testmod(unoplay.game.search)
     assert result.attempted >= 5 and result.failed == 0
+
+
+# ------------------------------------------------------------------ what the events tell
+
+
+def _fits(card: int, top: int) -> bool:
+    return COLOUR[card] in (COLOUR[top], WILD) or RANK[card] == RANK[top]
+
+
+def test_a_seat_that_drew_is_dealt_nothing_that_fitted_in_the_samples():
+    """Seat 1 draws at the start of its turn and the drawn card does not fit
+    either: the tracker of seat 0 deals it no green card, no 7 and no wild in
+    any sample (HandTracker), where uniform samples often do."""
+    hands = ["R1 B2 Y3 R4 B6 Y8 R9", "R3 B5 Y2 R8 B1"]
+    placed = set(cs(" ".join(hands))) | {c("G7")}
+    pile = [x for x in range(108) if x not in placed and x != c("Y4")] + [c("Y4")]
+    state = pos(hands, "G7", current=1, draw_pile=pile)
+    tracker = HandTracker(random.Random(1))
+    tracker.sync(state.view(0))
+    events = visible(state.apply(1, DRAW), 0)
+    assert [e.kind for e in events] == [EventKind.DREW, EventKind.TURN]
+    tracker.observe(events)
+    view = state.view(0)
+    known, constraints = tracker.beliefs(view)
+    assert known == {} and len(constraints[1]) == 6  # the five held and the one drawn
+    for k in range(30):
+        sample = determinize(view, RuleSet(), random.Random(k), known, constraints)
+        assert not any(_fits(x, c("G7")) for x in sample.hand(1))
+    assert any(
+        any(_fits(x, c("G7")) for x in determinize(view, RuleSet(), random.Random(k)).hand(1))
+        for k in range(30)
+    )
+
+
+def test_a_drawn_card_that_fits_is_not_constrained_and_a_wild_shows_no_coloured_fit():
+    """A drawn card that fits (kept, or played) tells nothing of itself; a
+    Wild played shows its player held no card of the colour in force nor of
+    the top card's rank (wilds allowed)."""
+    state = pos(["R1 B2", "W R3 B5"], "G7", current=1)
+    tracker = HandTracker(random.Random(1))
+    tracker.sync(state.view(0))
+    tracker.observe(visible(state.apply(1, play(c("W"), 3)), 0))
+    _, constraints = tracker.beliefs(state.view(0))
+    assert constraints[1] == [(1 << 2, 1 << 7)] * 2  # no green, no 7; a wild may remain
+    drawn = pos(["R1 B2", "R3 B5"], "G7", current=1)  # draws the highest id left: a wild
+    tracker = HandTracker(random.Random(1))
+    tracker.sync(drawn.view(0))
+    tracker.observe(visible(drawn.apply(1, DRAW) + drawn.apply(1, KEEP), 0))
+    _, constraints = tracker.beliefs(drawn.view(0))
+    assert len(constraints[1]) == 2 and len(drawn.hand(1)) == 3  # the kept one is free
+
+
+def test_a_challenge_shows_the_hand_and_a_swap_gives_away_the_viewers():
+    """Cards the viewer saw (a challenged hand) or gave (its hand, by a swap
+    on a 7) are known to be in that seat's hand, in every sample."""
+    state = pos(["R1 B2 Y3", "W+4 G2 R5"], "G7", current=1)
+    tracker = HandTracker(random.Random(1))
+    tracker.sync(state.view(0))
+    tracker.observe(visible(state.apply(1, play(c("W+4"), 0)), 0))
+    tracker.observe(visible(state.apply(0, CHALLENGE), 0))  # guilty: it held G2
+    known, _ = tracker.beliefs(state.view(0))
+    assert sorted(known[1]) == sorted(cs("G2 R5")) and len(state.hand(1)) == 6
+    for k in range(10):
+        sample = determinize(state.view(0), RuleSet(), random.Random(k), known)
+        assert set(cs("G2 R5")) <= set(sample.hand(1))
+    rules = RuleSet(seven_zero=True)
+    swap = pos(["R7 B2 Y3", "G2 R5 Y9 B9"], "R3", current=0, rules=rules)
+    tracker = HandTracker(random.Random(1))
+    tracker.sync(swap.view(0))
+    tracker.observe(visible(swap.apply(0, play(c("R7"), target=1)), 0))
+    known, _ = tracker.beliefs(swap.view(0))
+    assert sorted(known[1]) == sorted(cs("B2 Y3")) == sorted(swap.hand(1))
+
+
+def test_play_game_gives_an_observing_bot_every_event_of_its_seat():
+    rules = RuleSet(target_score=0)
+    bot = TrackedBot(seed=1, rules=rules, iterations=4)
+    play_game([bot, GreedyBot(2), GreedyBot(3), GreedyBot(4)], rules, seed="observed")
+    assert bot.calls >= 5 and bot.agreed == bot.calls
