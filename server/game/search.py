@@ -59,9 +59,10 @@ _CALL_UNO = ActionKind.CALL_UNO
 _WILD_RANK = 13
 _ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
 
-#: Samples per decision when no budget is given: about 30-60 ms a decision
-#: on this project's 2-core machine (pure Python, 2-4 seats).
-DEFAULT_ITERATIONS = 60
+#: Samples per decision when no budget is given: about 50-80 ms a decision
+#: on this project's 2-core machine (2-4 seats; the compiled engine, the
+#: other core busy).
+DEFAULT_ITERATIONS = 100
 
 #: A card's kind 0..53: colour * 13 + rank for the coloured cards, 52 Wild, 53
 #: Wild Draw Four. Two cards of one kind play alike.
@@ -190,17 +191,19 @@ class HandTracker:
     :class:`~.bots.GreedyBot` and most people do: a seat that draws at the
     start of its turn held nothing that fitted (no card of the colour in
     force, none of the top card's rank, no wild), and the drawn card did not
-    fit either when the turn passed at once (a fact); a seat that plays a Wild held no coloured card
-    that fitted, and one that plays a Wild Draw Four no Wild either. Each
-    hidden card is a slot with the constraints known when it was already in
-    the hand; a card played leaves by a slot that allows it (the drawn one,
-    if it was just drawn). Against players who draw with a playable card the
-    constraints are wrong; :func:`determinize` then relaxes what it cannot
-    meet. ``slots[seat]`` is a list of ``(known card or -1, constraint)``.
+    fit either when the turn passed at once (a fact); a seat that plays a
+    Wild held no coloured card that fitted, and one that plays a Wild Draw
+    Four no Wild either; one that names a colour for its wild holds a card
+    of it (the colour it holds most), if it holds any. Each hidden card is a
+    slot with the constraints known while it was in the hand; a card played
+    leaves by the strictest slot that allows it (the drawn one, if it was
+    just drawn), so that what is left claims the least. Against players who
+    draw with a playable card the constraints are wrong; :func:`determinize`
+    then relaxes what it cannot meet. ``slots[seat]`` is a list of ``(known
+    card or -1, constraint)``.
     """
 
-    def __init__(self, rng: random.Random) -> None:
-        self.rng = rng
+    def __init__(self) -> None:
         self.me = NONE
         self.slots: dict[int, list[tuple[int, Constraint]]] = {}
         self.mine: list[int] = []  # this seat's hand, from its private events
@@ -223,6 +226,20 @@ class HandTracker:
             if card < 0:
                 slots[i] = (card, (colours | constraint[0], ranks | constraint[1]))
 
+    def _holds_colour(self, seat: int, colour: int) -> None:
+        """``seat`` named ``colour`` for its wild: it holds a card of it (the
+        colour it holds most), if it holds any: one slot that allows it must be it."""
+        slots = self.slots.get(seat, [])
+        only = ((0b1111 & ~(1 << colour)) | 1 << WILD, _WILDS)
+        for i, (card, rule) in enumerate(slots):
+            if card >= 0 and COLOUR[card] == colour:
+                return  # a card known already
+        free = [i for i, (card, rule) in enumerate(slots) if card < 0 and not rule[0] >> colour & 1]
+        if free:
+            i = min(free, key=lambda i: _strictness(slots[i][1]))
+            had = slots[i][1]
+            slots[i] = (NONE, (had[0] | only[0], had[1] | only[1]))
+
     def _remove(self, seat: int, card: int, newest: bool) -> None:
         slots = self.slots.get(seat)
         if not slots:
@@ -235,8 +252,11 @@ class HandTracker:
             del slots[-1]
             return
         fits = [i for i, (known, c) in enumerate(slots) if known < 0 and allows(c, card)]
-        unknown = fits or [i for i, (known, _) in enumerate(slots) if known < 0] or [0]
-        del slots[unknown[int(self.rng.random() * len(unknown))]]
+        if fits:  # the strictest slot the card meets: what is left claims the least
+            del slots[max(fits, key=lambda i: _strictness(slots[i][1]))]
+            return
+        unknown = [i for i, (known, _) in enumerate(slots) if known < 0] or [0]
+        del slots[min(unknown, key=lambda i: _strictness(slots[i][1]))]
 
     def observe(self, events: Sequence[Event]) -> None:
         """Take the events this seat saw, in order (its private ones too)."""
@@ -291,6 +311,8 @@ class HandTracker:
                         self._constrain(p, (colours, ranks))
                     for card in e.cards:
                         self._remove(p, card, newest=drew == p)
+                    if rank >= _WILD_RANK and 0 <= e.colour < 4:
+                        self._holds_colour(p, e.colour)
                 self.top, self.colour = e.cards[-1], e.colour
             elif k is EventKind.HAND_SHOWN:
                 self.slots[p] = [(card, (0, 0)) for card in e.cards]  # p: whose hand
@@ -325,8 +347,8 @@ class HandTracker:
         self.me = view.seat
         self.mine = list(view.hand)
         self.top, self.colour = view.top_card, view.colour
-        self._turn = view.current if view.phase is Phase.PLAY else NONE
-        self._drew = NONE
+        if view.phase is Phase.PLAY:
+            self._turn = view.current  # its turn has begun: no action yet
         n = len(view.hand_sizes)
         self.ring = [s for s in range(n) if s not in view.out_seats]
         for seat in self.ring:
@@ -506,7 +528,7 @@ class IsmctsBot(Bot):
         exploration: float = 0.7,
         rollout_cap: int = 400,
         max_depth: int = 1,
-        margin: float = 1.0,
+        margin: float = 0.5,
         rollout: str = "fast",
         infer: bool = True,
         clock: Callable[[], float] = time.perf_counter,
@@ -523,7 +545,7 @@ class IsmctsBot(Bot):
             raise ValueError(f"rollout must be 'fast' or 'greedy', not {rollout!r}")
         self._rollout_bot = GreedyBot(seed) if rollout == "greedy" else None
         self.clock = clock
-        self.tracker = HandTracker(self.rng) if infer else None
+        self.tracker = HandTracker() if infer else None
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0

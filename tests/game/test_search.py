@@ -118,7 +118,7 @@ def test_a_seat_that_drew_is_dealt_nothing_that_fitted_in_the_samples():
     placed = set(cs(" ".join(hands))) | {c("G7")}
     pile = [x for x in range(108) if x not in placed and x != c("Y4")] + [c("Y4")]
     state = pos(hands, "G7", current=1, draw_pile=pile)
-    tracker = HandTracker(random.Random(1))
+    tracker = HandTracker()
     tracker.sync(state.view(0))
     events = visible(state.apply(1, DRAW), 0)
     assert [e.kind for e in events] == [EventKind.DREW, EventKind.TURN]
@@ -138,15 +138,20 @@ def test_a_seat_that_drew_is_dealt_nothing_that_fitted_in_the_samples():
 def test_a_drawn_card_that_fits_is_not_constrained_and_a_wild_shows_no_coloured_fit():
     """A drawn card that fits (kept, or played) tells nothing of itself; a
     Wild played shows its player held no card of the colour in force nor of
-    the top card's rank (wilds allowed)."""
+    the top card's rank (wilds allowed), and one card of the colour it named."""
     state = pos(["R1 B2", "W R3 B5"], "G7", current=1)
-    tracker = HandTracker(random.Random(1))
+    tracker = HandTracker()
     tracker.sync(state.view(0))
-    tracker.observe(visible(state.apply(1, play(c("W"), 3)), 0))
+    tracker.observe(visible(state.apply(1, play(c("W"), 3)), 0))  # names blue
     _, constraints = tracker.beliefs(state.view(0))
-    assert constraints[1] == [(1 << 2, 1 << 7)] * 2  # no green, no 7; a wild may remain
+    no_green_no_7 = (1 << 2, 1 << 7)  # a wild may remain
+    blue_only = (0b10111 | 1 << 2, 1 << 7 | 1 << 13 | 1 << 14)
+    assert sorted(constraints[1]) == sorted([no_green_no_7, blue_only])
+    for k in range(10):
+        sample = determinize(state.view(0), RuleSet(), random.Random(k), None, constraints)
+        assert COLOUR[sample.hand(1)[0]] == 3 or COLOUR[sample.hand(1)[1]] == 3
     drawn = pos(["R1 B2", "R3 B5"], "G7", current=1)  # draws the highest id left: a wild
-    tracker = HandTracker(random.Random(1))
+    tracker = HandTracker()
     tracker.sync(drawn.view(0))
     tracker.observe(visible(drawn.apply(1, DRAW) + drawn.apply(1, KEEP), 0))
     _, constraints = tracker.beliefs(drawn.view(0))
@@ -157,7 +162,7 @@ def test_a_challenge_shows_the_hand_and_a_swap_gives_away_the_viewers():
     """Cards the viewer saw (a challenged hand) or gave (its hand, by a swap
     on a 7) are known to be in that seat's hand, in every sample."""
     state = pos(["R1 B2 Y3", "W+4 G2 R5"], "G7", current=1)
-    tracker = HandTracker(random.Random(1))
+    tracker = HandTracker()
     tracker.sync(state.view(0))
     tracker.observe(visible(state.apply(1, play(c("W+4"), 0)), 0))
     tracker.observe(visible(state.apply(0, CHALLENGE), 0))  # guilty: it held G2
@@ -168,7 +173,7 @@ def test_a_challenge_shows_the_hand_and_a_swap_gives_away_the_viewers():
         assert set(cs("G2 R5")) <= set(sample.hand(1))
     rules = RuleSet(seven_zero=True)
     swap = pos(["R7 B2 Y3", "G2 R5 Y9 B9"], "R3", current=0, rules=rules)
-    tracker = HandTracker(random.Random(1))
+    tracker = HandTracker()
     tracker.sync(swap.view(0))
     tracker.observe(visible(swap.apply(0, play(c("R7"), target=1)), 0))
     known, _ = tracker.beliefs(swap.view(0))
