@@ -231,9 +231,8 @@ class HandTracker:
         colour it holds most), if it holds any: one slot that allows it must be it."""
         slots = self.slots.get(seat, [])
         only = ((0b1111 & ~(1 << colour)) | 1 << WILD, _WILDS)
-        for i, (card, rule) in enumerate(slots):
-            if card >= 0 and COLOUR[card] == colour:
-                return  # a card known already
+        if any(card >= 0 and COLOUR[card] == colour for card, _ in slots):
+            return  # a card known already
         free = [i for i, (card, rule) in enumerate(slots) if card < 0 and not rule[0] >> colour & 1]
         if free:
             i = min(free, key=lambda i: _strictness(slots[i][1]))
