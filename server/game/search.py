@@ -56,6 +56,8 @@ from .view import Phase, PlayerView
 _PLAY = ActionKind.PLAY
 _CATCH = ActionKind.CATCH
 _CALL_UNO = ActionKind.CALL_UNO
+_DRAW = ActionKind.DRAW
+_KEEP = ActionKind.KEEP
 _WILD_RANK = 13
 _ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
 
@@ -504,6 +506,8 @@ class IsmctsBot(Bot):
     against greedy, about 3x slower). ``infer`` (default True): sample the
     other hands from what :class:`HandTracker` learned from the events given
     to :meth:`observe`; False: uniformly from the unseen cards.
+    ``prune_draws`` (default True): with a card to play, drawing or keeping
+    the drawn card is not searched (the samples overrated it, at a cost).
     ``exploration`` is UCB1's constant (the tree search); ``rollout_cap`` bounds a
     playout in actions (a playout that reaches it scores each seat by how
     few cards it holds). Raises ValueError for an unknown ``rollout``.
@@ -530,6 +534,7 @@ class IsmctsBot(Bot):
         margin: float = 0.5,
         rollout: str = "fast",
         infer: bool = True,
+        prune_draws: bool = True,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -545,6 +550,7 @@ class IsmctsBot(Bot):
         self._rollout_bot = GreedyBot(seed) if rollout == "greedy" else None
         self.clock = clock
         self.tracker = HandTracker() if infer else None
+        self.prune_draws = prune_draws
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
@@ -567,6 +573,8 @@ class IsmctsBot(Bot):
         ):
             return self._greedy.decide(view, legal)
         moves = [a for a in legal if a.kind is not _CALL_UNO]
+        if self.prune_draws and any(a.kind is _PLAY for a in moves):
+            moves = [a for a in moves if a.kind is not _DRAW and a.kind is not _KEEP]
         by_key = {move_key(a): a for a in moves}
         if len(by_key) <= 1:
             return moves[0] if moves else self._greedy.decide(view, legal)

@@ -11,7 +11,7 @@ import pytest
 from helpers import TrackedBot, c, cs, pos
 
 from unoplay.game import PRESETS, GameState, RuleSet, make_bot
-from unoplay.game.actions import CHALLENGE, DRAW, KEEP, play
+from unoplay.game.actions import CHALLENGE, DRAW, KEEP, ActionKind, play
 from unoplay.game.bots import GreedyBot, RandomBot, play_game
 from unoplay.game.cards import COLOUR, RANK, WILD
 from unoplay.game.events import EventKind, visible
@@ -185,3 +185,23 @@ def test_play_game_gives_an_observing_bot_every_event_of_its_seat():
     bot = TrackedBot(seed=1, rules=rules, iterations=4)
     play_game([bot, GreedyBot(2), GreedyBot(3), GreedyBot(4)], rules, seed="observed")
     assert bot.calls >= 5 and bot.agreed == bot.calls
+
+
+def test_ismcts_with_a_card_to_play_does_not_search_drawing():
+    """prune_draws: with a card that fits, drawing is not among the moves
+    searched; with none, drawing is the move."""
+    searched = []
+
+    class Recorded(IsmctsBot):
+        def _paired(self, view, allowed, base):
+            searched.append(set(allowed.values()))
+            return super()._paired(view, allowed, base)
+
+    state = pos(["R1 R2 Y3 G4", "R3 B5 Y2"], "R7", current=0)
+    legal = state.legal_actions(0)
+    assert DRAW in legal
+    assert Recorded(seed=1, iterations=8).decide(state.view(0), legal).kind is ActionKind.PLAY
+    assert Recorded(seed=1, iterations=8, prune_draws=False).decide(state.view(0), legal)
+    assert DRAW not in searched[0] and DRAW in searched[1]
+    stuck = pos(["B2 Y3 G4", "R3 B5 Y2"], "R7", current=0)
+    assert IsmctsBot(seed=1, iterations=8).decide(stuck.view(0), stuck.legal_actions(0)) == DRAW
