@@ -703,10 +703,12 @@ async def test_the_format_list_opens_inside_the_create_form(server):
         select.focus()
         await pilot.press("enter")
         await wait_until(pilot, lambda: select.expanded, "the list")
-        await pilot.pause()
         scroll = form.query_one("#form-scroll")
         options = select.query_one("SelectOverlay")
-        assert scroll.region.contains_region(options.region), (scroll.region, options.region)
+        # The form scrolls the list into view once laid out (later under load).
+        await wait_until(
+            pilot, lambda: scroll.region.contains_region(options.region), "the list in the form"
+        )
         assert [line.strip() for line in shown_in(app, options)] == [
             "standard",
             "elimination",
