@@ -7,7 +7,9 @@ seat's :class:`~.view.PlayerView` shows: its own hand, the top card, the
 colour in force, every hand size and pile size, the UNO flags, the scores,
 the seats out of play. Cards the seat knows to be in another hand (it saw
 them taken by a challenge, or gave them away in a swap) can be placed there
-with ``known``. Every other card is dealt at random from the cards the seat
+with ``known``, and what the others' hidden cards cannot be is met with
+``constraints``: :class:`HandTracker` infers both from the events the seat
+saw. Every other card is dealt at random from the cards the seat
 has not seen, and the sampled position's own future chance (reshuffles) is
 seeded from ``rng`` too, so it holds nothing of the real deck's order.
 
@@ -220,10 +222,9 @@ class HandTracker:
         ranks = 1 << RANK[self.top] if self.top >= 0 and RANK[self.top] < _WILD_RANK else 0
         return colours, ranks | (0 if wild_ok else _WILDS)
 
-    def _constrain(self, seat: int, constraint: Constraint, skip_last: bool = False) -> None:
+    def _constrain(self, seat: int, constraint: Constraint) -> None:
         slots = self.slots.get(seat, [])
-        end = len(slots) - 1 if skip_last else len(slots)
-        for i in range(end):
+        for i in range(len(slots)):
             card, (colours, ranks) = slots[i]
             if card < 0:
                 slots[i] = (card, (colours | constraint[0], ranks | constraint[1]))
