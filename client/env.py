@@ -167,6 +167,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         self._act_space = spaces.Discrete(self.pass_action + 1)
         self._sign = -1.0 if self.rules.scoring is Scoring.PENALTY else 1.0
         self.state: GameState | None = None
+        self.keep_events = False
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same Dict space for every agent (see :func:`observation_size`)."""
@@ -181,8 +182,9 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         self._py_rng = random.Random(seed)
         deal_seed = None if seed is None else f"env-{seed}"
         self.state, events = GameState.new(self.players, self.rules, deal_seed)
-        #: every event of this game, private ones too (for bots that observe)
-        self.events: list[Event] = list(events)
+        #: with ``keep_events`` set, every event of this game, private ones too
+        #: (for bots that observe; UnoGymEnv sets it when one of its bots does)
+        self.events: list[Event] = list(events) if self.keep_events else []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -241,7 +243,9 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         legal = self.game.legal_actions_by_index(state, seat)
         if action not in legal:
             raise ValueError(f"action {action} is not legal for {agent} now")
-        self.events += state.apply(seat, legal[int(action)])
+        events = state.apply(seat, legal[int(action)])
+        if self.keep_events:
+            self.events += events
         self._round_actions += 1
         if state.is_round_over:
             self._end_round()
@@ -265,7 +269,9 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
                 self.rewards[self.possible_agents[s]] += 1.0
             self.terminations = {a: True for a in self.agents}
             return
-        self.events += state.next_round()
+        events = state.next_round()
+        if self.keep_events:
+            self.events += events
         self._round_actions = 0
         self._round_start = list(state.scores)
 
@@ -317,13 +323,14 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """A new game; the opponents' bots are seeded from ``seed`` too."""
         super().reset(seed=seed)
-        self.aec.reset(seed=seed)
         base = 0 if seed is None else seed * 31
         others = [s for s in range(self.aec.players) if s != self.seat]
         self.bots = {
             s: make_bot(kind, seed=base + s, rules=self.aec.rules)
             for s, kind in zip(others, self.kinds, strict=True)
         }
+        self.aec.keep_events = any(bot.observes for bot in self.bots.values())
+        self.aec.reset(seed=seed)
         self._seen = dict.fromkeys(others, 0)  # per bot: events of aec.events given to it
         self._reward = 0.0
         self._advance()

@@ -34,9 +34,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from . import actions as A
 from . import house, scoring
-from .actions import NONE, Action, ActionKind
+from .actions import (
+    ACCEPT,
+    CALL_UNO,
+    CHALLENGE,
+    DRAW,
+    KEEP,
+    NONE,
+    Action,
+    ActionKind,
+    catch,
+    choose_colour,
+    play_table,
+)
 from .cards import (
     CLASSIC_POINTS,
     COLOUR,
@@ -71,7 +82,13 @@ from .hotpath import (
     FITS,
     HAND_SIZE,
     KEPT,
+    KIND_ACCEPT,
+    KIND_CALL_UNO,
+    KIND_CATCH,
+    KIND_CHALLENGE,
+    KIND_CHOOSE_COLOUR,
     KIND_DRAW,
+    KIND_KEEP,
     KIND_PLAY,
     PENALTY,
     PLAYED,
@@ -203,8 +220,8 @@ class GameState:
             CLASSIC_POINTS if rules.point_values is PointValues.CLASSIC else STANDARD_POINTS
         )
         unnamed = rules.unnamed_wild_keeps_colour
-        self._plays = A.play_table(False, unnamed)
-        self._plays_uno = A.play_table(True, unnamed)
+        self._plays = play_table(False, unnamed)
+        self._plays_uno = play_table(True, unnamed)
         # Section 8 options that need the general (slower) paths.
         self._house = rules.seven_zero or rules.swap_on_five or rules.number_first_and_last
         self._defer_draws = rules.defers_draws
@@ -696,7 +713,7 @@ class GameState:
             for c in hand:
                 if fits[c]:
                     acts += table[c]
-            acts.append(A.DRAW)
+            acts.append(DRAW)
         elif phase >= ROUND_OVER or not 0 <= seat < self.players or self._pos[seat] < 0:
             return []
         elif not self._plain:
@@ -704,31 +721,31 @@ class GameState:
             if seat == self._current and phase is not CHOOSE_COLOUR:
                 acts += house.play_variants(self, seat)
                 if phase is PLAYING:
-                    acts.append(A.DRAW)
+                    acts.append(DRAW)
                 elif phase is DRAWN:
-                    acts.append(A.KEEP)
+                    acts.append(KEEP)
                 else:
                     if self._wd4_by != NONE:
-                        acts.append(A.CHALLENGE)
-                    acts.append(A.ACCEPT)
+                        acts.append(CHALLENGE)
+                    acts.append(ACCEPT)
             elif seat == self._current:
-                acts += [A.choose_colour(c) for c in range(4)]
+                acts += [choose_colour(c) for c in range(4)]
             elif self.rules.jump_in and phase is not CHOOSE_COLOUR:
                 acts += house.play_variants(self, seat)
         elif seat != self._current:  # official rules out of turn: catches and calls only
             acts = []
         elif phase is DRAWN:
             table = self._plays_uno if len(self._hands[seat]) == 2 else self._plays
-            acts = [*table[self._drawn], A.KEEP]
+            acts = [*table[self._drawn], KEEP]
         elif phase is PENALTY:
-            acts = [A.CHALLENGE, A.ACCEPT]
+            acts = [CHALLENGE, ACCEPT]
         else:
-            acts = [A.choose_colour(c) for c in range(4)]
+            acts = [choose_colour(c) for c in range(4)]
         if caught != NONE:
             if caught != seat:
-                acts.append(A.catch(caught))
+                acts.append(catch(caught))
             elif not self._strict:
-                acts.append(A.CALL_UNO)
+                acts.append(CALL_UNO)
         # A false UNO call (false_uno_penalty) is accepted when sent, but never
         # listed: its only effect is a penalty for the caller (section 5).
         return acts
@@ -741,7 +758,7 @@ class GameState:
         Raises IllegalAction (with a :class:`Reason`) and leaves the state
         exactly as it was when the rules refuse the action.
         """
-        kind = action[0]
+        kind = action.kind  # not action[0]: compiled, a tuple subclass indexes slowly
         if seat == self._current and self._phase < ROUND_OVER:  # the common cases first
             if kind is KIND_PLAY and self._plain:
                 return self._play(seat, action)
@@ -759,21 +776,21 @@ class GameState:
             return self._play(seat, action)
         if kind is KIND_DRAW:
             return self._draw_turn(seat)
-        try:
-            kind = ActionKind(kind)
-        except ValueError:
-            raise IllegalAction(Reason.UNKNOWN_ACTION, f"unknown action kind {kind!r}") from None
-        if kind == ActionKind.KEEP:
+        if kind == KIND_KEEP:  # (an int equal to a kind is that kind)
             return self._keep(seat)
-        if kind == ActionKind.CHALLENGE:
+        if kind == KIND_CHALLENGE:
             return self._challenge(seat)
-        if kind == ActionKind.ACCEPT:
+        if kind == KIND_ACCEPT:
             return self._accept(seat)
-        if kind == ActionKind.CALL_UNO:
+        if kind == KIND_CALL_UNO:
             return self._call_uno(seat)
-        if kind == ActionKind.CATCH:
+        if kind == KIND_CATCH:
             return self._catch(seat, action.target)
-        return self._choose_colour(seat, action.colour)
+        if kind == KIND_CHOOSE_COLOUR:
+            return self._choose_colour(seat, action.colour)
+        if kind in (KIND_PLAY, KIND_DRAW):
+            return self.apply(seat, action._replace(kind=ActionKind(kind)))
+        raise IllegalAction(Reason.UNKNOWN_ACTION, f"unknown action kind {kind!r}")
 
     def _require_turn(self, seat: int, phase: Phase, reason: Reason, message: str) -> None:
         """Refuse unless ``seat`` is to move in ``phase`` (``reason`` for a wrong phase)."""

@@ -116,6 +116,29 @@ def test_the_gymnasium_wrapper_plays_a_game_against_built_in_bots():
         UnoGymEnv(opponents=["clever"])
 
 
+def test_the_wrappers_observing_bots_get_every_event_of_their_seat():
+    """An ismcts opponent is given the events its seat sees before each
+    decision: the hand it followed from them alone is the one it holds."""
+    env = UnoGymEnv(opponents=["ismcts"], rules=RuleSet(target_score=0))
+    agreed = []
+    obs, info = env.reset(seed=5)
+    bot = env.bots[1]
+    decide = bot.decide
+
+    def checked(view, legal):
+        agreed.append(sorted(bot.tracker.mine) == sorted(view.hand))
+        return decide(view, legal)
+
+    bot.decide = checked
+    rng = random.Random(5)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _reward, terminated, truncated, info = env.step(action)
+        done = terminated or truncated
+    assert env.aec.keep_events and len(agreed) >= 3 and all(agreed)
+
+
 def test_the_module_example_runs():
     import doctest
 
