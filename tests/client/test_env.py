@@ -121,7 +121,7 @@ def test_the_wrappers_observing_bots_get_every_event_of_their_seat():
     decision: the hand it followed from them alone is the one it holds."""
     env = UnoGymEnv(opponents=["ismcts"], rules=RuleSet(target_score=0))
     agreed = []
-    obs, info = env.reset(seed=5)
+    _obs, info = env.reset(seed=5)
     bot = env.bots[1]
     decide = bot.decide
 
@@ -134,7 +134,7 @@ def test_the_wrappers_observing_bots_get_every_event_of_their_seat():
     done = False
     while not done:
         action = int(rng.choice(np.flatnonzero(info["action_mask"])))
-        obs, _reward, terminated, truncated, info = env.step(action)
+        _obs, _reward, terminated, truncated, info = env.step(action)
         done = terminated or truncated
     assert env.aec.keep_events and len(agreed) >= 3 and all(agreed)
 
