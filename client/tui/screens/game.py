@@ -115,7 +115,35 @@ def push_round_result(app: UnoApp, model: TableModel, shown: int) -> int:
     return view.round_number
 
 
-class GameScreen(Screen[None]):
+class BoardScreen(Screen[None]):
+    """A screen drawn from a :class:`TableModel` (``self.model``): a seat's
+    (:class:`GameScreen`) or a spectator's (``WatchScreen``). The model's facts
+    both read are here once."""
+
+    model: TableModel
+
+    @property
+    def state(self) -> SessionState:
+        """What the server sent so far."""
+        return self.model.state
+
+    @property
+    def table(self) -> TableInfo | None:
+        """The table, once known."""
+        return self.model.table
+
+    @property
+    def sending(self) -> bool:
+        """True while an intent waits for the server's answer (never for a spectator)."""
+        return self.model.sending
+
+    @property
+    def finished(self) -> bool:
+        """True once the stream ended."""
+        return self.model.finished
+
+
+class GameScreen(BoardScreen):
     """A seat at a table. With a :class:`Seating` it streams the game; without
     one it only shows ``state`` (for snapshots and screenshots)."""
 
@@ -160,16 +188,6 @@ class GameScreen(Screen[None]):
     # ------------------------------------------------------------- the model's facts
 
     @property
-    def state(self) -> SessionState:
-        """What the server sent so far."""
-        return self.model.state
-
-    @property
-    def table(self) -> TableInfo | None:
-        """The table, once known."""
-        return self.model.table
-
-    @property
     def me(self) -> int:
         """This seat."""
         return self.model.me
@@ -185,19 +203,9 @@ class GameScreen(Screen[None]):
         return self.model.ready
 
     @property
-    def sending(self) -> bool:
-        """True while an intent waits for the server's answer."""
-        return self.model.sending
-
-    @property
     def uno_armed(self) -> bool:
         """True when the next play calls UNO."""
         return self.model.uno_armed
-
-    @property
-    def finished(self) -> bool:
-        """True once the stream ended."""
-        return self.model.finished
 
     @property
     def failed(self) -> str:

@@ -18,19 +18,18 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from unoplay.game.deals import DealReveal
 from unoplay.game.events import Event
-from unoplay.game.messages import SeatsChanged, TableInfo, Update, Welcome
+from unoplay.game.messages import SeatsChanged, Update, Welcome
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
 
-from ...sdk import Received, SeatGone, ServerError, SessionState, SpectatorSession, TableNotFound
+from ...sdk import Received, SeatGone, ServerError, SpectatorSession, TableNotFound
 from ..model import Role, TableModel
 from ..widgets import TableBoard
-from .game import log_deal_check, push_round_result
+from .game import BoardScreen, log_deal_check, push_round_result
 from .prompts import HelpScreen
 
 if TYPE_CHECKING:
@@ -58,7 +57,7 @@ class WatchHelpScreen(HelpScreen):
         super().__init__(rules, body=Text.from_markup(WATCH_HELP))
 
 
-class WatchScreen(Screen[None]):
+class WatchScreen(BoardScreen):
     """A table watched as a spectator: the table board without a hand, no
     game keys, a status line saying so."""
 
@@ -84,26 +83,6 @@ class WatchScreen(Screen[None]):
         self._final_shown = False
         self._results_round = 0
         self._last_status: tuple[int | None, float | None] = (None, None)
-
-    @property
-    def state(self) -> SessionState:
-        """What the server sent so far."""
-        return self.model.state
-
-    @property
-    def table(self) -> TableInfo | None:
-        """The table, once known."""
-        return self.model.table
-
-    @property
-    def sending(self) -> bool:
-        """Always False: a spectator sends nothing."""
-        return self.model.sending
-
-    @property
-    def finished(self) -> bool:
-        """True once the stream ended."""
-        return self.model.finished
 
     def compose(self) -> ComposeResult:
         yield self.board
