@@ -14,7 +14,7 @@ ever open (a server-side bot's) keeps nothing but its count.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from unoplay.game.messages import Message, Update
 
@@ -75,7 +75,7 @@ class StreamLog:
             self.first_seq += 1
         return seq
 
-    def extend(self, messages: Iterator[Message] | list[Message]) -> None:
+    def extend(self, messages: Iterable[Message]) -> None:
         for message in messages:
             self.append(message)
 

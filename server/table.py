@@ -42,7 +42,7 @@ from unoplay.game.deals import (
 )
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction, Reason
-from unoplay.game.events import EVERYONE, Event, EventKind
+from unoplay.game.events import EVERYONE, Event, EventKind, visible
 from unoplay.game.messages import (
     Refusal,
     SeatInfo,
@@ -759,11 +759,14 @@ class Table:
             i = seat.index
             if not (mistake and i == actor):
                 seat.earned_updates += 1
-            if seat.log.max_messages:  # not a server-side bot's seat (it reads the game)
-                seat.log.extend([e for e in events if e.audience == EVERYONE or e.audience == i])
             player = seat.player
-            if player is not None and getattr(player, "observes", False):  # it learns from events
-                player.observe([e for e in events if e.audience == EVERYONE or e.audience == i])
+            learns = player is not None and getattr(player, "observes", False)
+            if seat.log.max_messages or learns:  # a log (not a server-side bot's), or a bot
+                seen = visible(events, i)  # that learns from what its seat sees
+                if seat.log.max_messages:
+                    seat.log.extend(seen)
+                if learns:
+                    player.observe(seen)
         self.spectator_log.extend([e for e in events if e.audience == EVERYONE])
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals

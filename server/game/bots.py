@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
-from .events import Event
+from .events import Event, visible
 from .rules import RuleSet
 from .view import Phase, PlayerView
 
@@ -311,7 +311,7 @@ def play_game(
 
     def seen(events: list[Event]) -> None:
         for seat, bot in watchers:
-            bot.observe([e for e in events if e.audience < 0 or e.audience == seat])
+            bot.observe(visible(events, seat))
 
     state, events = GameState.new(len(bots), rules, seed)
     seen(events)
