@@ -93,6 +93,38 @@ async def wait_until(
         await pilot.pause(0.01)
 
 
+def table_screen(app) -> GameScreen | None:
+    """The app's table screen, on top or under a prompt it opened, or None."""
+    return next((s for s in reversed(app.screen_stack) if isinstance(s, GameScreen)), None)
+
+
+async def reach_table(pilot, what: str = "the table", *, settle: bool = False) -> GameScreen:
+    """Wait for the table screen and return it; ``settle``: until it is this
+    player's turn to play from the hand, the table on top.
+
+    On an unseeded table the deal may ask this seat at once (a Wild starter to
+    name, a Draw Two or Wild Draw Four played on it before its first turn): the
+    prompt opens over the table, and ``settle`` answers it (the first colour,
+    accept, play the drawn card) so that the keys that follow reach the table."""
+    app = pilot.app
+    await wait_until(pilot, lambda: table_screen(app) is not None, what)
+    if not settle:
+        return table_screen(app)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not (app.screen is table_screen(app) and app.screen.ready):
+        assert loop.time() < deadline, f"timed out waiting for {what}; screen is {app.screen!r}"
+        screen = app.screen
+        if isinstance(screen, ColourPrompt):
+            await pilot.press(COLOUR_KEYS[screen.colours[0]])
+        elif isinstance(screen, PenaltyPrompt):
+            await pilot.press("a")
+        elif isinstance(screen, DrawnPrompt):
+            await pilot.press("p")
+        await pilot.pause(0.01)
+    return table_screen(app)
+
+
 def screen_lines(app) -> list[str]:
     """What the terminal shows, as plain text: one line per row."""
     return [strip.text for strip in app.screen._compositor.render_strips()]
@@ -207,12 +239,7 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             form.query_one("#title").value = "Test table"
             await pilot.click("#title")
             await pilot.press("enter")
-            await wait_until(
-                pilot,
-                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
-                "the game",
-            )
-            table = app.screen
+            table = await reach_table(pilot, "the game", settle=True)
             seat, table_id = table.state.seat, table.seating.table_id
             token = table.seating.token
             store = SeatStore()
@@ -240,13 +267,8 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             lobby = app.screen
             # Enter on the table takes the seat back with the stored token.
             await pilot.press("enter")
-            await wait_until(
-                pilot,
-                lambda: isinstance(app.screen, GameScreen) and app.screen.state.view is not None,
-                "the table again",
-            )
+            again = await reach_table(pilot, "the table again", settle=True)
             lobby.show(lobby.tables)  # a list refresh ending after the lobby was left: no crash
-            again = app.screen
             assert again is not table
             assert again.seating.token == token and again.state.seat == seat
             assert server.lobby.get(table_id).seats[seat].connections == 1
@@ -646,7 +668,7 @@ async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(serve
         bots.value = "3"
         bots.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await reach_table(pilot)
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["house"].replace(seven_zero=True)
         await pilot.press("ctrl+q")
@@ -687,7 +709,7 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         field.value = "4"
         field.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await reach_table(pilot)
         (table,) = server.lobby.tables.values()
         assert table.rules == PRESETS["official"].replace(uno_penalty=4, jump_in=True)
         await pilot.press("ctrl+q")
@@ -757,7 +779,7 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
             shown_in(app, form.query_one("#form-error"))
         )
         answer.set()
-        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await reach_table(pilot)
         (table,) = server.lobby.tables.values()
         assert [s.name for s in table.seats if s.occupied] == ["Ada"]
         await pilot.press("ctrl+q")
@@ -1528,7 +1550,7 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
         ticked = box.value
         box.focus()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: isinstance(app.screen, GameScreen), "the table")
+        await reach_table(pilot)  # seats left free: no game starts, no prompt
         assert box.value == ticked  # Enter created the table; it did not tick the box
         created = list(server.lobby.tables.values())[-1]
         assert len(created.seats) == 3
@@ -1570,7 +1592,7 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
             app.show_table(Seating(server.address, table.table_id, s.seat_token, name))
             await wait_until(
                 pilot,
-                lambda app=app: isinstance(app.screen, GameScreen) and app.screen.session,
+                lambda app=app: table_screen(app) is not None and table_screen(app).session,
                 "the table",
             )
         live = server.lobby.get(table.table_id)
@@ -1591,15 +1613,15 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
             await wait_until(
                 pilot,
                 lambda app=app: (
-                    isinstance(app.screen, GameScreen)
-                    and app.screen.state.view is not None
-                    and not app.screen.state.game_over
+                    table_screen(app) is not None
+                    and table_screen(app).state.view is not None
+                    and not table_screen(app).state.game_over
                 ),
-                "the next game",
+                "the next game",  # under a colour prompt if its starter is a Wild for this seat
             )
         assert live.games_started == 2 and live.state is TableState.PLAYING
         for app in apps:
-            assert app.screen.seating.last_seq > 0  # the stream went on after the first game
+            assert table_screen(app).seating.last_seq > 0  # the stream went on after the first
         await bob.press("ctrl+q")
         await ada.press("ctrl+q")
 
