@@ -56,17 +56,25 @@ class StreamLog:
 
     def append(self, message: Message) -> int:
         """Add ``message``; returns its seq. Drops the oldest messages past the bounds."""
+        if isinstance(message, Update):
+            return self.append_update(wire.update_pb(message) if self.max_messages else b"")
+        return self._add(wire.message_body(message) if self.max_messages else b"")
+
+    def append_update(self, update: bytes) -> int:
+        """Add an update already encoded (a PlayerUpdate: :class:`wire.UpdateEncoder`);
+        returns its seq."""
+        seq = self._add(wire._field(wire._UPDATE, update) if self.max_messages else b"")
+        if self.max_messages:
+            self.update = update
+            self.update_seq = seq
+        return seq
+
+    def _add(self, body: bytes) -> int:
         seq = self.next_seq
         self.next_seq = seq + 1
         if not self.max_messages:
             self.first_seq = self.next_seq
             return seq
-        if isinstance(message, Update):
-            self.update = wire.update_pb(message)
-            self.update_seq = seq
-            body = wire._field(wire._UPDATE, self.update)
-        else:
-            body = wire.message_body(message)
         bodies = self._bodies
         bodies.append(body)
         self.bytes += len(body)

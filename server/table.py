@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
+from unoplay.game.actions import ACCEPT, DRAW, KEEP, NONE, Action, ActionKind, choose_colour
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import COLOUR, RANK, Rank
 from unoplay.game.deals import (
@@ -59,6 +59,7 @@ from .limits import Limits
 from .storage import GameRecord
 from .streamlog import StreamLog
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
+from .wire import UpdateEncoder
 
 log = logging.getLogger("unoplay.table")
 
@@ -800,15 +801,16 @@ class Table:
         actions, the deadline, every seat's status, the window's close."""
         game = self.game
         assert game is not None
-        shown = self._seats_shown
-        deadline = self._deadline
+        encoder = UpdateEncoder(game.view(-1), self._seats_shown, self._deadline, closes)
+        current = game.current
         for seat in self.seats:
             if seat.log.max_messages:
                 i = seat.index
-                seat.log.append(
-                    Update(game.view(i), tuple(game.legal_actions(i)), deadline, shown, closes)
+                drawn = game.drawn_card if i == current else NONE
+                seat.log.append_update(
+                    encoder.encode(i, game.hand(i), drawn, game.legal_actions(i))
                 )
-        self.spectator_log.append(Update(game.view(-1), (), deadline, shown, closes))
+        self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
         if self.closing:

@@ -215,10 +215,18 @@ def event_pb(event: Event) -> pb.Event:
     )
 
 
+#: Event kinds and phases by number: a dictionary look-up, not an enum call (a
+#: client decodes every event and view of its stream).
+_EVENT_KINDS: dict[int, EventKind] = {int(k): k for k in EventKind}
+_PHASES: dict[int, Phase] = {int(p): p for p in Phase}
+
+
 def event_from_pb(msg: pb.Event, seat: int) -> Event:
-    """``pb.Event`` received by ``seat`` back to an engine event."""
+    """``pb.Event`` received by ``seat`` back to an engine event. Raises
+    ValueError for a kind this version does not know."""
+    kind = msg.kind
     return Event(
-        EventKind(msg.kind),
+        _EVENT_KINDS.get(kind) or EventKind(kind),
         msg.player,
         seat if msg.private else EVERYONE,
         tuple(c.id for c in msg.cards),
@@ -271,7 +279,7 @@ def view_from_pb(msg: pb.PlayerView) -> PlayerView:
         colour=colour_from_pb(msg.colour),
         direction=-1 if msg.direction == pb.DIRECTION_COUNTER_CLOCKWISE else 1,
         current=msg.current,
-        phase=Phase(msg.phase),
+        phase=_PHASES.get(msg.phase) or Phase(msg.phase),
         pending_penalty=msg.pending_penalty,
         drawn_card=msg.drawn_card.id if msg.HasField("drawn_card") else NONE,
         uno_called=tuple(msg.uno_called),
@@ -319,6 +327,14 @@ def rules_from_pb(msg: pb.RuleSet) -> RuleSet:
 
     Raises RuleError (a ValueError) naming a bad preset or option.
     """
+    return _rules_from_bytes(msg.SerializeToString(deterministic=True))
+
+
+@lru_cache(maxsize=256)
+def _rules_from_bytes(data: bytes) -> RuleSet:
+    """:func:`rules_from_pb` of an encoded RuleSet: judged once per rule set
+    (a client decodes the table's rules with every welcome and snapshot)."""
+    msg = pb.RuleSet.FromString(data)
     base = preset(msg.preset or "official")
     fields = pb.RuleSet.DESCRIPTOR.fields_by_name
     options = {}
@@ -431,14 +447,18 @@ def message_pb(seq: int, message: Message) -> gs.TableMessage:
     return msg
 
 
+#: A seat's facts to its (shared) SeatInfo: every update repeats every seat's.
+_seat_info = lru_cache(maxsize=4096)(SeatInfo)
+
+
 def seat_from_pb(msg: pb.SeatInfo) -> SeatInfo:
-    """``pb.SeatInfo`` to the game's :class:`SeatInfo`."""
-    return SeatInfo(msg.seat, msg.name, msg.bot, msg.occupied, msg.connected)
+    """``pb.SeatInfo`` to the game's :class:`SeatInfo` (shared: do not rely on identity)."""
+    return _seat_info(msg.seat, msg.name, msg.bot, msg.occupied, msg.connected)
 
 
 def seats_from_pb(msgs: Iterable[pb.SeatInfo]) -> tuple[SeatInfo, ...]:
     """A list of ``pb.SeatInfo`` to a tuple of :class:`SeatInfo`, by seat."""
-    return tuple(seat_from_pb(m) for m in msgs)
+    return tuple([_seat_info(m.seat, m.name, m.bot, m.occupied, m.connected) for m in msgs])
 
 
 def table_from_pb(msg: ls.Table) -> TableInfo:
@@ -461,11 +481,22 @@ def table_from_pb(msg: ls.Table) -> TableInfo:
     )
 
 
+@lru_cache(maxsize=16384)
+def _action_with_id(ident: int) -> Action | None:
+    return action_from_id(ident)
+
+
+def _legal_from_pb(msg: pb.LegalAction) -> Action:
+    """The action of a legal action: by its id (decoded once per id), or spelled
+    out when the id is one this version does not know (a newer server's)."""
+    return _action_with_id(msg.id) or action_from_pb(msg.action)
+
+
 def update_from_pb(msg: gs.PlayerUpdate) -> Update:
     """``gs.PlayerUpdate`` to the game's :class:`Update` (times in Unix seconds)."""
     return Update(
         view=view_from_pb(msg.view),
-        legal=tuple(action_from_pb(a.action) for a in msg.legal_actions),
+        legal=tuple([_legal_from_pb(a) for a in msg.legal_actions]),
         deadline=msg.deadline_unix_ms / 1000,
         seats=seats_from_pb(msg.view.seats),
         window_closes=msg.window_closes_unix_ms / 1000,
@@ -558,6 +589,56 @@ def update_pb(message: Update) -> bytes:
     target = gs.PlayerUpdate()
     fill_update(target, message)
     return target.SerializeToString()
+
+
+#: Each card as an encoded PlayerView field: a card of the hand (field 2), the
+#: drawn card (field 10).
+_HAND_CARD = tuple(_field(0x12, card.SerializeToString()) for card in CARDS_PB)
+_DRAWN_CARD = tuple(_field(0x52, card.SerializeToString()) for card in CARDS_PB)
+
+
+@lru_cache(maxsize=16384)
+def _legal_action_field(action: Action) -> bytes:
+    """``action`` as an encoded PlayerUpdate.legal_actions entry (field 2)."""
+    return _field(0x12, _legal_action_pb(action).SerializeToString())
+
+
+class UpdateEncoder:
+    """Every seat's PlayerUpdate after one change, encoded, with what the seats
+    share encoded once: the public part of the view (``public``, the
+    spectators' view: no hand, no drawn card), the seats, the deadline and the
+    window's close (Unix seconds, 0.0 for none). :meth:`encode` then adds a
+    seat's own fields. The bytes parse to exactly the message
+    :func:`update_pb` makes of the same update (a protobuf parser reads the
+    fields in any order: the seat's come first)."""
+
+    __slots__ = ("_tail", "_view")
+
+    def __init__(
+        self, public: PlayerView, seats: tuple[SeatInfo, ...], deadline: float, closes: float
+    ) -> None:
+        shared = view_pb(public, _seat_list_pb(seats))
+        shared.ClearField("seat")
+        self._view = shared.SerializeToString()
+        self._tail = gs.PlayerUpdate(
+            deadline_unix_ms=round(deadline * 1000), window_closes_unix_ms=round(closes * 1000)
+        ).SerializeToString()
+
+    def encode(
+        self, seat: int, hand: Iterable[int], drawn_card: int, legal: Iterable[Action]
+    ) -> bytes:
+        """The encoded PlayerUpdate of ``seat`` (-1: the spectators) holding
+        ``hand`` and ``drawn_card`` (NONE for none), offered ``legal``."""
+        view = b"".join([_HAND_CARD[c] for c in hand])
+        if seat:
+            view = b"\x08" + varint(seat & 0xFFFFFFFFFFFFFFFF) + view  # int32: -1 takes 10 bytes
+        if drawn_card != NONE:
+            view += _DRAWN_CARD[drawn_card]
+        return (
+            _field(0x0A, view + self._view)
+            + b"".join([_legal_action_field(a) for a in legal])
+            + self._tail
+        )
 
 
 def message_body(message: Message) -> bytes:

@@ -647,6 +647,12 @@ class GameState:
         return tuple(self._hands[seat])
 
     @property
+    def drawn_card(self) -> int:
+        """The card the player to move drew and may still play, else NONE
+        (hidden information: only for that player, as its view shows it)."""
+        return self._drawn
+
+    @property
     def draw_pile(self) -> tuple[int, ...]:
         """Draw pile, bottom first (hidden information). After a shuffle the order
         of the cards not yet drawn is only decided as they are drawn."""

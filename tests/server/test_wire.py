@@ -97,3 +97,58 @@ def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
         with pytest.raises(IllegalAction) as err:
             game.apply(0, action)
         assert err.value.reason is Reason.BAD_COLOUR
+
+
+@pytest.mark.parametrize("preset", ["official", "house"])
+def test_the_shared_update_encoding_parses_to_each_seats_own_update(preset):
+    """UpdateEncoder: the public part encoded once for every seat, then each
+    seat's hand, drawn card and legal actions; the bytes parse to exactly the
+    update update_pb makes, for every seat and the spectators, at every step."""
+    from unoplay.game.actions import NONE
+    from unoplay.game.messages import SeatInfo, Update
+    from unoplay.game.rules import PRESETS
+    from unoplay.v1 import game_service_pb2 as gs
+
+    seats = tuple(SeatInfo(i, f"p{i}", i == 2, True, i != 1) for i in range(4))
+    game, _ = GameState.new(4, PRESETS[preset], seed=11)
+    rng = random.Random(11)
+    drawn_seen = 0
+    for step in range(400):
+        if game.is_round_over:
+            break
+        deadline, closes = (1764600000.25, 1764600001.5) if step % 3 else (0.0, 0.0)
+        encoder = wire.UpdateEncoder(game.view(-1), seats, deadline, closes)
+        for s in range(-1, 4):
+            legal = tuple(game.legal_actions(s)) if s >= 0 else ()
+            drawn = game.drawn_card if s == game.current else NONE
+            got = gs.PlayerUpdate.FromString(
+                encoder.encode(s, game.hand(s) if s >= 0 else (), drawn, legal)
+            )
+            want = gs.PlayerUpdate.FromString(
+                wire.update_pb(Update(game.view(s), legal, deadline, seats, closes))
+            )
+            assert got == want
+            drawn_seen += game.view(s).drawn_card != NONE
+        seat = game.current
+        game.apply(seat, rng.choice(game.legal_actions(seat)))
+    assert drawn_seen  # a drawn card was encoded at least once
+
+
+def test_an_update_decodes_its_legal_actions_by_id_or_spelled_out():
+    from unoplay.game.messages import SeatInfo, Update
+    from unoplay.v1 import game_service_pb2 as gs
+
+    game, _ = GameState.new(3, seed=5)
+    seat = game.current
+    update = Update(
+        game.view(seat),
+        tuple(game.legal_actions(seat)),
+        0.0,
+        (SeatInfo(0, "a", False, True, True),),
+        0.0,
+    )
+    msg = gs.PlayerUpdate.FromString(wire.update_pb(update))
+    assert wire.update_from_pb(msg) == update
+    # An id this version does not know (a newer server's): the action as spelled out.
+    msg.legal_actions[0].id = 10**7
+    assert wire.update_from_pb(msg).legal == update.legal
