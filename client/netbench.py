@@ -239,11 +239,18 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
     each action: a realistic load rather than saturation."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         # every bench table comes from this one address: the cap of waiting
-        # tables per client address is raised to let them all be made
+        # tables per client address is raised to let them all be made, and the
+        # cap of tables to hold the finished ones a run leaves (kept five
+        # minutes for resumes and rematches: thousands at saturation)
         server = await ServerProcess.start(
             os.path.join(tmp, "games.sqlite3"),
             bare,
-            options=("--max-waiting-per-client", str(tables + 16)),
+            options=(
+                "--max-waiting-per-client",
+                str(tables + 16),
+                "--max-tables",
+                str(max(1000, 2 * tables) + 50_000),
+            ),
         )
         stats = Stats()
         try:
@@ -430,8 +437,11 @@ def bare_server_main(port: int = 0) -> None:
         server.add_generic_rpc_handlers((handler,))
         bound = server.add_insecure_port(f"127.0.0.1:{port}")
         await server.start()
+        stopping = asyncio.get_running_loop().create_future()
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set_result, None)
         print(f"listening on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
-        await server.wait_for_termination()
+        await stopping  # SIGTERM: stop cleanly (exit 0), as ``uno serve`` does
+        await server.stop(0)
 
     asyncio.run(main())
 

@@ -556,19 +556,22 @@ class GameSession:
             self._set_status("live")
             if response.HasField("snapshot"):
                 self._snapshot(response.snapshot)
-            updates = [m.seq for m in response.messages if m.WhichOneof("body") == "update"]
-            self._batch_update_seq = updates[-1] if updates else 0
-            seat = self.state.seat
-            for raw in response.messages:
-                if raw.seq <= self.last_seq:
-                    continue  # already seen before a reconnect
-                if raw.seq > self.last_seq + 1:  # resumed past what the server still kept
+            seat, last = self.state.seat, self.last_seq
+            batch = [  # what was seen before a reconnect is skipped
+                (raw.seq, wire.message_from_pb(raw, seat))
+                for raw in response.messages
+                if raw.seq > last
+            ]
+            self._batch_update_seq = next(
+                (seq for seq, message in reversed(batch) if isinstance(message, Update)), 0
+            )
+            for seq, message in batch:
+                if seq > self.last_seq + 1:  # resumed past what the server still kept
                     self.state.gap_at = len(self.state.events)
-                self.last_seq = raw.seq
-                message = wire.message_from_pb(raw, seat)
+                self.last_seq = seq
                 if message is None:
                     continue  # a body of a newer server: ignored, as the guide says
-                received = Received(raw.seq, message)
+                received = Received(seq, message)
                 self._track(received)
                 if (
                     isinstance(message, Event)
