@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import logging
 import os
@@ -197,6 +198,10 @@ def _serve(args: argparse.Namespace) -> int:
         )
         advertiser = await advertise(server.port)
         site = await _start_web(args, server.port) if args.web is not None else None
+        # What exists now (modules, message descriptors, caches) lives as long as the
+        # server: keep it out of the collector's scans, which then cost what the
+        # tables hold, not the whole program.
+        gc.freeze()
         await stop.wait()
         log.info("shutting down: ending streams, storing games")
         if site is not None:
