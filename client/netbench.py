@@ -100,6 +100,7 @@ async def _table_loop(
     rules = RuleSet(target_score=0)
     game = 0
     while not stop.is_set():
+        seats: list[asyncio.Task[None]] = []
         try:
             table = await conn.create_table(
                 seats=4, rules=rules, title=f"bench {index}", seed=index * 7919 + game
@@ -112,9 +113,12 @@ async def _table_loop(
                 for s, j in enumerate(joins)
             ]
             await conn.start_game(table.table_id, joins[0].seat_token)
-        except asyncio.CancelledError:
-            raise
-        except Exception as err:
+        except BaseException as err:  # the seats go too: none is left reading its stream
+            for task in seats:
+                task.cancel()
+            await asyncio.gather(*seats, return_exceptions=True)
+            if not isinstance(err, Exception):
+                raise  # cancelled: the run is over
             stats.error(err)
             continue
         results = await asyncio.gather(*seats, return_exceptions=True)

@@ -195,8 +195,8 @@ async def test_uno_match_runs_the_go_bot_under_the_official_rules(server, tmp_pa
 
 async def test_uno_match_runs_the_go_bot_under_the_house_preset(server, tmp_path):
     # Stacking, jump-in (the greedy bot jumps in), several cards in one play,
-    # a false UNO call costs 2 (CALL_UNO is then listed for every seat at all
-    # times): the bot must never make one.
+    # a false UNO call costs 2 (the server accepts one spelled out, never lists
+    # it among the legal actions): the bot must never make one.
     _report, summaries, tables = await match_with_go(
         server,
         tmp_path,
