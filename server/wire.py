@@ -182,14 +182,10 @@ def action_from_pb(msg: pb.Action) -> Action:
 
 
 def legal_pb(actions: Iterable[Action]) -> list[pb.LegalAction]:
-    """Legal actions as ``pb.LegalAction`` messages with ids and labels.
-
-    The messages are shared (made once per action): copy one before changing
-    it (adding it to a repeated field copies it)."""
+    """Legal actions as ``pb.LegalAction`` messages with ids and labels."""
     return [_legal_action_pb(a) for a in actions]
 
 
-@lru_cache(maxsize=16384)
 def _legal_action_pb(action: Action) -> pb.LegalAction:
     return pb.LegalAction(id=action_id(action), action=action_pb(action), label=action.describe())
 
@@ -197,12 +193,11 @@ def _legal_action_pb(action: Action) -> pb.LegalAction:
 # ----------------------------------------------------------------- events
 
 
-@lru_cache(maxsize=16384)
 def event_pb(event: Event) -> pb.Event:
     """Engine event to ``pb.Event``. Check the audience before sending it!
 
-    The message is shared (every seat's log holds the same public events, and
-    hot-path events recur): copy it before changing it."""
+    Not cached: the logs keep events encoded (:func:`event_body`), and a
+    cached message costs about a kilobyte where its bytes cost tens."""
     return pb.Event(
         kind=cast(pb.EventKind, int(event.kind)),
         player=event.player,
