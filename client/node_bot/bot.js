@@ -224,6 +224,7 @@ class Bot {
     this.commitment = ''; // welcome.deal_commitment of this game
     this.gameEvents = []; // every event of this game, for the deal check
     this.deals = null; // the deal check, once the seed is revealed
+    this.gameGap = false; // seqs jumped during this game: its deals cannot be checked
   }
 
   log(text) {
@@ -318,6 +319,7 @@ class Bot {
       if (seq <= this.lastSeq) continue; // already seen before a reconnect
       if (seq !== this.lastSeq + 1) {
         this.gaps += 1;
+        this.gameGap = true; // some of this game's events are lost to us (guide, section 11)
         this.log(`gap in the stream: seq ${this.lastSeq} then ${seq}`);
       }
       this.lastSeq = seq;
@@ -339,14 +341,20 @@ class Bot {
         if (message.welcome.deal_commitment) { // the game starts: its events follow
           this.commitment = message.welcome.deal_commitment;
           this.gameEvents = [];
+          this.gameGap = false; // what was lost before does not matter to this game
         }
         break;
       case 'deal_revealed': {
         const t = this.table;
+        if (this.gameGap) { // not every card of the game was seen: cannot be checked, not unfair
+          this.deals = { fair: null, checked: 0, problems: ['a gap in the stream: not every event was seen'] };
+          this.log('the deals cannot be checked: the stream lost some of the game\'s events');
+          break;
+        }
         this.deals = checkDeals({ seat: this.seat, table_id: t.table_id, seats: t.seats.length,
           rules: t.rules, commitment: this.commitment, reveal: message.deal_revealed,
           events: this.gameEvents });
-        if (!this.deals.fair) this.log(`the deals do not match the seed: ${this.deals.problems.join('; ')}`);
+        if (this.deals.fair === false) this.log(`the deals do not match the seed: ${this.deals.problems.join('; ')}`);
         break;
       }
       case 'event': {
@@ -442,7 +450,7 @@ class Bot {
       last_seq: this.lastSeq,
       gaps: this.gaps,
       reconnects: this.reconnects,
-      deals: this.deals, // {fair, checked, problems} once the seed was revealed, else null
+      deals: this.deals, // {fair, checked, problems} once the seed was revealed (fair null: a gap), else null
     };
   }
 
@@ -470,4 +478,4 @@ if (require.main === module) {
   new Bot(opts, loadServices()).run().then(() => { process.exitCode = 0; });
 }
 
-module.exports = { choose, parseArgs };
+module.exports = { Bot, choose, parseArgs };

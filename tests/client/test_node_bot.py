@@ -385,3 +385,45 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     code, result = _node_check(_transcript(1, rules, "forged", 3, events))
     assert code == 1 and not result["fair"]
     assert "the hand dealt to seat 1" in result["problems"][0]
+
+
+GAP_SCENARIO = r"""
+const { Bot, parseArgs } = require(process.argv[1]);
+class Stub { close() {} }
+const bot = new Bot(parseArgs(['--server', 'localhost:1', '--table', 't1', '--token', 'x'], {}),
+  { LobbyService: Stub, GameService: Stub });
+const welcome = (seq) => ({ seq, body: 'welcome', welcome: { seat: 0, deal_commitment: 'c'.repeat(64),
+  table: { table_id: 't1', seats: [{}, {}], rules: {} } } });
+const event = (seq) => ({ seq, body: 'event', event: { kind: 'EVENT_KIND_TURN', player: 1, cards: [] } });
+const reveal = (seq) => ({ seq, body: 'deal_revealed', deal_revealed: { seed: 'a'.repeat(64), salt: 'b'.repeat(32) } });
+const out = {};
+bot.onBatch([welcome(1), event(2)]);
+bot.onBatch([event(9), reveal(10)]);  // seqs 3..8 lost: the server kept only the end
+out.gap = bot.deals;
+bot.onBatch([welcome(11), event(12), reveal(13)]);  // the next game, seen whole
+out.next = { fair: bot.deals.fair, checked: bot.deals.checked };
+out.gaps = bot.gaps;
+console.log(JSON.stringify(out));
+"""
+
+
+async def test_node_bot_says_a_game_with_a_gap_in_its_stream_cannot_be_checked():
+    """The guide's section 11: seqs that jumped during a game leave its deals
+    uncheckable (fair null), not unfair; the next game's welcome starts afresh
+    (checked again: here a made-up reveal, so found unfair)."""
+    process = await asyncio.create_subprocess_exec(
+        NODE,
+        "-e",
+        GAP_SCENARIO,
+        str(BOT),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), WAIT)
+    assert process.returncode == 0, err.decode()
+    result = json.loads(out)
+    assert result["gap"]["fair"] is None and result["gap"]["checked"] == 0
+    assert "gap in the stream" in result["gap"]["problems"][0]
+    assert result["next"]["fair"] is False  # checked, and the made-up seed does not match
+    assert result["gaps"] == 1
+    assert "cannot be checked" in err.decode()
