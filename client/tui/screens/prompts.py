@@ -356,8 +356,8 @@ HELP = """\
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
  challenge (c) or accept (a); it was a bluff if its player held a card
- of the colour in force before it (the prompt names that colour). A drawn card that fits: play it (p)
- or keep it (k).
+ of the colour in force before it (the prompt names that colour).
+ A drawn card that fits: play it (p) or keep it (k).
 [b]Leaving[/b]
  At a LAN server your seat stays yours: the turn timer plays for you,
  and uno play --server HOST:PORT with the same name on this machine
