@@ -126,6 +126,7 @@ def card_lines(
     jump: bool = False,
     marked: bool = False,
     size: CardSize = NORMAL,
+    named: int = -1,
 ) -> list[Text]:
     """A card as ``size.height`` lines of ``size.width`` cells.
 
@@ -134,9 +135,12 @@ def card_lines(
     ``selected`` draws a heavy edge, ``marked`` a ✓ in the top edge (marked to
     be played with others), ``dim`` greys the card out (not playable on your turn).
     A :data:`SMALL` card shows the colour as a letter beside the rank.
+    ``named`` (0..3), for a wild on the discard pile: the colour its player
+    named, drawn as its edge and written under the rank.
     """
     c = COLOUR[card]
-    edge = INK[c]
+    named = named if c == WILD and 0 <= named <= 3 else -1
+    edge = INK[c if named < 0 else named]
     if dim:
         edge = "#616161"
     face = FACE[c] if not dim else "#9e9e9e on #303030"
@@ -160,7 +164,9 @@ def card_lines(
 
     middle = [inside(_face_word(card, inner, face, dim))]
     if size.height > 3:
-        middle.append(inside(Text(colour_word(c).center(inner), style=face)))
+        word = colour_word(c if named < 0 else named)
+        style = face if named < 0 else f"bold {INK[named]} on #262626"
+        middle.append(inside(Text(word[:inner].center(inner), style=style)))
     blank = inside(Text(" " * inner, style=face))
     while len(middle) < size.height - 2:  # room around the rank and the colour
         middle = [blank, *middle] if len(middle) % 2 == 0 else [*middle, blank]

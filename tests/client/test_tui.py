@@ -54,7 +54,14 @@ from unoplay.client.tui.screens.prompts import (
     rules_help,
 )
 from unoplay.client.tui.seats import Prefs, SeatStore
-from unoplay.client.tui.widgets import GameLog, HandView, PlayersPanel, RulesLine, TableBoard
+from unoplay.client.tui.widgets import (
+    GameLog,
+    HandView,
+    PileView,
+    PlayersPanel,
+    RulesLine,
+    TableBoard,
+)
 from unoplay.client.tui.widgets.board import BoardLayout
 from unoplay.client.tui.words import error_words
 from unoplay.game.actions import play
@@ -377,6 +384,18 @@ async def test_the_table_layout_follows_the_terminal():
 def test_wild_colour_prompt_snapshot(snap_compare):
     # Card 5 of the crafted hand is a Wild: Enter asks for its colour.
     assert snap_compare(DemoApp(), press=["5", "enter"], terminal_size=(80, 24))
+
+
+async def test_a_wild_on_the_pile_shows_the_colour_its_player_named():
+    game = GameState.from_position([cs("R1 B2"), cs("G1 G3")], c("W"), colour=1)
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pile = app.screen.query_one(PileView)
+        lines = shown_in(app, pile)
+        assert any("Wild" in line for line in lines)
+        assert any("yellow" in line for line in lines)  # under the rank, in the card
+        assert not any(" wild " in line for line in lines)
 
 
 async def test_crafted_table_marks_only_the_cards_the_server_lists():

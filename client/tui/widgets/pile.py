@@ -48,7 +48,7 @@ class PileView(Widget):
         if view is None:
             return Text("\n  Waiting for the game to start…", style="italic")
         size = self.card_size
-        card = card_lines(view.top_card, size=size)
+        card = card_lines(view.top_card, size=size, named=view.colour)
         info = [Text(), Text(), Text(), Text()]
         info[0].append("Colour " if size.height > 3 else "")
         info[0].append_text(
