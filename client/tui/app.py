@@ -28,6 +28,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 
+from unoplay.game.messages import TableInfo
 from unoplay.game.rules import RuleError, RuleSet, parse_rule, preset
 
 from ..sdk import Connection, ServerError
@@ -155,6 +156,14 @@ class UnoApp(App[None]):
         if conn is None:
             conn = self.connections[target] = Connection(target, timeout=5.0)
         return conn
+
+    async def table_now(self, target: str, table_id: str) -> TableInfo | None:
+        """The table as the lobby at ``target`` lists it now; None when it is
+        gone or the server cannot be reached (a refresh that can wait)."""
+        try:
+            return await self.connection(target).find_table(table_id)
+        except ServerError:
+            return None
 
     async def drop_connection(self, target: str) -> None:
         """Close the connection to ``target`` (made again on next use)."""

@@ -281,18 +281,24 @@ console.log(JSON.stringify(out));
 """
 
 
-async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
+async def run_with_bot_module(script: str) -> tuple[dict, str]:
+    """Run ``script`` under node with bot.js's path as its argument; (its JSON
+    output, its stderr). Fails on a non-zero exit."""
     process = await asyncio.create_subprocess_exec(
         NODE,
         "-e",
-        SCENARIOS,
+        script,
         str(BOT),
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), WAIT)
     assert process.returncode == 0, err.decode()
-    picks = json.loads(out)
+    return json.loads(out), err.decode()
+
+
+async def test_node_bot_heuristic_follows_its_rules_not_the_list_order():
+    picks, _ = await run_with_bot_module(SCENARIOS)
     assert picks["catch_first"] == 22
     assert picks["most_points"] == 210  # the Skip (20 points), not the 3 nor a wild
     assert picks["uno_play"] == 131  # the play that calls UNO
@@ -411,19 +417,9 @@ async def test_node_bot_says_a_game_with_a_gap_in_its_stream_cannot_be_checked()
     """The guide's section 11: seqs that jumped during a game leave its deals
     uncheckable (fair null), not unfair; the next game's welcome starts afresh
     (checked again: here a made-up reveal, so found unfair)."""
-    process = await asyncio.create_subprocess_exec(
-        NODE,
-        "-e",
-        GAP_SCENARIO,
-        str(BOT),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(), WAIT)
-    assert process.returncode == 0, err.decode()
-    result = json.loads(out)
+    result, err = await run_with_bot_module(GAP_SCENARIO)
     assert result["gap"]["fair"] is None and result["gap"]["checked"] == 0
     assert "gap in the stream" in result["gap"]["problems"][0]
     assert result["next"]["fair"] is False  # checked, and the made-up seed does not match
     assert result["gaps"] == 1
-    assert "cannot be checked" in err.decode()
+    assert "cannot be checked" in err

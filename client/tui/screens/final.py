@@ -169,10 +169,7 @@ class FinalScreen(Screen[None]):
         """The table as the lobby lists it: the votes, or the next game begun."""
         seating = self.seating
         assert seating is not None
-        try:
-            table = await self.app.connection(seating.target).find_table(seating.table_id)
-        except ServerError:
-            return
+        table = await self.app.table_now(seating.target, seating.table_id)
         if table is not None:
             self.show_table(table)
 

@@ -651,10 +651,7 @@ class GameScreen(BoardScreen):
     async def _refresh_table(self) -> None:
         seating = self.seating
         assert seating is not None
-        try:
-            table = await self.app.connection(seating.target).find_table(seating.table_id)
-        except ServerError:
-            return
+        table = await self.app.table_now(seating.target, seating.table_id)
         if table is not None:
             self.model.table = table
         if self.state.view is None:
