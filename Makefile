@@ -8,6 +8,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: install test bench play clean proto lint compiled test-compiled
 
 $(STAMP): pyproject.toml
+	@echo "Installing unoplay and its extras into $(VENV) (once; a minute or two)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet -e '.[dev,bench,rl]'
@@ -58,6 +59,7 @@ bench: $(STAMP)  ## engine benchmark (rounds/s, actions/s, ratio to RLCard)
 	$(VENV)/bin/uno bench
 
 play: $(STAMP)  ## play in the terminal: an embedded server, you and three bots
+	@echo "Starting the game..."
 	$(VENV)/bin/uno play
 
 clean:

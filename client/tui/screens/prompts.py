@@ -236,6 +236,12 @@ class PenaltyPrompt(Prompt[PenaltyChoice]):
                 yield Button(f"a  Accept +{self.penalty}", name="accept", variant="primary")
                 if self.can_answer:
                     yield Button("h  Answer from hand", name="cards")
+            keys = ["c", "a"] if self.can_challenge else ["a"]
+            if self.can_answer:
+                hint = f"{', '.join(keys)} or h/Esc (a card from your hand) to answer"
+            else:
+                hint = f"{' or '.join(keys)} to answer · Esc does not close this"
+            yield Static(hint, classes="hint")
 
     def action_choose(self, choice: str) -> None:
         """A key: challenge, accept or answer from the hand, where allowed."""
