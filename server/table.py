@@ -49,7 +49,6 @@ from unoplay.game.messages import (
     SeatsChanged,
     TableInfo,
     TableState,
-    Update,
     Welcome,
 )
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
@@ -602,19 +601,10 @@ class Table:
         s.last_seen = time.monotonic()
         s.stand_in = None  # its pending turn, if any, finds no player and does nothing
         self._seats_changed()
-        game = self.game
-        if resuming and game is not None and self.state is TableState.PLAYING:
-            i = s.index
+        if resuming and self.game is not None and self.state is TableState.PLAYING:
             window = self._window
-            s.log.append(
-                Update(
-                    game.view(i),
-                    tuple(game.legal_actions(i)),
-                    self._deadline,
-                    self._seats_shown,
-                    window.closes if window else 0.0,
-                )
-            )
+            encoder = self._update_encoder(window.closes if window else 0.0)
+            s.log.append_update(self._update_of(s.index, encoder))
         self._notify()
 
     def detach(self, seat: int | Seat) -> None:
@@ -799,18 +789,24 @@ class Table:
     def _append_updates(self, closes: float) -> None:
         """Every seat's update (and the spectators'): its view now, its legal
         actions, the deadline, every seat's status, the window's close."""
-        game = self.game
-        assert game is not None
-        encoder = UpdateEncoder(game.view(-1), self._seats_shown, self._deadline, closes)
-        current = game.current
+        encoder = self._update_encoder(closes)
         for seat in self.seats:
             if seat.log.max_messages:
-                i = seat.index
-                drawn = game.drawn_card if i == current else NONE
-                seat.log.append_update(
-                    encoder.encode(i, game.hand(i), drawn, game.legal_actions(i))
-                )
+                seat.log.append_update(self._update_of(seat.index, encoder))
         self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
+
+    def _update_encoder(self, closes: float) -> UpdateEncoder:
+        """The encoder of the updates of now (``closes``: the window's close, or 0.0)."""
+        game = self.game
+        assert game is not None
+        return UpdateEncoder(game.view(-1), self._seats_shown, self._deadline, closes)
+
+    def _update_of(self, seat: int, encoder: UpdateEncoder) -> bytes:
+        """``seat``'s encoded update now: its hand, drawn card and legal actions."""
+        game = self.game
+        assert game is not None
+        drawn = game.drawn_card if seat == game.current else NONE
+        return encoder.encode(seat, game.hand(seat), drawn, game.legal_actions(seat))
 
     def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
         if self.closing:
