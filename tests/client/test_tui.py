@@ -1199,19 +1199,16 @@ async def test_the_embedded_game_plays_the_rule_options_given():
     )
     app = UnoApp(options)
     async with app.run_test(size=(80, 24)) as pilot:
-
-        def table_screen():  # under a prompt, if the deal asks one at once (a Wild starter)
-            return next((s for s in app.screen_stack if isinstance(s, GameScreen)), None)
-
+        # the table screen, under a prompt if the deal asks one at once (a Wild starter)
         await wait_until(
             pilot,
-            lambda: table_screen() is not None and table_screen().table is not None,
+            lambda: table_screen(app) is not None and table_screen(app).table is not None,
             "the table",
         )
         table = app.server.lobby.get(app.embedded_table)
         assert table.rules == PRESETS["house"].replace(seven_zero=True, target_score=0)
         assert table.seed == "5"  # uno play --seed: a seeded table of its own server
-        line = table_screen().query_one("#rules", RulesLine)
+        line = table_screen(app).query_one("#rules", RulesLine)
         assert line.preset == "custom" and {"7-0", "jump-in"} <= set(line.changes)
         assert line.changes[0] == "seeded: deals known to its creator"  # every seat is told
         await pilot.press("ctrl+q")
@@ -1538,9 +1535,7 @@ async def test_ctrl_c_asks_once_in_a_game_and_quits_on_the_second():
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_until(
             pilot,
-            lambda: any(
-                isinstance(s, GameScreen) and s.state.view is not None for s in app.screen_stack
-            ),
+            lambda: table_screen(app) is not None and table_screen(app).state.view is not None,
             "the game",
         )
         await pilot.press("ctrl+c")
