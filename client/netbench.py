@@ -253,7 +253,7 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
                 "--max-waiting-per-client",
                 str(tables + 16),
                 "--max-tables",
-                str(max(1000, 2 * tables) + 50_000),
+                str(2 * tables + 50_000),
             ),
         )
         stats = Stats()
