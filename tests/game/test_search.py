@@ -205,3 +205,67 @@ def test_ismcts_with_a_card_to_play_does_not_search_drawing():
     assert DRAW not in searched[0] and DRAW in searched[1]
     stuck = pos(["B2 Y3 G4", "R3 B5 Y2"], "R7", current=0)
     assert IsmctsBot(seed=1, iterations=8).decide(stuck.view(0), stuck.legal_actions(0)) == DRAW
+
+
+@pytest.mark.parametrize("players", [2, 4, 7])
+def test_the_fast_rollout_move_is_the_listed_one_on_every_plain_turn(players):
+    """rollout_move scans the hand on turns under fast-path rules; the move
+    is exactly the one chosen from the listed legal actions (the general
+    way), calls of UNO and colours named included."""
+    from unoplay.game.search import _plain_move, listed_move
+
+    compared = Counter()
+    for seed in range(6):
+        for state in _positions(RuleSet(), players, seed, 300):
+            seat, phase = state.current, state.phase
+            if phase.name not in ("PLAY", "DRAWN"):
+                continue
+            fast = _plain_move(state, seat, phase.name == "DRAWN")
+            assert fast == listed_move(state, seat, random.Random(0)), (state, fast)
+            compared[fast.kind, fast.uno, fast.colour >= 0] += 1
+    assert compared[ActionKind.PLAY, False, False] and compared[ActionKind.DRAW, False, False]
+    assert compared[ActionKind.PLAY, True, False] and compared[ActionKind.PLAY, False, True]
+
+
+def test_a_wild_draw_four_is_judged_on_the_sampled_hand_of_its_player():
+    """Under a pending Wild Draw Four, the sample's guilt is the engine's
+    judgement of the sampled hand on what the card was played on (section
+    4): guilty when the hand holds the colour in force, innocent when the
+    viewer inferred it held none; with nothing inferred, either."""
+    state = pos(["W+4 B3 G5 Y2", "R1 B9 G2", "Y7 Y8"], "R7", current=0)
+    state.apply(0, play(c("W+4"), colour=COLOUR[c("B3")]))
+    view = state.view(1)
+    assert view.phase.name == "PENALTY"
+    before = (COLOUR[c("R7")], c("R7"))
+    red = {0: [c("R3")]}
+    no_red = {0: [(1 << COLOUR[c("R7")], 0)] * 3}
+    rng = random.Random(3)
+
+    def guilt(**kw):
+        return {determinize(view, RuleSet(), rng, **kw)._wd4_guilty for _ in range(40)}
+
+    assert guilt(known=red, wd4_before=before) == {True}
+    assert guilt(constraints=no_red, wd4_before=before) == {False}
+    assert guilt() == {False, True}
+
+
+def test_ismcts_accepts_the_wild_draw_fours_of_greedy_which_are_always_legal():
+    """GreedyBot plays a Wild Draw Four only when nothing else fits, so it is
+    never guilty; the tracker infers as much, and the search accepts (a
+    challenge would cost 6 cards instead of 4)."""
+    rules = RuleSet(target_score=0)
+    answers = []
+
+    class Recorded(IsmctsBot):
+        def decide(self, view, legal):
+            action = super().decide(view, legal)
+            if view.phase.name == "PENALTY" and view.current == view.seat:
+                answers.append(action.kind)
+            return action
+
+    for n in range(60):
+        bot = Recorded(seed=n, rules=rules)
+        play_game([GreedyBot(n), bot, GreedyBot(n + 1)], rules, seed=f"wd4-{n}")
+        if len(answers) >= 3:
+            break
+    assert len(answers) >= 3 and set(answers) == {ActionKind.ACCEPT}, answers
