@@ -432,7 +432,12 @@ def turn_moves(state: GameState, seat: int) -> list[Action]:
     """``seat``'s moves the search considers: its legal actions without
     catches and lone UNO calls (the simulation settles those at once, see
     :func:`settle`), and a play that may call UNO always calls it."""
-    legal = state.legal_actions(seat)
+    return calling_moves(state.legal_actions(seat))
+
+
+def calling_moves(legal: Sequence[Action]) -> list[Action]:
+    """``legal`` without catches and lone UNO calls, and without a play that
+    could call UNO but does not (its calling twin is kept)."""
     calls = {(a.card, a.colour, a.target, a.extra) for a in legal if a.kind is _PLAY and a.uno}
     return [
         a
@@ -652,7 +657,10 @@ class IsmctsBot(Bot):
             a.kind is _CATCH or (a.kind is _CALL_UNO and view.catchable == seat) for a in legal
         ):
             return self._greedy.decide(view, legal)
-        moves = [a for a in legal if a.kind is not _CALL_UNO]
+        # A play that leaves one card always calls UNO: the samples settle
+        # calls at once and cannot tell the two apart, but a real table can
+        # catch the one that does not.
+        moves = calling_moves(legal)
         if self.prune_draws and any(a.kind is _PLAY for a in moves):
             moves = [a for a in moves if a.kind is not _DRAW and a.kind is not _KEEP]
         by_key = {move_key(a): a for a in moves}

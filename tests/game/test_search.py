@@ -269,3 +269,21 @@ def test_ismcts_accepts_the_wild_draw_fours_of_greedy_which_are_always_legal():
         if len(answers) >= 3:
             break
     assert len(answers) >= 3 and set(answers) == {ActionKind.ACCEPT}, answers
+
+
+def test_ismcts_calls_uno_with_every_play_that_leaves_one_card():
+    """The samples settle UNO calls at once, so a play with and without the
+    call score alike; the bot must still send the calling one, or a real
+    table catches it (section 5)."""
+    plays = 0
+    for seed in range(12):
+        for state in _positions(RuleSet(), 3, seed, 200):
+            seat = state.current
+            if state.phase.name != "PLAY" or len(state.hand(seat)) != 2:
+                continue
+            bot = IsmctsBot(seed=seed, iterations=12, margin=0.0)
+            action = bot.decide(state.view(seat), state.legal_actions(seat))
+            if action.kind is ActionKind.PLAY:
+                plays += 1
+                assert action.uno, action
+    assert plays >= 10
