@@ -109,7 +109,6 @@ from .rules import (
     OFFICIAL,
     Direction,
     FirstPlayer,
-    MultiPlay,
     PointValues,
     ReverseStarter,
     RuleSet,
@@ -226,13 +225,7 @@ class GameState:
         self._house = rules.seven_zero or rules.swap_on_five or rules.number_first_and_last
         self._defer_draws = rules.defers_draws
         # No option that changes how a card is played or refused: plays take the fast path.
-        self._plain = not (
-            self._house
-            or self._defer_draws
-            or rules.jump_in
-            or rules.wrong_play_penalty
-            or rules.multi_play is not MultiPlay.OFF
-        )
+        self._plain = rules.plain_plays
         self._strict = rules.uno_call_strict
         self._stack_rank = NONE  # rank of the last draw card on a pending penalty
         self._first_play = True  # no card played yet this round

@@ -143,6 +143,21 @@ class RuleSet:
         or jumping in may answer it) instead of being drawn at once."""
         return self.stacking is not Stacking.OFF or self.reverse_deflects_draw or self.jump_in
 
+    @property
+    def plain_plays(self) -> bool:
+        """True when no option changes how a card is played or refused
+        (section 8: no hand swaps, number-first-and-last, deferred draws,
+        jump-ins, wrong-play penalty or multi-play): the engine's fast path."""
+        return not (
+            self.seven_zero
+            or self.swap_on_five
+            or self.number_first_and_last
+            or self.defers_draws
+            or self.jump_in
+            or self.wrong_play_penalty
+            or self.multi_play is not MultiPlay.OFF
+        )
+
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)

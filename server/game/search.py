@@ -44,6 +44,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from functools import lru_cache
 
 from .actions import ACCEPT, DRAW, NONE, Action, ActionKind
 from .bots import Bot, GreedyBot, seat_after
@@ -52,7 +53,7 @@ from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
 from .engine import GameState
 from .events import Event, EventKind
-from .rules import OFFICIAL, GameFormat, RuleSet, Wd4Restriction
+from .rules import OFFICIAL, Direction, GameFormat, RuleSet, Wd4Restriction
 from .view import Phase, PlayerView
 
 _PLAY = ActionKind.PLAY
@@ -132,10 +133,10 @@ def determinize(
         if other == seat or not 0 <= other < n:
             continue
         room = view.hand_sizes[other] - len(placed[other])
-        for colours, ranks in sorted(wanted, key=_strictness, reverse=True)[: max(room, 0)]:
+        for excluded in sorted(wanted, key=_strictness, reverse=True)[: max(room, 0)]:
             for i in range(len(unseen) - 1, -1, -1):
                 card = unseen[i]
-                if not (colours >> COLOUR[card] & 1 or ranks >> RANK[card] & 1):
+                if not excluded >> card & 1:
                     placed[other].append(card)
                     unseen[i] = unseen[-1]
                     unseen.pop()
@@ -196,15 +197,78 @@ def _illegal_wd4(hand: Sequence[int], colour: int, top: int, rules: RuleSet) -> 
     return any(COLOUR[c] == colour for c in hand)
 
 
-#: A constraint on one hidden card: (colours it cannot be, ranks it cannot be)
-#: as bit masks (bit ``COLOUR[c]``, bit ``RANK[c]``).
-Constraint = tuple[int, int]
-_WILDS = (1 << 13) | (1 << 14)  # the ranks Wild and Wild Draw Four
+#: A constraint on one hidden card: the cards it cannot be, as a bit mask
+#: over card ids (bit ``c`` set: not card ``c``); 0 allows any card.
+Constraint = int
+_EVERY_CARD = (1 << DECK_SIZE) - 1
+#: The cards of each colour (index 4: the wilds) and of each rank, as masks.
+_OF_COLOUR = tuple(sum(1 << c for c in range(DECK_SIZE) if COLOUR[c] == k) for k in range(5))
+_OF_RANK = tuple(sum(1 << c for c in range(DECK_SIZE) if RANK[c] == r) for r in range(15))
+
+
+def excluding(colours: Collection[int] = (), ranks: Collection[int] = ()) -> Constraint:
+    """The constraint of a card that is of none of ``colours`` (0..3, 4 for
+    the wilds) and none of ``ranks`` (0..14)."""
+    mask = 0
+    for colour in colours:
+        mask |= _OF_COLOUR[colour]
+    for rank in ranks:
+        mask |= _OF_RANK[rank]
+    return mask
 
 
 def allows(constraint: Constraint, card: int) -> bool:
     """Whether ``card`` may be the hidden card under ``constraint``."""
-    return not (constraint[0] >> COLOUR[card] & 1 or constraint[1] >> RANK[card] & 1)
+    return not constraint >> card & 1
+
+
+@lru_cache(maxsize=4096)
+def preferred_over(card: int, colour: int, top: int, attack: bool) -> Constraint:
+    """The cards :class:`~.bots.GreedyBot` would have played rather than the
+    coloured ``card`` on ``top`` with ``colour`` in force (``attack``: the
+    next seat held 2 cards or fewer), whatever else its hand held: a fitting
+    attack card ranked above ``card``'s attack rank (Draw Two, Skip,
+    Reverse) when attacking, and a fitting card of ``card``'s colour and the
+    same attack rank worth more points. (Which colour it leaves in force
+    depends on its whole hand, so other colours tell nothing.)"""
+    rank_top = RANK[top] if top >= 0 else NONE
+    own = _ATTACK.get(RANK[card], 0) if attack else 0
+    mask = 0
+    for other in range(DECK_SIZE):
+        if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
+            continue
+        value = _ATTACK.get(RANK[other], 0) if attack else 0
+        if value > own or (
+            value == own and COLOUR[other] == COLOUR[card] and POINTS[other] > POINTS[card]
+        ):
+            mask |= 1 << other
+    return mask
+
+
+def greedy_would_play(
+    hand: Sequence[int], card: int, named: int, colour: int, top: int, attack: bool
+) -> bool:
+    """Whether :class:`~.bots.GreedyBot` holding ``hand`` (``card`` among it)
+    could play ``card`` (naming ``named`` for a wild) on ``top`` with
+    ``colour`` in force (``attack``: the next seat holds 2 cards or fewer):
+    no fitting coloured card ranks above it (attack rank, then the count of
+    its colour left in the hand, then points), and a wild names a colour
+    held most. Whether a wild could be played at all is not checked (the
+    tracker's constraints see to that)."""
+    counts = [0, 0, 0, 0, 0]
+    for c in hand:
+        counts[COLOUR[c]] += 1
+    if RANK[card] >= _WILD_RANK:
+        return not 0 <= named < 4 or counts[named] == max(counts[:4])
+    attacks = _ATTACK if attack else {}
+    rank_top = RANK[top] if top >= 0 else NONE
+    key = (attacks.get(RANK[card], 0), counts[COLOUR[card]], POINTS[card])
+    for other in hand:
+        if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
+            continue
+        if (attacks.get(RANK[other], 0), counts[COLOUR[other]], POINTS[other]) > key:
+            return False
+    return True
 
 
 class HandTracker:
@@ -220,7 +284,11 @@ class HandTracker:
     fit either when the turn passed at once (a fact); a seat that plays a
     Wild held no coloured card that fitted, and one that plays a Wild Draw
     Four no Wild either; one that names a colour for its wild holds a card
-    of it (the colour it holds most), if it holds any. Each hidden card is a
+    of it (the colour it holds most), if it holds any; and under rules that
+    play cards plainly, one that plays a coloured card at the start of its
+    turn held none that :class:`~.bots.GreedyBot` would have played instead
+    (:func:`preferred_over`: the search's model of the other seats is greedy,
+    in its playouts and here alike). Each hidden card is a
     slot with the constraints known while it was in the hand; a card played
     leaves by the strictest slot that allows it (the drawn one, if it was
     just drawn), so that what is left claims the least. Against players who
@@ -229,7 +297,14 @@ class HandTracker:
     card or -1, constraint)``.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, rules: RuleSet | None = None) -> None:
+        rules = rules or OFFICIAL
+        #: Whether a coloured card played at the start of a turn tells what
+        #: GreedyBot would have played instead (:func:`preferred_over`):
+        #: under rules that play cards plainly (RuleSet.plain_plays).
+        self.greedy_plays = rules.plain_plays
+        self._start_direction = -1 if rules.initial_direction is Direction.COUNTER_CLOCKWISE else 1
+        self.direction = self._start_direction
         self.me = NONE
         self.slots: dict[int, list[tuple[int, Constraint]]] = {}
         self.mine: list[int] = []  # this seat's hand, from its private events
@@ -241,31 +316,38 @@ class HandTracker:
         #: (colour in force, top card) that another seat's latest Wild Draw
         #: Four this round was played on, for :func:`determinize`; or None.
         self.wd4_before: tuple[int, int] | None = None
+        #: seat -> its latest play at the start of a turn, while its hand has
+        #: not changed since: (card, colour named, colour in force and top
+        #: card it was played on, attacking, cards left), for :meth:`agrees`.
+        self.last_play: dict[int, tuple[int, int, int, int, bool, int]] = {}
 
     def _no_fit(self, wild_ok: bool = False) -> Constraint:
-        colours = 1 << self.colour if 0 <= self.colour < 4 else 0
-        ranks = 1 << RANK[self.top] if self.top >= 0 and RANK[self.top] < _WILD_RANK else 0
-        return colours, ranks | (0 if wild_ok else _WILDS)
+        """No card that fits the top card and the colour in force (nor a wild)."""
+        mask = _OF_COLOUR[self.colour] if 0 <= self.colour < 4 else 0
+        if self.top >= 0 and RANK[self.top] < _WILD_RANK:
+            mask |= _OF_RANK[RANK[self.top]]
+        return mask if wild_ok else mask | _OF_COLOUR[WILD]
 
     def _constrain(self, seat: int, constraint: Constraint) -> None:
         slots = self.slots.get(seat, [])
         for i in range(len(slots)):
-            card, (colours, ranks) = slots[i]
+            card, excluded = slots[i]
             if card < 0:
-                slots[i] = (card, (colours | constraint[0], ranks | constraint[1]))
+                slots[i] = (card, excluded | constraint)
 
     def _holds_colour(self, seat: int, colour: int) -> None:
         """``seat`` named ``colour`` for its wild: it holds a card of it (the
         colour it holds most), if it holds any: one slot that allows it must be it."""
         slots = self.slots.get(seat, [])
-        only = ((0b1111 & ~(1 << colour)) | 1 << WILD, _WILDS)
+        of_colour = _OF_COLOUR[colour]
         if any(card >= 0 and COLOUR[card] == colour for card, _ in slots):
             return  # a card known already
-        free = [i for i, (card, rule) in enumerate(slots) if card < 0 and not rule[0] >> colour & 1]
+        free = [
+            i for i, (card, rule) in enumerate(slots) if card < 0 and rule & of_colour != of_colour
+        ]
         if free:
             i = min(free, key=lambda i: _strictness(slots[i][1]))
-            had = slots[i][1]
-            slots[i] = (NONE, (had[0] | only[0], had[1] | only[1]))
+            slots[i] = (NONE, slots[i][1] | (_EVERY_CARD & ~of_colour))
 
     def _remove(self, seat: int, card: int, newest: bool) -> None:
         slots = self.slots.get(seat)
@@ -296,24 +378,26 @@ class HandTracker:
                     self.ring = list(range(p + 1))
             elif k is EventKind.ROUND_STARTED:
                 self.slots = {}
+                self.last_play = {}
+                self.direction = self._start_direction
                 self.wd4_before = None
             elif k is EventKind.HAND_DEALT:
                 self.me = p
                 self.mine = list(e.cards)
                 for seat in self.ring or ():
                     if seat != p:  # every hand is dealt as many cards as this one
-                        self.slots[seat] = [(NONE, (0, 0))] * len(e.cards)
+                        self.slots[seat] = [(NONE, 0)] * len(e.cards)
             elif k is EventKind.STARTER_FLIPPED:
                 self.top, self.colour = e.cards[0], COLOUR[e.cards[0]]
             elif k is EventKind.COLOUR_CHOSEN:
                 self.colour = e.colour
+            elif k is EventKind.DIRECTION_CHANGED:
+                self.direction = e.value
             elif k is EventKind.TURN:
                 if drew >= 0:  # the drawn card did not fit: the turn passed at once
                     slots = self.slots.get(drew)
                     if slots and slots[-1][0] < 0:
-                        colours, ranks = self._no_fit()
-                        had = slots[-1][1]
-                        slots[-1] = (NONE, (had[0] | colours, had[1] | ranks))
+                        slots[-1] = (NONE, slots[-1][1] | self._no_fit())
                 self._turn = p
             elif k is EventKind.DREW:
                 if p == self.me:
@@ -321,7 +405,8 @@ class HandTracker:
                 if turn == p and e.count == 1:  # drew rather than play: nothing fitted
                     self._constrain(p, self._no_fit())
                     self._drew = p
-                self.slots.setdefault(p, []).extend([(NONE, (0, 0))] * e.count)
+                self.slots.setdefault(p, []).extend([(NONE, 0)] * e.count)
+                self.last_play.pop(p, None)
             elif k is EventKind.DREW_CARDS:
                 if p == self.me:
                     self.mine += e.cards
@@ -335,31 +420,55 @@ class HandTracker:
                     if rank == _WILD_RANK + 1:
                         self.wd4_before = (self.colour, self.top)
                     if turn == p and rank >= _WILD_RANK and not e.value:
-                        colours, ranks = self._no_fit(wild_ok=True)
+                        excluded = self._no_fit(wild_ok=True)
                         if rank == _WILD_RANK + 1:
-                            ranks |= 1 << _WILD_RANK  # a Wild Draw Four: no Wild either
-                        self._constrain(p, (colours, ranks))
+                            excluded |= _OF_RANK[_WILD_RANK]  # a Wild Draw Four: no Wild either
+                        self._constrain(p, excluded)
+                    self.last_play.pop(p, None)
+                    greedy = turn == p and self.greedy_plays and len(e.cards) == 1
+                    if greedy:
+                        after = self._next(p)
+                        size = (
+                            len(self.mine) if after == self.me else len(self.slots.get(after, ()))
+                        )
+                        attack = size <= 2
+                        if rank < _WILD_RANK:
+                            self._constrain(
+                                p, preferred_over(e.cards[0], self.colour, self.top, attack)
+                            )
                     for card in e.cards:
                         self._remove(p, card, newest=drew == p)
                     if rank >= _WILD_RANK and 0 <= e.colour < 4:
                         self._holds_colour(p, e.colour)
+                    if greedy:
+                        left = len(self.slots.get(p, ()))
+                        self.last_play[p] = (
+                            e.cards[0],
+                            e.colour,
+                            self.colour,
+                            self.top,
+                            attack,
+                            left,
+                        )
                 self.top, self.colour = e.cards[-1], e.colour
             elif k is EventKind.HAND_SHOWN:
-                self.slots[p] = [(card, (0, 0)) for card in e.cards]  # p: whose hand
+                self.slots[p] = [(card, 0) for card in e.cards]  # p: whose hand
             elif k is EventKind.HANDS_SWAPPED:
+                self.last_play.clear()
                 a, b = p, e.target
                 sa, sb = self.slots.get(a, []), self.slots.get(b, [])
                 if self.me in (a, b):
                     other = b if self.me == a else a
-                    self.slots[other] = [(card, (0, 0)) for card in self.mine]
+                    self.slots[other] = [(card, 0) for card in self.mine]
                     self.slots.pop(self.me, None)
                 else:
                     self.slots[a], self.slots[b] = sb, sa
             elif k is EventKind.HANDS_ROTATED:
+                self.last_play.clear()
                 ring = self.ring
                 m = len(ring)
                 old = {q: self.slots.get(q, []) for q in ring}
-                old[self.me] = [(card, (0, 0)) for card in self.mine]
+                old[self.me] = [(card, 0) for card in self.mine]
                 self.slots = {q: old[ring[(i - e.value) % m]] for i, q in enumerate(ring)}
                 self.slots.pop(self.me, None)
             elif k is EventKind.HAND_RECEIVED:
@@ -369,6 +478,27 @@ class HandTracker:
                     self.ring.remove(p)
                 self.slots.pop(p, None)
 
+    def agrees(self, sample: GameState) -> bool:
+        """Whether every other seat's sampled hand, with the card it played
+        last added back, is one from which :class:`~.bots.GreedyBot` would
+        have made that play (:func:`greedy_would_play`): the colour it left
+        or named is one it held most of. Seats whose hand changed since
+        are not checked."""
+        for seat, (card, named, colour, top, attack, left) in self.last_play.items():
+            hand = sample._hands[seat]
+            if len(hand) == left and not greedy_would_play(
+                [*hand, card], card, named, colour, top, attack
+            ):
+                return False
+        return True
+
+    def _next(self, seat: int) -> int:
+        """The seat in play after ``seat`` in the direction of play."""
+        ring = self.ring
+        if seat not in ring:
+            return NONE
+        return ring[(ring.index(seat) + self.direction) % len(ring)]
+
     def sync(self, view: PlayerView) -> None:
         """Line up with ``view`` (this seat's, now): its hand, the seats in
         play, the top card, and one slot per card of every other hand (slots
@@ -377,6 +507,7 @@ class HandTracker:
         self.me = view.seat
         self.mine = list(view.hand)
         self.top, self.colour = view.top_card, view.colour
+        self.direction = view.direction
         if view.phase is Phase.PLAY:
             self._turn = view.current  # its turn has begun: no action yet
         n = len(view.hand_sizes)
@@ -387,7 +518,7 @@ class HandTracker:
             slots = self.slots.setdefault(seat, [])
             size = view.hand_sizes[seat]
             while len(slots) < size:
-                slots.append((NONE, (0, 0)))
+                slots.append((NONE, 0))
             if len(slots) > size:
                 slots.sort(key=lambda slot: (slot[0] < 0, -_strictness(slot[1])))
                 del slots[size:]
@@ -404,7 +535,7 @@ class HandTracker:
             if seat == view.seat or seat not in self.ring:
                 continue
             cards = [card for card, _ in slots if card >= 0 and card not in seen]
-            wanted = [rule for card, rule in slots if card < 0 and rule != (0, 0)]
+            wanted = [rule for card, rule in slots if card < 0 and rule]
             if cards:
                 known[seat] = cards
             if wanted:
@@ -413,7 +544,7 @@ class HandTracker:
 
 
 def _strictness(constraint: Constraint) -> int:
-    return bin(constraint[0]).count("1") * 8 + bin(constraint[1]).count("1")
+    return constraint.bit_count()
 
 
 def move_key(action: Action) -> _Key:
@@ -620,6 +751,7 @@ class IsmctsBot(Bot):
         rollout: str = "fast",
         infer: bool = True,
         prune_draws: bool = True,
+        tries: int = 8,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -634,8 +766,9 @@ class IsmctsBot(Bot):
             raise ValueError(f"rollout must be 'fast' or 'greedy', not {rollout!r}")
         self._rollout_bot = GreedyBot(seed) if rollout == "greedy" else None
         self.clock = clock
-        self.tracker = HandTracker() if infer else None
+        self.tracker = HandTracker(self.rules) if infer else None
         self.prune_draws = prune_draws
+        self.tries = tries
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
@@ -663,6 +796,8 @@ class IsmctsBot(Bot):
         moves = calling_moves(legal)
         if self.prune_draws and any(a.kind is _PLAY for a in moves):
             moves = [a for a in moves if a.kind is not _DRAW and a.kind is not _KEEP]
+        if view.phase is Phase.PENALTY and not self._may_be_guilty(view):
+            moves = [a for a in moves if a.kind is not _CHALLENGE]
         by_key = {move_key(a): a for a in moves}
         if len(by_key) <= 1:
             return moves[0] if moves else self._greedy.decide(view, legal)
@@ -686,6 +821,38 @@ class IsmctsBot(Bot):
         self.seconds += self.clock() - start
         return by_key[choice]
 
+    def _sample(
+        self,
+        view: PlayerView,
+        known: Mapping[int, Collection[int]] | None,
+        constraints: Mapping[int, Sequence[Constraint]] | None,
+        wd4_before: tuple[int, int] | None,
+    ) -> GameState:
+        """A determinisation that :meth:`HandTracker.agrees` with, if one of
+        :attr:`tries` does (else the last one drawn)."""
+        sample = determinize(view, self.rules, self.rng, known, constraints, wd4_before)
+        tracker = self.tracker
+        if tracker is not None and tracker.last_play:
+            for _ in range(self.tries - 1):
+                if tracker.agrees(sample):
+                    break
+                sample = determinize(view, self.rules, self.rng, known, constraints, wd4_before)
+        return sample
+
+    def _may_be_guilty(self, view: PlayerView, samples: int = 16) -> bool:
+        """Whether the pending Wild Draw Four may have been illegal: some of
+        ``samples`` determinisations judge it so. When none does (the
+        tracker saw its player hold nothing of the colour in force), a
+        challenge only costs 2 more cards and is not searched."""
+        if self.tracker is None or self.tracker.wd4_before is None:
+            return True
+        known, constraints = self.tracker.beliefs(view)
+        before = self.tracker.wd4_before
+        return any(
+            determinize(view, self.rules, self.rng, known, constraints, before)._wd4_guilty
+            for _ in range(samples)
+        )
+
     def _budget(self) -> Callable[[int], bool]:
         """Whether iteration ``done`` (0-based) may start, under the budget."""
         clock, limit = self.clock, self.iterations
@@ -703,7 +870,7 @@ class IsmctsBot(Bot):
         (greedy's move) unless another move's mean paired gain over it is
         above ``margin`` standard errors: the search only overrides the
         heuristic where the samples show it is wrong."""
-        rng, rules, seat = self.rng, self.rules, view.seat
+        rng, seat = self.rng, view.seat
         out = len(view.out_seats)
         gain = dict.fromkeys(allowed, 0.0)
         square = dict.fromkeys(allowed, 0.0)
@@ -712,7 +879,7 @@ class IsmctsBot(Bot):
         more = self._budget()
         done = 0
         while more(done):
-            sample = determinize(view, rules, rng, known, constraints, wd4_before)
+            sample = self._sample(view, known, constraints, wd4_before)
             stream = rng.getrandbits(32)
             result = {}
             for key, action in allowed.items():
@@ -738,7 +905,7 @@ class IsmctsBot(Bot):
     def _search(self, view: PlayerView, allowed: Mapping[_Key, Action]) -> _Node:
         """The tree search (``max_depth`` above 1): one shared tree over
         every sample, UCB1 with availability counts (Cowling et al.)."""
-        rng, rules, c = self.rng, self.rules, self.exploration
+        rng, c = self.rng, self.exploration
         root = _Node(NONE)
         known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         wd4_before = self.tracker.wd4_before if self.tracker else None
@@ -746,7 +913,7 @@ class IsmctsBot(Bot):
         done = 0
         while more(done):
             done += 1
-            state = determinize(view, rules, rng, known, constraints, wd4_before)
+            state = self._sample(view, known, constraints, wd4_before)
             node, path = root, [root]
             while (
                 state.phase < Phase.ROUND_OVER

@@ -13,9 +13,9 @@ from helpers import TrackedBot, c, cs, pos
 from unoplay.game import PRESETS, GameState, RuleSet, make_bot
 from unoplay.game.actions import CHALLENGE, DRAW, KEEP, ActionKind, play
 from unoplay.game.bots import GreedyBot, RandomBot, play_game
-from unoplay.game.cards import COLOUR, RANK, WILD
+from unoplay.game.cards import COLOUR, RANK, WILD, card_code
 from unoplay.game.events import EventKind, visible
-from unoplay.game.search import HandTracker, IsmctsBot, determinize
+from unoplay.game.search import HandTracker, IsmctsBot, allows, determinize, excluding
 
 
 def _positions(rules: RuleSet, players: int, seed: int, count: int):
@@ -144,8 +144,8 @@ def test_a_drawn_card_that_fits_is_not_constrained_and_a_wild_shows_no_coloured_
     tracker.sync(state.view(0))
     tracker.observe(visible(state.apply(1, play(c("W"), 3)), 0))  # names blue
     _, constraints = tracker.beliefs(state.view(0))
-    no_green_no_7 = (1 << 2, 1 << 7)  # a wild may remain
-    blue_only = (0b10111 | 1 << 2, 1 << 7 | 1 << 13 | 1 << 14)
+    no_green_no_7 = excluding(colours=[2], ranks=[7])  # a wild may remain
+    blue_only = excluding(colours=[0, 1, 2, 4], ranks=[7])
     assert sorted(constraints[1]) == sorted([no_green_no_7, blue_only])
     for k in range(10):
         sample = determinize(state.view(0), RuleSet(), random.Random(k), None, constraints)
@@ -238,7 +238,7 @@ def test_a_wild_draw_four_is_judged_on_the_sampled_hand_of_its_player():
     assert view.phase.name == "PENALTY"
     before = (COLOUR[c("R7")], c("R7"))
     red = {0: [c("R3")]}
-    no_red = {0: [(1 << COLOUR[c("R7")], 0)] * 3}
+    no_red = {0: [excluding(colours=[COLOUR[c("R7")]])] * 3}
     rng = random.Random(3)
 
     def guilt(**kw):
@@ -287,3 +287,34 @@ def test_ismcts_calls_uno_with_every_play_that_leaves_one_card():
                 plays += 1
                 assert action.uno, action
     assert plays >= 10
+
+
+def test_a_coloured_play_shows_what_greedy_would_have_played_instead():
+    """A seat that plays a coloured card at the start of its turn held none
+    that GreedyBot ranks above it (preferred_over): with the next seat on 2
+    cards, no fitting attack card (a Skip on a Skip, any card of the colour's
+    Draw Two, Skip, Reverse) and no card of its colour worth more; nothing is
+    inferred of other colours (which colour greedy leaves depends on its
+    whole hand)."""
+    hands = ["R1 G2", "B3 R5 Y2 G8 B1", "R2 Y7 G3"]
+    state = pos(hands, "BS", current=1, direction=-1)  # the next seat, 0, holds 2 cards
+    tracker = HandTracker()
+    tracker.sync(state.view(0))
+    tracker.observe(visible(state.apply(1, play(c("B3"))), 0))
+    view = state.view(0)
+    known, constraints = tracker.beliefs(view)
+    assert known == {} and len(constraints[1]) == 4
+    barred = {"BS", "RS", "YS", "GS", "BR", "B+2", "B4", "B9"}
+    allowed = {"B2", "B0", "R9", "G+2", "W", "W+4", "Y5"}
+    for rule in constraints[1]:
+        assert all(not allows(rule, c(code)) for code in barred)
+        assert all(allows(rule, c(code)) for code in allowed)
+    calm = pos(hands, "BS", current=1)  # the next seat, 2, holds 3 cards
+    tracker = HandTracker()
+    tracker.sync(calm.view(0))
+    tracker.observe(visible(calm.apply(1, play(c("B3"))), 0))
+    _, calm_constraints = tracker.beliefs(calm.view(0))
+    assert all(allows(r, c("RS")) and not allows(r, c("B9")) for r in calm_constraints[1])
+    for k in range(20):
+        sample = determinize(view, RuleSet(), random.Random(k), known, constraints)
+        assert not any(card_code(x) in barred for x in sample.hand(1))
