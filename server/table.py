@@ -267,6 +267,7 @@ class Table:
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._timers: list[asyncio.TimerHandle] = []
+        self._turn_timer: asyncio.TimerHandle | None = None
         self._window: Window | None = None  # the open out-of-turn window
         self._batching = False  # judging a window: updates wait for its end
         self._updates_due: float | None = None  # (the window close they will carry)
@@ -780,8 +781,10 @@ class Table:
         elif game.is_round_over:
             self._later(self.round_pause, self._next_round, self._version)
         else:
-            if self.turn_seconds:
-                self._later(self.turn_seconds, self._timeout, self._version)
+            if self.turn_seconds:  # one turn timer a table: the last change's
+                if self._turn_timer is not None:
+                    self._turn_timer.cancel()
+                self._turn_timer = self._later(self.turn_seconds, self._timeout, self._version)
             if window:
                 self._open_window(closes)
             self._schedule_bots()
@@ -808,13 +811,18 @@ class Table:
         drawn = game.drawn_card if seat == game.current else NONE
         return encoder.encode(seat, game.hand(seat), drawn, game.legal_actions(seat))
 
-    def _later(self, delay: float, callback: Callable[..., None], *args: Any) -> None:
+    def _later(
+        self, delay: float, callback: Callable[..., None], *args: Any
+    ) -> asyncio.TimerHandle | None:
+        """Call ``callback(*args)`` in ``delay`` seconds (None: the table is closing)."""
         if self.closing:
-            return
+            return None
         loop = asyncio.get_running_loop()
         now = loop.time()
         self._timers = [h for h in self._timers if not h.cancelled() and h.when() > now]
-        self._timers.append(loop.call_later(delay, callback, *args))
+        handle = loop.call_later(delay, callback, *args)
+        self._timers.append(handle)
+        return handle
 
     def _next_round(self, version: int) -> None:
         if version == self._version and self.game and self.state is TableState.PLAYING:

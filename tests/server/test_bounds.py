@@ -96,6 +96,33 @@ async def test_10000_refused_intents_are_answered_and_the_log_stays_bounded():
     table.close()
 
 
+async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_played():
+    """Each change re-arms the turn timer: the previous one is cancelled, not
+    left in the event loop until its time (1,000 actions of a 60 s timer
+    held 1,000 handles)."""
+    lobby = Lobby()
+    table = lobby.create("fast", 2, RuleSet(), turn_seconds=60, seed="timers")
+    seats = [table.join("a"), table.join("b")]
+    table.start()
+    game = table.game
+    bots = [make_bot("greedy", seed=s) for s in range(2)]
+    actions_taken = 0
+    most = rounds = 0
+    while table.state is TableState.PLAYING:
+        if game.is_round_over:  # deal the next round now, not after its pause
+            table._next_round(table._version)
+            rounds += 1
+            continue
+        seat = game.current
+        assert table.act(seat, bots[seat].decide(game.view(seat), game.legal_actions(seat)))
+        actions_taken += 1
+        most = max(most, sum(not h.cancelled() for h in table._timers))
+    # the one turn timer, and each round's pause that this test did not wait for
+    assert actions_taken > 100 and most <= 1 + rounds, (actions_taken, most, rounds)
+    assert all(s.occupied for s in seats)
+    table.close()
+
+
 class _Idle:
     """A bot that never acts (the table waits for it)."""
 
