@@ -747,11 +747,11 @@ class IsmctsBot(Bot):
         exploration: float = 0.7,
         rollout_cap: int = 400,
         max_depth: int = 1,
-        margin: float = 0.5,
+        margin: float = 1.5,
         rollout: str = "fast",
         infer: bool = True,
         prune_draws: bool = True,
-        tries: int = 8,
+        tries: int = 3,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
