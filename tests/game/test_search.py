@@ -318,3 +318,40 @@ def test_a_coloured_play_shows_what_greedy_would_have_played_instead():
     for k in range(20):
         sample = determinize(view, RuleSet(), random.Random(k), known, constraints)
         assert not any(card_code(x) in barred for x in sample.hand(1))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_greedy_would_play_every_card_greedy_plays_and_not_one_it_passes_over(players):
+    """The tracker's model of a play (greedy_would_play) accepts every play
+    GreedyBot makes at the start of a turn, from its real hand, and the
+    preferred_over constraint never excludes a card of that hand; a play
+    that leaves the colour it holds less of, or a wild naming a colour it
+    holds less of, is refused."""
+    from unoplay.game.search import greedy_would_play, preferred_over
+
+    checked = 0
+    for seed in range(8):
+        for state in _positions(RuleSet(), players, seed, 250):
+            seat = state.current
+            if state.phase.name != "PLAY":
+                continue
+            view = state.view(seat)
+            action = GreedyBot(seed).decide(view, state.legal_actions(seat))
+            if action.kind is not ActionKind.PLAY:
+                continue
+            nxt = (seat + view.direction) % players
+            attack = view.hand_sizes[nxt] <= 2
+            hand = list(view.hand)
+            assert greedy_would_play(
+                hand, action.card, action.colour, view.colour, view.top_card, attack
+            )
+            if RANK[action.card] < 13:
+                barred = preferred_over(action.card, view.colour, view.top_card, attack)
+                assert all(allows(barred, x) for x in hand), (hand, action)
+            checked += 1
+    assert checked > 100
+    red, top = COLOUR[c("R5")], c("R5")
+    assert greedy_would_play(cs("R2 B5 B7 B1"), c("B5"), -1, red, top, False)
+    assert not greedy_would_play(cs("R2 R8 R9 B5"), c("B5"), -1, red, top, False)
+    assert greedy_would_play(cs("W R1 R2 B3"), c("W"), red, red, top, False)
+    assert not greedy_would_play(cs("W R1 R2 B3"), c("W"), COLOUR[c("B3")], red, top, False)
