@@ -118,6 +118,16 @@ from .rules import (
 from .view import Outcome, Phase, PlayerView, Termination
 
 
+def illegal_wild_draw_four(hand: Sequence[int], colour: int, top: int, rules: RuleSet) -> bool:
+    """RULES.md sections 3 and 4: whether a Wild Draw Four played from
+    ``hand`` (the cards left beside it) on ``top`` with ``colour`` in force
+    breaks ``rules.wd4_restriction``, i.e. whether a challenge of it wins."""
+    if rules.wd4_restriction is Wd4Restriction.ANY_MATCH:
+        top_rank = RANK[top]
+        return any(COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == top_rank) for c in hand)
+    return any(COLOUR[c] == colour for c in hand)
+
+
 class GameState:
     """One game: a sequence of rounds between ``players`` seats (section 7).
 
@@ -987,13 +997,7 @@ class GameState:
 
     def _guilty(self, hand: list[int], top: int) -> bool:
         """Section 3/4: would a Wild Draw Four from ``hand`` on ``top`` be illegal?"""
-        colour = self._colour
-        if self.rules.wd4_restriction is Wd4Restriction.ANY_MATCH:
-            top_rank = RANK[top]
-            return any(
-                COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == top_rank) for c in hand
-            )
-        return any(COLOUR[c] == colour for c in hand)
+        return illegal_wild_draw_four(hand, self._colour, top, self.rules)
 
     def _draw_turn(self, seat: int) -> list[Event]:
         """Section 3: draw one card instead of playing; play it at once if it fits."""

@@ -51,9 +51,9 @@ from .bots import Bot, GreedyBot, seat_after
 from .cards import COLOUR, DECK_SIZE, RANK, WILD
 from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
-from .engine import GameState
+from .engine import GameState, illegal_wild_draw_four
 from .events import Event, EventKind
-from .rules import OFFICIAL, Direction, GameFormat, RuleSet, Wd4Restriction
+from .rules import OFFICIAL, Direction, GameFormat, RuleSet
 from .view import Phase, PlayerView
 
 _PLAY = ActionKind.PLAY
@@ -158,7 +158,7 @@ def determinize(
         if wd4_before is None:
             guilty = rng.random() < 1.0 - 0.75 ** len(placed[wd4_by])
         else:
-            guilty = _illegal_wd4(placed[wd4_by], *wd4_before, rules)
+            guilty = illegal_wild_draw_four(placed[wd4_by], *wd4_before, rules)
     drawn = view.drawn_card
     if phase is Phase.DRAWN and current != seat:
         drawn = placed[current][-1]
@@ -185,16 +185,6 @@ def determinize(
     state._round = view.round_number
     state._rng = DealRandom(str(rng.getrandbits(64)))
     return state
-
-
-def _illegal_wd4(hand: Sequence[int], colour: int, top: int, rules: RuleSet) -> bool:
-    """Whether a Wild Draw Four played from ``hand`` (the cards left after it)
-    on ``top`` with ``colour`` in force broke ``rules.wd4_restriction``
-    (RULES.md sections 3 and 4; as the engine judges a challenge)."""
-    if rules.wd4_restriction is Wd4Restriction.ANY_MATCH:
-        rank = RANK[top]
-        return any(COLOUR[c] == colour or (COLOUR[c] != WILD and RANK[c] == rank) for c in hand)
-    return any(COLOUR[c] == colour for c in hand)
 
 
 #: A constraint on one hidden card: the cards it cannot be, as a bit mask
