@@ -381,6 +381,33 @@ def _verify(args: argparse.Namespace) -> int:
     return {"fair": 0, "unfair": 1}.get(verdict.status, 2)
 
 
+def _exit_if_cleanup_hangs(message: str, grace: float = 5.0) -> None:
+    """After Ctrl-C, end the process ``grace`` seconds later whatever happens.
+
+    ``asyncio.run`` answers Ctrl-C by cancelling the main task, which closes
+    the gRPC channel; grpc.aio has been seen to hang there now and then (a
+    stream read the cancellation did not reach). The first Ctrl-C still
+    stops cleanly; this only makes sure it stops. Call it inside the running
+    ``asyncio.run`` (whose SIGINT handler it wraps)."""
+    import threading
+    from types import FrameType
+
+    cancel_main = signal.getsignal(signal.SIGINT)
+
+    def on_sigint(signum: int, frame: FrameType | None) -> None:
+        def force() -> None:
+            print(message, file=sys.stderr, flush=True)
+            os._exit(130)
+
+        timer = threading.Timer(grace, force)
+        timer.daemon = True
+        timer.start()
+        if callable(cancel_main):
+            cancel_main(signum, frame)
+
+    signal.signal(signal.SIGINT, on_sigint)
+
+
 def _bot(args: argparse.Namespace) -> int:
     """``uno bot``: seat a bot (or take its stored seat back) and play to the end.
 
@@ -394,8 +421,12 @@ def _bot(args: argparse.Namespace) -> int:
 
     name = (args.name or args.kind).strip()
     store = SeatStore()
+    stopped = (
+        f"uno bot: stopped; the seat stays {name}'s for a while: run the same command to resume it"
+    )
 
     async def main() -> int:
+        _exit_if_cleanup_hangs(stopped)
         async with Connection(args.server) as conn:
             token = args.token or store.get(args.server, args.table, name) or ""
             resumed = bool(token)
@@ -428,11 +459,7 @@ def _bot(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(main())
     except KeyboardInterrupt:
-        print(
-            f"uno bot: stopped; the seat stays {name}'s for a while: run the same command "
-            "to resume it",
-            file=sys.stderr,
-        )
+        print(stopped, file=sys.stderr)
         return 130
     except ServerError as err:
         raise SystemExit(f"uno bot: {err}") from None

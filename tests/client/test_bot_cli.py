@@ -64,3 +64,34 @@ async def test_uno_bot_shows_keeps_and_resumes_its_seat_and_stops_on_ctrl_c(serv
         live = server.lobby.get(table.table_id)
         assert live.seats[1].name == "Robo" and live.seats[1].bot is None
         assert json.loads((tmp_path / "seats.json").read_text()) == {}  # the game is over
+
+
+async def test_ctrl_c_ends_the_process_even_when_the_cleanup_hangs():
+    """The safety net of ``uno bot``: after Ctrl-C, a cleanup that never
+    ends (as a grpc.aio stream read has been seen to) is cut off after the
+    grace, with the stop line and exit status 130."""
+    script = (
+        "import asyncio\n"
+        "from unoplay.client.cli import _exit_if_cleanup_hangs\n"
+        "async def main():\n"
+        "    _exit_if_cleanup_hangs('uno bot: stopped', grace=0.5)\n"
+        "    print('ready', flush=True)\n"
+        "    while True:\n"
+        "        try:\n"
+        "            await asyncio.sleep(3600)\n"
+        "        except asyncio.CancelledError:\n"
+        "            pass  # a cleanup that never ends\n"
+        "asyncio.run(main())\n"
+    )
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        script,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert (await asyncio.wait_for(process.stdout.readline(), WAIT)) == b"ready\n"
+    process.send_signal(signal.SIGINT)
+    _, err = await asyncio.wait_for(process.communicate(), WAIT)
+    assert process.returncode == 130 and err.decode().strip() == "uno bot: stopped", err
