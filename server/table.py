@@ -58,7 +58,7 @@ from .limits import Limits
 from .storage import GameRecord
 from .streamlog import StreamLog
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
-from .wire import UpdateEncoder
+from .wire import UpdateEncoder, seat_list_pb
 
 log = logging.getLogger("unoplay.table")
 
@@ -272,6 +272,7 @@ class Table:
         self._batching = False  # judging a window: updates wait for its end
         self._updates_due: float | None = None  # (the window close they will carry)
         self._seats_shown = self.seat_infos()
+        self._seats_shown_pb = seat_list_pb(self._seats_shown)  # as every update carries them
         self.spectator_log.append(Welcome(-1, self.info()))
 
     # ------------------------------------------------------------ lobby side
@@ -728,6 +729,7 @@ class Table:
         infos = self.seat_infos()
         if infos != self._seats_shown and self.state is not TableState.FINISHED:
             self._seats_shown = infos
+            self._seats_shown_pb = seat_list_pb(infos)
             message = SeatsChanged(infos)
             for seat in self.seats:
                 if seat.occupied and seat.log:
@@ -802,7 +804,7 @@ class Table:
         """The encoder of the updates of now (``closes``: the window's close, or 0.0)."""
         game = self.game
         assert game is not None
-        return UpdateEncoder(game.view(-1), self._seats_shown, self._deadline, closes)
+        return UpdateEncoder(game.view(-1), self._seats_shown_pb, self._deadline, closes)
 
     def _update_of(self, seat: int, encoder: UpdateEncoder) -> bytes:
         """``seat``'s encoded update now: its hand, drawn card and legal actions."""

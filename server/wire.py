@@ -359,8 +359,11 @@ _TABLE_STATE = {
 _TABLE_STATE_FROM = {v: k for k, v in _TABLE_STATE.items()}
 
 
-@lru_cache(maxsize=4096)
-def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
+def seat_list_pb(seats: Iterable[SeatInfo]) -> tuple[pb.SeatInfo, ...]:
+    """``seats`` as protobuf SeatInfo messages. Not cached: a table keeps its
+    own (Table keeps the list it last showed), where a cache keyed by seat
+    lists held every list any table had shown, thousands of tracked objects
+    that each full garbage collection walked."""
     return tuple(
         pb.SeatInfo(seat=s.seat, name=s.name, bot=s.bot, occupied=s.occupied, connected=s.connected)
         for s in seats
@@ -369,7 +372,7 @@ def _seat_list_pb(seats: tuple[SeatInfo, ...]) -> tuple[pb.SeatInfo, ...]:
 
 def seats_pb(info: TableInfo) -> list[pb.SeatInfo]:
     """Public seat list of a table."""
-    return list(_seat_list_pb(info.seats))
+    return list(seat_list_pb(info.seats))
 
 
 def table_pb(info: TableInfo) -> ls.Table:
@@ -403,7 +406,7 @@ def _nearest(rules: RuleSet) -> tuple[str, tuple[str, ...]]:
 
 def fill_update(target: gs.PlayerUpdate, message: Update) -> None:
     """Write ``message`` into ``target`` in place (one copy fewer than nesting)."""
-    target.view.CopyFrom(view_pb(message.view, _seat_list_pb(message.seats)))
+    target.view.CopyFrom(view_pb(message.view, seat_list_pb(message.seats)))
     target.legal_actions.extend(legal_pb(message.legal))
     target.deadline_unix_ms = round(message.deadline * 1000)
     target.window_closes_unix_ms = round(message.window_closes * 1000)
@@ -425,7 +428,7 @@ def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
         error.message = message.message
         error.action_id = message.action_id
     elif isinstance(message, SeatsChanged):
-        target.seats_changed.seats.extend(_seat_list_pb(message.seats))
+        target.seats_changed.seats.extend(seat_list_pb(message.seats))
     elif isinstance(message, DealReveal):
         revealed = target.deal_revealed
         revealed.seed = message.seed
@@ -610,9 +613,9 @@ class UpdateEncoder:
     __slots__ = ("_tail", "_view")
 
     def __init__(
-        self, public: PlayerView, seats: tuple[SeatInfo, ...], deadline: float, closes: float
+        self, public: PlayerView, seats: Sequence[pb.SeatInfo], deadline: float, closes: float
     ) -> None:
-        shared = view_pb(public, _seat_list_pb(seats))
+        shared = view_pb(public, seats)
         shared.ClearField("seat")
         self._view = shared.SerializeToString()
         self._tail = gs.PlayerUpdate(

@@ -374,7 +374,9 @@ async def test_a_bot_sending_one_intent_per_update_is_never_limited(preset):
     srv = await start_server("127.0.0.1", 0, limits=limits)
     try:
         async with Connection(srv.address) as conn:
-            rules = dataclasses.replace(rule_preset(preset), target_score=200)
+            # to 500: a game to 200 (random deals) was now and then over before
+            # this seat had made 3 bursts' worth of moves
+            rules = dataclasses.replace(rule_preset(preset), target_score=500)
             table_id = (await conn.create_table(seats=2, rules=rules, window_ms=0)).table_id
             me = await conn.join_table(table_id, "steady")
             await conn.add_bot(table_id, "greedy")

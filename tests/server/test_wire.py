@@ -117,7 +117,7 @@ def test_the_shared_update_encoding_parses_to_each_seats_own_update(preset):
         if game.is_round_over:
             break
         deadline, closes = (1764600000.25, 1764600001.5) if step % 3 else (0.0, 0.0)
-        encoder = wire.UpdateEncoder(game.view(-1), seats, deadline, closes)
+        encoder = wire.UpdateEncoder(game.view(-1), wire.seat_list_pb(seats), deadline, closes)
         for s in range(-1, 4):
             legal = tuple(game.legal_actions(s)) if s >= 0 else ()
             drawn = game.drawn_card if s == game.current else NONE
