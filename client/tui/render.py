@@ -140,7 +140,8 @@ def card_lines(
     """
     c = COLOUR[card]
     named = named if c == WILD and 0 <= named <= 3 else -1
-    edge = INK[c if named < 0 else named]
+    shown = c if named < 0 else named  # the colour its edge and its word show
+    edge = INK[shown]
     if dim:
         edge = "#616161"
     face = FACE[c] if not dim else "#9e9e9e on #303030"
@@ -164,7 +165,7 @@ def card_lines(
 
     middle = [inside(_face_word(card, inner, face, dim))]
     if size.height > 3:
-        word = colour_word(c if named < 0 else named)
+        word = colour_word(shown)
         style = face if named < 0 else f"bold {INK[named]} on #262626"
         middle.append(inside(Text(word[:inner].center(inner), style=style)))
     blank = inside(Text(" " * inner, style=face))

@@ -250,15 +250,23 @@ def greedy_would_play(
         counts[COLOUR[c]] += 1
     if RANK[card] >= _WILD_RANK:
         return not 0 <= named < 4 or counts[named] == max(counts[:4])
-    attacks = _ATTACK if attack else {}
+    attacks = _ATTACK_KEY if attack else _NO_ATTACK
     rank_top = RANK[top] if top >= 0 else NONE
-    key = (attacks.get(RANK[card], 0), counts[COLOUR[card]], POINTS[card])
+    key = _greedy_key(card, counts, attacks)
     for other in hand:
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        if (attacks.get(RANK[other], 0), counts[COLOUR[other]], POINTS[other]) > key:
+        if _greedy_key(other, counts, attacks) > key:
             return False
     return True
+
+
+def _greedy_key(card: int, counts: Sequence[int], attacks: tuple[int, ...]) -> int:
+    """:class:`~.bots.GreedyBot`'s order of coloured plays as one number: the
+    attack rank (``attacks``: :data:`_ATTACK_KEY` when the next seat holds 2
+    cards or fewer, else :data:`_NO_ATTACK`), then the cards of its colour
+    held (``counts`` by colour), then points (points < 64, a count < 128)."""
+    return attacks[RANK[card]] + counts[COLOUR[card]] * 64 + POINTS[card]
 
 
 class HandTracker:
@@ -670,8 +678,7 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
             if wild < 0 or rank < RANK[wild]:
                 wild = card
             continue
-        # (attack, colour held, points) as one number: points < 64, count < 128
-        key = attack[rank] + counts[COLOUR[card]] * 64 + POINTS[card]
+        key = _greedy_key(card, counts, attack)
         if key > best_key:
             best, best_key = card, key
     variants = (state._plays_uno if len(hand) == 2 else state._plays)[best if best >= 0 else wild]
