@@ -296,7 +296,8 @@ class Connection:
         return Seated(reply.seat, reply.seat_token, wire.table_from_pb(reply.table))
 
     async def add_bot(self, table_id: str, kind: str = "greedy", seat: int | None = None) -> Seated:
-        """Put a server-side bot (``kind``: random or greedy) in a free seat."""
+        """Put a server-side bot in a free seat (``kind``: random, greedy, ismcts, or
+        a search bot with a budget such as ismcts@80ms: see AddBotRequest)."""
         request = ls.AddBotRequest(table_id=table_id, kind=kind, seat=seat)
         reply = await _answer(self.lobby.AddBot(request, timeout=self.timeout))
         return Seated(reply.seat, "", wire.table_from_pb(reply.table))

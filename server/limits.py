@@ -117,8 +117,11 @@ class Limits:
       its player can still check the deal).
     * ``stand_in``: the bot kind (:data:`unoplay.game.BOT_KINDS`) that plays
       for a person who is away or gave up their seat; ``ismcts`` is stronger
-      than ``greedy`` but thinks for up to a few hundred ms per turn on the
-      server's event loop.
+      than ``greedy`` but thinks on the server's event loop, a budget may
+      follow it (``ismcts@100ms``: :func:`unoplay.game.bots.parse_kind`);
+      ``bot_ms``: the most any server-side bot of a kind with a budget
+      (a stand-in, or one added by AddBot) thinks per decision, whatever it
+      asks for.
     """
 
     max_tables: int = 1000
@@ -140,6 +143,7 @@ class Limits:
     finished_log_messages: int = 64
     finished_full_seconds: float = 60.0
     stand_in: str = "greedy"
+    bot_ms: float = 150.0
 
 
 class TokenBucket:

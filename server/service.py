@@ -341,7 +341,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         try:
             table = self.lobby.get(request.table_id)
             try:
-                bot = make_bot(kind)
+                bot = make_bot(kind, rules=table.rules, max_ms=self.lobby.limits.bot_ms)
             except ValueError as err:
                 raise LobbyError("invalid", str(err)) from None
             taken = {s.name for s in table.seats}

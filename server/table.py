@@ -406,7 +406,7 @@ class Table:
         if self.state is TableState.WAITING:
             self.seats[seat.index] = Seat(seat.index)
         else:  # a bot plays the seat, in this game and any rematch
-            seat.bot = make_bot(self.limits.stand_in, rules=self.rules)
+            seat.bot = make_bot(self.limits.stand_in, rules=self.rules, max_ms=self.limits.bot_ms)
             seat.stand_in = None
             seat.log = StreamLog(seat.index, 0, 0)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
@@ -635,7 +635,7 @@ class Table:
             or self.closing
         ):
             return
-        s.stand_in = make_bot(self.limits.stand_in, rules=self.rules)
+        s.stand_in = make_bot(self.limits.stand_in, rules=self.rules, max_ms=self.limits.bot_ms)
         log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
         self._seats_changed()
         game = self.game

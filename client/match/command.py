@@ -56,7 +56,8 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
     match.add_argument(
         "--bots",
         default="greedy,random,random,random",
-        help="comma-separated bots, one entrant each: built-in kinds (random, greedy) "
+        help="comma-separated bots, one entrant each: built-in kinds (random, greedy, "
+        "ismcts; ismcts@80ms or ismcts@300: its budget per decision in ms or samples) "
         "or bots of your own as module:attr or file.py:attr",
     )
     match.add_argument(

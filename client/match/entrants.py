@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unoplay.game.bots import BOT_KINDS, make_bot
+from unoplay.game.bots import make_bot, parse_kind
 from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).
@@ -156,11 +156,11 @@ def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[E
         if is_plugin(kind):
             load_bot_factory(kind)  # fail now, not in a worker
             labels.append(kind.rpartition(":")[2])
-        elif kind not in BOT_KINDS:
-            raise ValueError(
-                f"unknown bot kind {kind!r}; known: {', '.join(BOT_KINDS)}, or module:attr"
-            )
         else:
+            try:
+                parse_kind(kind)
+            except ValueError as err:
+                raise ValueError(f"{err}; or a bot of your own, module:attr") from None
             labels.append(kind)
         kinds.append(kind)
         commands.append(())

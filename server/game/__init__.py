@@ -15,7 +15,7 @@ if __name__ != "unoplay.game":  # it lives in server/game/, but is one package, 
     )
 
 from .actions import ACCEPT, CALL_UNO, CHALLENGE, DRAW, KEEP, NONE, Action, ActionKind
-from .bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
+from .bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot, parse_kind
 from .cards import DECK_SIZE, Colour, Rank, card_name
 from .engine import GameState
 from .errors import IllegalAction, Reason
@@ -57,4 +57,5 @@ __all__ = [
     "Termination",
     "card_name",
     "make_bot",
+    "parse_kind",
 ]

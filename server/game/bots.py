@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .actions import Action, ActionKind
 from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
@@ -62,6 +62,9 @@ class Bot:
     #: Whether the kind learns from the events it sees: whoever runs the bot
     #: then passes it every event its seat sees, in order, to :meth:`observe`.
     observes: bool = False
+    #: Whether the kind takes a budget per decision (``time_ms``,
+    #: ``iterations``), given in a kind spec after ``@`` (:func:`parse_kind`).
+    budgeted: bool = False
 
     def observe(self, events: Sequence[Event]) -> None:
         """The events this seat saw since the last call (its private ones
@@ -265,22 +268,64 @@ from .search import IsmctsBot  # noqa: E402
 BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": IsmctsBot}
 
 
-def make_bot(kind: str, seed: int | None = None, rules: RuleSet | None = None) -> Bot:
-    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`) seeded with ``seed``,
-    for a table under ``rules`` (default official; only kinds with
-    ``needs_rules``, such as ``ismcts``, use them).
+#: The largest budget a kind spec may give: samples, and milliseconds.
+MAX_ITERATIONS = 100_000
+MAX_TIME_MS = 60_000.0
 
-    Raises ValueError naming the known kinds when ``kind`` is unknown.
+
+def parse_kind(kind: str) -> tuple[type[Bot], dict[str, Any]]:
+    """The class of a bot kind spec and the budget it gives, as keyword
+    arguments: ``"greedy"`` -> (GreedyBot, {}); a kind with ``budgeted`` set
+    may add a budget per decision after ``@``, in milliseconds
+    (``"ismcts@100ms"`` -> ``{"time_ms": 100.0}``) or in samples
+    (``"ismcts@300"`` -> ``{"iterations": 300}``).
+
+    Raises ValueError naming the known kinds when the kind is unknown, and
+    for a budget that is malformed, not positive, above
+    :data:`MAX_ITERATIONS` samples or :data:`MAX_TIME_MS`, or given to a kind
+    without one.
     """
+    base, at, budget = kind.partition("@")
+    cls = BOT_KINDS.get(base)
+    if cls is None:
+        raise ValueError(f"unknown bot kind {base!r}; known kinds: {', '.join(sorted(BOT_KINDS))}")
+    if not at:
+        return cls, {}
+    if not cls.budgeted:
+        raise ValueError(f"the bot kind {base!r} takes no budget (as in ismcts@100ms)")
+    number, ms = (budget[:-2], True) if budget.endswith("ms") else (budget, False)
     try:
-        cls = BOT_KINDS[kind]
-    except KeyError:
+        value = float(number) if ms else int(number)
+    except ValueError:
+        value = 0
+    if not 0 < value <= (MAX_TIME_MS if ms else MAX_ITERATIONS):
         raise ValueError(
-            f"unknown bot kind {kind!r}; known kinds: {', '.join(sorted(BOT_KINDS))}"
-        ) from None
+            f"bad budget {budget!r} in {kind!r}: milliseconds as in {base}@100ms (at most "
+            f"{MAX_TIME_MS:.0f}) or samples as in {base}@300 (at most {MAX_ITERATIONS})"
+        )
+    return cls, {"time_ms": value} if ms else {"iterations": value}
+
+
+def make_bot(
+    kind: str,
+    seed: int | None = None,
+    rules: RuleSet | None = None,
+    max_ms: float | None = None,
+) -> Bot:
+    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`, with a budget for a
+    search bot: :func:`parse_kind`) seeded with ``seed``, for a table under
+    ``rules`` (default official; only kinds with ``needs_rules``, such as
+    ``ismcts``, use them). ``max_ms`` caps a budgeted kind's time per
+    decision, whatever its budget (a server's bots think on its event loop).
+
+    Raises ValueError (from :func:`parse_kind`) for an unknown kind or a bad budget.
+    """
+    cls, budget = parse_kind(kind)
+    if max_ms is not None and cls.budgeted:
+        budget["time_ms"] = min(budget.get("time_ms", max_ms), max_ms)
     if cls.needs_rules:
-        return cls(seed, rules)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
-    return cls(seed)  # type: ignore[call-arg]  # every kind takes a seed
+        return cls(seed, rules, **budget)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
+    return cls(seed, **budget)  # type: ignore[call-arg]  # every kind takes a seed
 
 
 def waiting_seats(state: GameState) -> list[int]:

@@ -64,6 +64,7 @@ _DRAW = ActionKind.DRAW
 _KEEP = ActionKind.KEEP
 _PLAYING = Phase.PLAY
 _DRAWN = Phase.DRAWN
+_ROUND_OVER = Phase.ROUND_OVER
 _WILD_RANK = 13
 _ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
 _ATTACK_KEY = tuple(_ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
@@ -581,17 +582,25 @@ def settle(state: GameState) -> None:
     """The out-of-turn actions of a simulated position, taken at once: a seat
     holding one card uncalled calls UNO (or, if it cannot, the next seat
     catches it). Jump-ins are not simulated."""
-    caught = state.catchable
-    if caught >= 0 and state.phase < Phase.ROUND_OVER:
-        if not state.uno_called(caught) and any(
-            a.kind is _CALL_UNO for a in state.legal_actions(caught)
-        ):
-            state.apply(caught, Action(_CALL_UNO))
-        else:
-            for other in range(state.players):
-                if other != caught and any(a.kind is _CATCH for a in state.legal_actions(other)):
-                    state.apply(other, Action(_CATCH, target=caught))
-                    break
+    caught = state._catchable
+    if caught < 0 or state._phase >= _ROUND_OVER:
+        return
+    if not state.uno_called(caught) and _offers(state.legal_actions(caught), _CALL_UNO):
+        state.apply(caught, Action(_CALL_UNO))
+        return
+    for other in range(state.players):
+        if other != caught and _offers(state.legal_actions(other), _CATCH):
+            state.apply(other, Action(_CATCH, target=caught))
+            return
+
+
+def _offers(legal: Sequence[Action], kind: ActionKind) -> bool:
+    """Whether one of ``legal`` is of ``kind`` (a loop: the compiled build
+    cannot compile a generator inside a C function)."""
+    for a in legal:  # noqa: SIM110
+        if a.kind is kind:
+            return True
+    return False
 
 
 def rollout_move(state: GameState, seat: int, rng: random.Random) -> Action:
@@ -661,7 +670,7 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
     tables (the variant calling UNO when it leaves one card)."""
     hand = state._hands[seat]
     if drawn:
-        cards: Sequence[int] = (state._drawn,)
+        cards = [state._drawn]
     else:
         fits = state._fits
         cards = [c for c in hand if fits[c]]
@@ -746,6 +755,7 @@ class IsmctsBot(Bot):
     name = "ismcts"
     needs_rules = True
     observes = True
+    budgeted = True
 
     def __init__(
         self,
@@ -980,23 +990,21 @@ class IsmctsBot(Bot):
         return root
 
     def _playout(self, state: GameState, out_before: int, rng: random.Random) -> list[float]:
-        """Play the round out from ``state`` by :func:`rollout_move`; per seat 1.0 for whoever goes out
-        first (and a partner under ``format=teams``), else 0.0."""
+        """Play the round out from ``state`` (:func:`playout`, or with greedy
+        bots' views under ``rollout="greedy"``); per seat 1.0 for whoever goes
+        out first (and a partner under ``format=teams``), else 0.0."""
         n = state.players
-        for _ in range(self.rollout_cap):
-            if state.phase >= Phase.ROUND_OVER or len(state._out) > out_before:
-                break
-            mover = state.current
-            if self._rollout_bot is not None:
+        if self._rollout_bot is None:
+            winner = playout(state, out_before, self.rollout_cap, rng)
+        else:
+            for _ in range(self.rollout_cap):
+                if state.phase >= Phase.ROUND_OVER or len(state._out) > out_before:
+                    break
+                mover = state.current
                 legal = state.legal_actions(mover)
-                move = self._rollout_bot.decide(state.view(mover), legal) or legal[0]
-            else:
-                move = rollout_move(state, mover, rng)
-            state.apply(mover, move)
-            settle(state)
-        winner = state.round_winner
-        if len(state._out) > out_before:
-            winner = state._out[out_before]
+                state.apply(mover, self._rollout_bot.decide(state.view(mover), legal) or legal[0])
+                settle(state)
+            winner = _first_out(state, out_before)
         rewards = [0.0] * n
         if winner >= 0:
             rewards[winner] = 1.0
@@ -1008,3 +1016,25 @@ class IsmctsBot(Bot):
             for s in range(n):
                 rewards[s] = 1.0 / (1 + sizes[s] - low)
         return rewards
+
+
+def playout(state: GameState, out_before: int, cap: int, rng: random.Random) -> int:
+    """Play the round on from ``state`` (in place) by :func:`rollout_move` and
+    :func:`settle`, for at most ``cap`` actions, until it is over or a seat
+    goes out beyond the ``out_before`` already out: that seat (or the
+    round's winner), NONE when the cap is reached first."""
+    for _ in range(cap):
+        if state._phase >= _ROUND_OVER or len(state._out) > out_before:
+            break
+        mover = state._current
+        state.apply(mover, rollout_move(state, mover, rng))
+        settle(state)
+    return _first_out(state, out_before)
+
+
+def _first_out(state: GameState, out_before: int) -> int:
+    """The seat that went out after the ``out_before`` already out, else the
+    round's winner (NONE while the round goes on)."""
+    if len(state._out) > out_before:
+        return int(state._out[out_before])
+    return int(state.round_winner)

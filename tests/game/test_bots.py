@@ -1,16 +1,19 @@
-"""client/bots.py: crafted decisions of the greedy bot, legality of both bots, a match."""
+"""server/game/bots.py: crafted decisions of the greedy bot, legality of both bots, a match."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from helpers import c, cs
 
 from unoplay.game import actions as A
 from unoplay.game.actions import NONE, ActionKind
-from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot
+from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot, parse_kind
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
-from unoplay.game.rules import RuleSet, Wd4Restriction
+from unoplay.game.rules import PRESETS, RuleSet, Wd4Restriction
+from unoplay.game.search import IsmctsBot
 from unoplay.game.view import Phase
 
 OUT_OF_TURN = (ActionKind.CATCH, ActionKind.CALL_UNO)
@@ -307,3 +310,31 @@ def test_greedy_beats_three_random_bots():
         game, _ = GameState.new(4, RuleSet(target_score=0), seed=i)
         wins += play_round(game, bots) == seat
     assert wins / rounds > 0.80
+
+
+def test_a_kind_spec_gives_a_search_bot_its_budget_and_refuses_a_bad_one():
+    assert parse_kind("greedy") == (GreedyBot, {})
+    assert parse_kind("ismcts@80ms") == (IsmctsBot, {"time_ms": 80.0})
+    assert parse_kind("ismcts@300") == (IsmctsBot, {"iterations": 300})
+    timed = make_bot("ismcts@80ms", rules=PRESETS["house"])
+    assert isinstance(timed, IsmctsBot) and timed.time_ms == 80 and timed.iterations is None
+    assert timed.rules == PRESETS["house"]
+    counted = make_bot("ismcts@300")
+    assert counted.iterations == 300 and counted.time_ms is None  # type: ignore[attr-defined]
+    capped = make_bot("ismcts@300", max_ms=150)  # a server's cap on any budget
+    assert capped.iterations == 300 and capped.time_ms == 150  # type: ignore[attr-defined]
+    assert make_bot("ismcts@1000ms", max_ms=150).time_ms == 150  # type: ignore[attr-defined]
+    assert make_bot("greedy", max_ms=150).name == "greedy"
+    for bad, said in [
+        ("nope", "unknown bot kind 'nope'; known kinds: greedy, ismcts, random"),
+        ("greedy@80ms", "takes no budget"),
+        ("ismcts@", "bad budget"),
+        ("ismcts@fastms", "bad budget"),
+        ("ismcts@0", "bad budget"),
+        ("ismcts@-5ms", "bad budget"),
+        ("ismcts@1.5", "bad budget"),
+        ("ismcts@100001", "bad budget"),
+        ("ismcts@nanms", "bad budget"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(said)):
+            parse_kind(bad)

@@ -13,7 +13,7 @@ import pytest
 
 from unoplay.game import GameState, RuleSet
 
-HOT = ("engine", "deals", "house", "scoring")
+HOT = ("engine", "deals", "house", "scoring", "search")
 EXPECT = os.environ.get("UNOPLAY_EXPECT_COMPILED") == "1"
 
 

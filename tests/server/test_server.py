@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 import grpc
 import pytest
@@ -13,7 +14,7 @@ from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import Refusal, TableState, Update
-from unoplay.game.rules import RuleSet
+from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
@@ -329,3 +330,25 @@ async def test_server_side_bots_and_health(server, conn):
     health = health_pb2_grpc.HealthStub(conn.channel)
     reply = await health.Check(health_pb2.HealthCheckRequest(service=""), timeout=WAIT)
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_add_bot_plays_the_tables_rules_within_the_servers_time_cap(server, conn):
+    """A search bot added by AddBot simulates the table's rules, and thinks no
+    longer per decision than Limits.bot_ms, whatever budget it asks for; a bad
+    kind or budget is INVALID_ARGUMENT and seats nobody."""
+    rules = dataclasses.replace(PRESETS["house"], target_score=0)
+    table_id = (await conn.create_table(seats=4, rules=rules)).table_id
+    table = server.lobby.get(table_id)
+    for kind in ("nope", "greedy@50ms", "ismcts@0", "ismcts@soonms"):
+        with pytest.raises(ServerError) as err:
+            await conn.add_bot(table_id, kind)
+        assert err.value.status == "INVALID_ARGUMENT", kind
+    assert [s.bot for s in table.seats] == [None] * 4
+    await conn.add_bot(table_id, "ismcts@20ms")
+    await conn.add_bot(table_id, "ismcts@60000ms")
+    await conn.add_bot(table_id, "ismcts")
+    bots = [s.bot for s in table.seats[:3]]
+    assert all(b.rules == table.rules for b in bots)
+    cap = server.lobby.limits.bot_ms
+    assert [b.time_ms for b in bots] == [20, cap, cap]
+    assert [s.name for s in table.seats[:3]] == ["ismcts@20ms-1", "ismcts@60000ms-1", "ismcts-1"]
