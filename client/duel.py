@@ -9,7 +9,7 @@ repeats exactly (under an iteration budget). Games are played by
 the network path; ``uno match`` plays the same kinds over gRPC). With
 ``--processes`` above 1 the games are split between processes. It prints the
 bot's wins, its win rate with a 95% Wilson interval beside the fair share,
-and its mean time per searched decision.
+and its mean and longest time per searched decision.
 """
 
 from __future__ import annotations
@@ -24,13 +24,16 @@ from unoplay.game.rules import PRESETS
 
 from .match.stats import wilson_interval
 
+Result = tuple[int, float, int, float]
 
-def play(kind: str, field: str, players: int, first: int, games: int) -> tuple[int, float, int]:
+
+def play(kind: str, field: str, players: int, first: int, games: int) -> Result:
     """Games ``first .. first + games - 1``: (wins of ``kind``, seconds its
-    searches took, searched decisions; both 0 for a bot that does not count them)."""
+    searches took, searched decisions, the longest one in seconds; 0 for a
+    bot that does not count them)."""
     rules = PRESETS["official"].replace(target_score=0)
     wins = 0
-    seconds = 0.0
+    seconds = longest = 0.0
     decisions = 0
     for n in range(first, first + games):
         seat = n % players
@@ -41,10 +44,11 @@ def play(kind: str, field: str, players: int, first: int, games: int) -> tuple[i
         wins += outcome is not None and seat in outcome.winners
         seconds += getattr(bot, "seconds", 0.0)
         decisions += getattr(bot, "decisions", 0)
-    return wins, seconds, decisions
+        longest = max(longest, getattr(bot, "longest", 0.0))
+    return wins, seconds, decisions, longest
 
 
-def _play(args: tuple[str, str, int, int, int]) -> tuple[int, float, int]:
+def _play(args: tuple[str, str, int, int, int]) -> Result:
     return play(*args)
 
 
@@ -75,6 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wins = sum(r[0] for r in results)
     seconds = sum(r[1] for r in results)
     decisions = sum(r[2] for r in results)
+    longest = max(r[3] for r in results)
     low, high = wilson_interval(wins, args.games)
     print(
         f"{args.bot} vs {args.players - 1} {args.field}: {wins} wins of {args.games}, "
@@ -82,7 +87,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"fair share {100 / args.players:.1f}%)"
     )
     if decisions:
-        print(f"{1000 * seconds / decisions:.1f} ms a searched decision ({decisions} decisions)")
+        print(
+            f"{1000 * seconds / decisions:.1f} ms a searched decision ({decisions} decisions;"
+            f" the longest {1000 * longest:.0f} ms)"
+        )
     return 0
 
 

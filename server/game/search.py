@@ -70,10 +70,13 @@ _ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
 _ATTACK_KEY = tuple(_ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
 _NO_ATTACK = (0,) * 15
 
-#: Samples per decision when no budget is given: about 50-80 ms a decision
-#: on this project's 2-core machine (2-4 seats; the compiled engine, the
-#: other core busy).
+#: The budget per decision when none is given: this many samples, and at
+#: most :data:`DEFAULT_TIME_MS` milliseconds (whichever ends first). Here, on
+#: this project's 2-core machine with the other core busy, 100 samples take
+#: about 27 ms on average at four seats with the compiled build (55 ms pure
+#: Python) and up to about 130 ms (a decision of many moves).
 DEFAULT_ITERATIONS = 100
+DEFAULT_TIME_MS = 90.0
 
 #: A card's kind 0..53: colour * 13 + rank for the coloured cards, 52 Wild, 53
 #: Wild Draw Four. Two cards of one kind play alike.
@@ -724,10 +727,10 @@ class IsmctsBot(Bot):
     """Information-set MCTS (single observer) on the bot's turns; out of turn
     (catches, its own UNO call, jump-ins) it acts as :class:`~.bots.GreedyBot`.
 
-    Budget per decision: ``iterations`` (samples; default
-    :data:`DEFAULT_ITERATIONS` when ``time_ms`` is not given) and/or
-    ``time_ms`` milliseconds (wall clock, whichever ends first; at least one
-    sample). ``rules`` are the table's (default official): the view does not
+    Budget per decision: ``iterations`` (samples) and/or ``time_ms``
+    milliseconds (wall clock from the call of :meth:`decide`, whichever ends
+    first; at least one sample); when neither is given,
+    :data:`DEFAULT_ITERATIONS` and :data:`DEFAULT_TIME_MS`. ``rules`` are the table's (default official): the view does not
     carry them. ``max_depth`` and ``margin``: see the module docstring
     (``margin`` by default 0.5 against one opponent, 1.5 against more; these
     defaults were measured against greedy, README "A search bot to beat").
@@ -748,8 +751,10 @@ class IsmctsBot(Bot):
     holds). Raises ValueError for an unknown ``rollout``.
     ``seed`` makes it replayable under an iteration
     budget. ``clock`` (seconds, default ``time.perf_counter``) is the one
-    clock of the game package: only a ``time_ms`` budget and the
-    ``decisions``/``seconds`` counters of its searches read it.
+    clock of the game package: only a ``time_ms`` budget and the counters
+    of its searched decisions read it (``decisions``, their total
+    ``seconds`` and the ``longest`` one, in seconds, each from the call of
+    :meth:`decide` to its answer).
     """
 
     name = "ismcts"
@@ -776,7 +781,9 @@ class IsmctsBot(Bot):
     ) -> None:
         self.rng = random.Random(seed)
         self.rules = rules or OFFICIAL
-        self.iterations = iterations if iterations is not None or time_ms else DEFAULT_ITERATIONS
+        if iterations is None and not time_ms:
+            iterations, time_ms = DEFAULT_ITERATIONS, DEFAULT_TIME_MS
+        self.iterations = iterations
         self.time_ms = time_ms
         self.exploration = exploration
         self.rollout_cap = rollout_cap
@@ -792,6 +799,7 @@ class IsmctsBot(Bot):
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
+        self.longest = 0.0
 
     def observe(self, events: Sequence[Event]) -> None:
         """The events this seat saw (see :meth:`.bots.Bot.observe`): what its
@@ -803,6 +811,7 @@ class IsmctsBot(Bot):
         """Out of turn, or when it can catch or must call UNO: greedy's
         answer. On its turn with more than one move: the move the search
         visited most."""
+        start = self.clock()
         seat = view.seat
         if self.tracker is not None:
             self.tracker.sync(view)
@@ -821,7 +830,6 @@ class IsmctsBot(Bot):
         by_key = {move_key(a): a for a in moves}
         if len(by_key) <= 1:
             return moves[0] if moves else self._greedy.decide(view, legal)
-        start = self.clock()
         if self.max_depth <= 1:
             base = self._greedy.decide(view, legal)
             if base is not None and base.kind is _CHALLENGE:
@@ -832,13 +840,15 @@ class IsmctsBot(Bot):
             base_key = move_key(base) if base is not None else next(iter(by_key))
             if base_key not in by_key:
                 return base
-            choice = self._paired(view, by_key, base_key)
+            choice = self._paired(view, by_key, base_key, start)
         else:
-            root = self._search(view, by_key)
+            root = self._search(view, by_key, start)
             visits = {k: node.visits for (_, k), node in root.children.items() if k in by_key}
             choice = max(visits, key=visits.__getitem__)
+        took = self.clock() - start
         self.decisions += 1
-        self.seconds += self.clock() - start
+        self.seconds += took
+        self.longest = max(self.longest, took)
         return by_key[choice]
 
     def _sample(
@@ -887,16 +897,19 @@ class IsmctsBot(Bot):
             return self.tries
         return 1 if _one_opponent(view) else 3
 
-    def _budget(self) -> Callable[[int], bool]:
-        """Whether iteration ``done`` (0-based) may start, under the budget."""
+    def _budget(self, start: float) -> Callable[[int], bool]:
+        """Whether iteration ``done`` (0-based) may start, under the budget of
+        a decision that began at ``start`` (``clock`` seconds)."""
         clock, limit = self.clock, self.iterations
-        deadline = None if not self.time_ms else clock() + self.time_ms / 1000
+        deadline = None if not self.time_ms else start + self.time_ms / 1000
         return lambda done: (
             (limit is None or done < limit)
             and (deadline is None or done == 0 or clock() < deadline)
         )
 
-    def _paired(self, view: PlayerView, allowed: Mapping[_Key, Action], base: _Key) -> _Key:
+    def _paired(
+        self, view: PlayerView, allowed: Mapping[_Key, Action], base: _Key, start: float
+    ) -> _Key:
         """The depth-1 search: every iteration samples one determinisation and
         plays each root move out from it with the same random numbers, so the
         moves are compared on the same hidden cards (common random numbers:
@@ -910,7 +923,7 @@ class IsmctsBot(Bot):
         square = dict.fromkeys(allowed, 0.0)
         known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         wd4_before = self.tracker.wd4_before if self.tracker else None
-        more = self._budget()
+        more = self._budget(start)
         done = 0
         while more(done):
             sample = self._sample(view, known, constraints, wd4_before)
@@ -936,14 +949,14 @@ class IsmctsBot(Bot):
                 best, best_z = key, z
         return best
 
-    def _search(self, view: PlayerView, allowed: Mapping[_Key, Action]) -> _Node:
+    def _search(self, view: PlayerView, allowed: Mapping[_Key, Action], start: float) -> _Node:
         """The tree search (``max_depth`` above 1): one shared tree over
         every sample, UCB1 with availability counts (Cowling et al.)."""
         rng, c = self.rng, self.exploration
         root = _Node(NONE)
         known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         wd4_before = self.tracker.wd4_before if self.tracker else None
-        more = self._budget()
+        more = self._budget(start)
         done = 0
         while more(done):
             done += 1

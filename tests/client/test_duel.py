@@ -20,6 +20,10 @@ def test_a_duel_counts_wins_and_splits_between_processes_alike(capsys):
 
 
 def test_a_duel_of_ismcts_reports_its_time_a_decision(capsys):
-    assert main(["--players", "3", "--games", "2"]) == 0
+    assert main(["--players", "3", "--games", "2", "--bot", "ismcts@20"]) == 0
     out = capsys.readouterr().out
-    assert "ismcts vs 2 greedy" in out and "ms a searched decision" in out
+    assert "ismcts@20 vs 2 greedy" in out
+    mean, longest = map(
+        float, re.search(r"([\d.]+) ms a searched .* the longest (\d+) ms", out).groups()
+    )
+    assert 0 < mean <= longest + 0.5

@@ -4,6 +4,7 @@ the bot answers legal actions under any rules; play_game drives bots."""
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 
@@ -15,7 +16,15 @@ from unoplay.game.actions import CHALLENGE, DRAW, KEEP, ActionKind, play
 from unoplay.game.bots import GreedyBot, RandomBot, play_game
 from unoplay.game.cards import COLOUR, RANK, WILD, card_code
 from unoplay.game.events import EventKind, visible
-from unoplay.game.search import HandTracker, IsmctsBot, allows, determinize, excluding
+from unoplay.game.search import (
+    DEFAULT_ITERATIONS,
+    DEFAULT_TIME_MS,
+    HandTracker,
+    IsmctsBot,
+    allows,
+    determinize,
+    excluding,
+)
 
 
 def _positions(rules: RuleSet, players: int, seed: int, count: int):
@@ -85,6 +94,28 @@ def test_make_bot_gives_ismcts_the_tables_rules_and_a_budget():
     state, _ = GameState.new(2, RuleSet(), seed="timed")
     seat = state.current
     assert timed.decide(state.view(seat), state.legal_actions(seat)) in state.legal_actions(seat)
+
+
+def test_a_time_budget_counts_from_the_call_of_decide_and_bounds_the_default():
+    readings = itertools.count()
+    samples = []
+
+    class Counted(IsmctsBot):
+        def _sample(self, *args):
+            samples.append(1)
+            return super()._sample(*args)
+
+    bot = Counted(seed=1, time_ms=20, clock=lambda: next(readings) / 1000)  # 1 ms a reading
+    state = pos(["R1 R2 Y3 G4 B7", "R3 B5 Y2"], "R7", current=0)
+    assert bot.decide(state.view(0), state.legal_actions(0)).kind is ActionKind.PLAY
+    # Reading 0 starts the decision; the first sample is free, every later
+    # one reads the clock (1..19 ms are within 20 ms, 20 is not); the end
+    # is reading 21.
+    assert bot.decisions == 1 and len(samples) == 20
+    assert bot.longest == bot.seconds == pytest.approx(0.021)
+    default = IsmctsBot()
+    assert (default.iterations, default.time_ms) == (DEFAULT_ITERATIONS, DEFAULT_TIME_MS)
+    assert IsmctsBot(iterations=7).time_ms is None  # samples asked for: repeatable
 
 
 def test_play_game_ends_every_game_and_caps_endless_rounds():
@@ -193,9 +224,9 @@ def test_ismcts_with_a_card_to_play_does_not_search_drawing():
     searched = []
 
     class Recorded(IsmctsBot):
-        def _paired(self, view, allowed, base):
+        def _paired(self, view, allowed, base, start):
             searched.append(set(allowed.values()))
-            return super()._paired(view, allowed, base)
+            return super()._paired(view, allowed, base, start)
 
     state = pos(["R1 R2 Y3 G4", "R3 B5 Y2"], "R7", current=0)
     legal = state.legal_actions(0)
