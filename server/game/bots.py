@@ -42,8 +42,9 @@ _DRAW_TWO = int(Rank.DRAW_TWO)
 _WILD = int(Rank.WILD)
 _WD4 = int(Rank.WILD_DRAW_FOUR)
 
-#: How much an attack card is worth against a next player close to going out.
-_ATTACK = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
+#: How much an attack card (by rank) is worth to greedy against a next
+#: player close to going out (the search bot's model of greedy reads it too).
+ATTACK = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
 
 #: Greedy challenges a Wild Draw Four when its player still holds this many cards.
 CHALLENGE_MIN_HAND = 4
@@ -227,7 +228,7 @@ class GreedyBot(Bot):
                 key = (
                     a.uno,
                     2,
-                    _ATTACK.get(rank, 0) if attack else 0,
+                    ATTACK.get(rank, 0) if attack else 0,
                     shed,
                     kept,
                     STANDARD_POINTS[card],

@@ -47,7 +47,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 
 from .actions import ACCEPT, DRAW, NONE, Action, ActionKind
-from .bots import Bot, GreedyBot, seat_after
+from .bots import ATTACK, Bot, GreedyBot, seat_after
 from .cards import COLOUR, DECK_SIZE, RANK, WILD
 from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
@@ -66,8 +66,7 @@ _PLAYING = Phase.PLAY
 _DRAWN = Phase.DRAWN
 _ROUND_OVER = Phase.ROUND_OVER
 _WILD_RANK = 13
-_ATTACK = {12: 3, 10: 2, 11: 1}  # Draw Two, Skip, Reverse (as GreedyBot)
-_ATTACK_KEY = tuple(_ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
+_ATTACK_KEY = tuple(ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
 _NO_ATTACK = (0,) * 15
 
 #: The budget per decision when none is given: this many samples, and at
@@ -226,12 +225,12 @@ def preferred_over(card: int, colour: int, top: int, attack: bool) -> Constraint
     same attack rank worth more points. (Which colour it leaves in force
     depends on its whole hand, so other colours tell nothing.)"""
     rank_top = RANK[top] if top >= 0 else NONE
-    own = _ATTACK.get(RANK[card], 0) if attack else 0
+    own = ATTACK.get(RANK[card], 0) if attack else 0
     mask = 0
     for other in range(DECK_SIZE):
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        value = _ATTACK.get(RANK[other], 0) if attack else 0
+        value = ATTACK.get(RANK[other], 0) if attack else 0
         if value > own or (
             value == own and COLOUR[other] == COLOUR[card] and POINTS[other] > POINTS[card]
         ):
@@ -648,7 +647,7 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
                 wild = a
             continue
         key = (
-            _ATTACK.get(rank, 0) if attack else 0,
+            ATTACK.get(rank, 0) if attack else 0,
             len(a.extra),
             counts[COLOUR[card]],
             POINTS[card],
@@ -730,8 +729,8 @@ class IsmctsBot(Bot):
     Budget per decision: ``iterations`` (samples) and/or ``time_ms``
     milliseconds (wall clock from the call of :meth:`decide`, whichever ends
     first; at least one sample); when neither is given,
-    :data:`DEFAULT_ITERATIONS` and :data:`DEFAULT_TIME_MS`. ``rules`` are the table's (default official): the view does not
-    carry them. ``max_depth`` and ``margin``: see the module docstring
+    :data:`DEFAULT_ITERATIONS` and :data:`DEFAULT_TIME_MS`. ``rules`` are
+    the table's (default official): the view does not carry them. ``max_depth`` and ``margin``: see the module docstring
     (``margin`` by default 0.5 against one opponent, 1.5 against more; these
     defaults were measured against greedy, README "A search bot to beat").
     ``rollout``: ``"fast"`` (:func:`rollout_move`) or ``"greedy"`` (a
