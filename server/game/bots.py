@@ -44,7 +44,7 @@ _WD4 = int(Rank.WILD_DRAW_FOUR)
 
 #: How much an attack card (by rank) is worth to greedy against a next
 #: player close to going out (the search bot's model of greedy reads it too).
-ATTACK = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
+ATTACK: dict[int, int] = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
 
 #: Greedy challenges a Wild Draw Four when its player still holds this many cards.
 CHALLENGE_MIN_HAND = 4
