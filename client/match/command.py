@@ -14,7 +14,7 @@ from typing import Any
 
 from unoplay.game.rules import RuleSet
 
-from .entrants import parse_entrants
+from .entrants import Entrant, parse_entrants
 from .report import print_report
 from .runner import MatchControl, MatchError, Progress, default_concurrency, run_match
 from .schedule import DUPLICATES, SCHEDULES
@@ -42,6 +42,18 @@ seat), crashed (an external bot exited early; its error output's end is
 shown). Ctrl-C starts no more games and prints the report so far (again:
 abandons the games in flight). Exit codes: 0 done (or decided by the SPRT),
 1 a failure, 130 interrupted, 143 terminated."""
+
+
+def external_log_dir(log_dir: str | None, out: Path | None, entrants: list[Entrant]) -> str | None:
+    """Where external bots' error output goes: ``log_dir`` (--log-dir) if
+    given, else a folder beside ``out`` named for the match's start time;
+    None without external bots or with no ``out`` (--no-out keeps no file:
+    each bot's output goes to a temporary file, still quoted if it crashes)."""
+    if log_dir is not None:
+        return log_dir
+    if out is None or not any(e.external for e in entrants):
+        return None
+    return str(out.with_name(out.stem + "-logs") / time.strftime("%Y%m%d-%H%M%S"))
 
 
 def add_arguments(match: argparse.ArgumentParser) -> None:
@@ -179,7 +191,7 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         "--log-dir",
         metavar="DIR",
         help="where external bots' error output goes, a file per entrant and worker "
-        "(default: beside --out)",
+        "(default: beside --out; with --no-out, temporary files: a crash still quotes it)",
     )
     match.add_argument(
         "--schedule",
@@ -296,10 +308,7 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
     except ValueError as err:
         raise refuse(str(err)) from None
     out = None if args.no_out else Path(args.out) if args.out else default_path()
-    log_dir = args.log_dir
-    if log_dir is None and any(e.external for e in entrants):
-        base = out if out is not None else default_path()
-        log_dir = str(base.with_name(base.stem + "-logs") / time.strftime("%Y%m%d-%H%M%S"))
+    log_dir = external_log_dir(args.log_dir, out, entrants)
     if args.concurrency is not None:
         concurrency = args.concurrency
     else:

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match.command import external_log_dir
 from unoplay.client.match.game import Outcome, _status
 from unoplay.client.match.probes import RENDEZVOUS_DIR, RENDEZVOUS_GAMES
 from unoplay.client.match.result import FINISHED, VOID, GameResult
@@ -253,6 +254,16 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
         await asyncio.wait_for(run_match(entrants, 4, 51, ROUNDS, workers="inline"), WAIT)
     assert stopped.value.report is not None
     assert stopped.value.report["counts"]["crashed"] == 1  # the match stopped there
+
+
+def test_external_bots_logs_go_beside_out_or_nowhere_with_no_out(tmp_path):
+    bots = parse_entrants("greedy", ["node bot.js"])
+    out = tmp_path / "matches.sqlite3"
+    beside = external_log_dir(None, out, bots)
+    assert beside is not None and Path(beside).parent == tmp_path / "matches-logs"
+    assert external_log_dir(None, None, bots) is None  # --no-out: temporary files only
+    assert external_log_dir(str(tmp_path), None, bots) == str(tmp_path)  # --log-dir wins
+    assert external_log_dir(None, out, parse_entrants("greedy,random")) is None
 
 
 # ------------------------------------------------------------------ runs that end early
