@@ -76,6 +76,9 @@ _NO_ATTACK = (0,) * 15
 #: Python) and up to about 130 ms (a decision of many moves).
 DEFAULT_ITERATIONS = 100
 DEFAULT_TIME_MS = 90.0
+#: After how many samples a depth-1 search drops the moves clearly worse
+#: than greedy's (``IsmctsBot(prune=...)``).
+PRUNE_AFTER = (20, 40)
 
 #: A card's kind 0..53: colour * 13 + rank for the coloured cards, 52 Wild, 53
 #: Wild Draw Four. Two cards of one kind play alike.
@@ -742,6 +745,10 @@ class IsmctsBot(Bot):
     the unseen cards.
     ``prune_draws`` (default True): with a card to play, drawing or keeping
     the drawn card is not searched (the samples overrated it, at a cost).
+    ``prune`` (default 0.0; None: never): after :data:`PRUNE_AFTER`
+    samples, a move whose paired gain over greedy's is below ``-prune``
+    standard errors is no longer played out (at four seats, decisions 1.5x
+    as fast and as strong; README "A search bot to beat").
     ``tries``: determinisations drawn per sample until one agrees with the
     others' last plays (:meth:`HandTracker.agrees`; with ``infer``); by
     default 1 against one opponent and 3 against more. ``exploration`` is
@@ -776,6 +783,7 @@ class IsmctsBot(Bot):
         infer: bool = True,
         prune_draws: bool = True,
         tries: int | None = None,
+        prune: float | None = 0.0,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.rng = random.Random(seed)
@@ -795,6 +803,7 @@ class IsmctsBot(Bot):
         self.tracker = HandTracker(self.rules) if infer else None
         self.prune_draws = prune_draws
         self.tries = tries
+        self.prune = prune
         self._greedy = GreedyBot(seed)
         self.decisions = 0
         self.seconds = 0.0
@@ -915,20 +924,29 @@ class IsmctsBot(Bot):
         a far smaller error than one move per sample). It keeps ``base``
         (greedy's move) unless another move's mean paired gain over it is
         above ``margin`` standard errors: the search only overrides the
-        heuristic where the samples show it is wrong."""
+        heuristic where the samples show it is wrong. With ``prune``, a move
+        whose gain is below ``-prune`` standard errors after
+        :data:`PRUNE_AFTER` samples is played out no more: it could hardly end
+        above the margin, and the samples go further on the others."""
         rng, seat = self.rng, view.seat
         out = len(view.out_seats)
+        live = dict(allowed)
         gain = dict.fromkeys(allowed, 0.0)
         square = dict.fromkeys(allowed, 0.0)
         known, constraints = self.tracker.beliefs(view) if self.tracker else (None, None)
         wd4_before = self.tracker.wd4_before if self.tracker else None
         more = self._budget(start)
         done = 0
+
+        def z(key: _Key) -> float:
+            variance = square[key] / done - (gain[key] / done) ** 2
+            return (gain[key] / done) / math.sqrt(max(variance, 1e-9) / done)
+
         while more(done):
             sample = self._sample(view, known, constraints, wd4_before)
             stream = rng.getrandbits(32)
             result = {}
-            for key, action in allowed.items():
+            for key, action in live.items():
                 state = sample.clone()
                 state.apply(seat, action)
                 settle(state)
@@ -938,14 +956,12 @@ class IsmctsBot(Bot):
                 gain[key] += d
                 square[key] += d * d
             done += 1
+            if self.prune is not None and done in PRUNE_AFTER:
+                live = {k: a for k, a in live.items() if k == base or z(k) >= -self.prune}
         best, best_z = base, self._margin(view)
-        for key in allowed:
-            if gain[key] <= 0:
-                continue
-            variance = square[key] / done - (gain[key] / done) ** 2
-            z = (gain[key] / done) / math.sqrt(max(variance, 1e-9) / done)
-            if z > best_z:
-                best, best_z = key, z
+        for key in live:
+            if gain[key] > 0 and z(key) > best_z:
+                best, best_z = key, z(key)
         return best
 
     def _search(self, view: PlayerView, allowed: Mapping[_Key, Action], start: float) -> _Node:

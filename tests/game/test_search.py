@@ -22,8 +22,10 @@ from unoplay.game.search import (
     HandTracker,
     IsmctsBot,
     allows,
+    calling_moves,
     determinize,
     excluding,
+    move_key,
 )
 
 
@@ -116,6 +118,26 @@ def test_a_time_budget_counts_from_the_call_of_decide_and_bounds_the_default():
     default = IsmctsBot()
     assert (default.iterations, default.time_ms) == (DEFAULT_ITERATIONS, DEFAULT_TIME_MS)
     assert IsmctsBot(iterations=7).time_ms is None  # samples asked for: repeatable
+
+
+def test_ismcts_plays_out_no_more_the_moves_clearly_worse_than_greedys():
+    """prune: after 20 samples the moves behind greedy's are dropped, so the
+    later samples play out fewer moves; without it every move, every sample."""
+    counts = []
+
+    class Counted(IsmctsBot):
+        def _playout(self, state, out_before, rng):
+            counts[-1] += 1
+            return super()._playout(state, out_before, rng)
+
+    state = pos(["R1 R2 Y7 G7 B7 W W+4", "R3 B5 Y2 G8", "R5 G2", "B9 Y9 G9"], "R7", current=0)
+    legal = state.legal_actions(0)
+    moves = len({move_key(a) for a in calling_moves(legal) if a.kind is ActionKind.PLAY})
+    for prune in (None, 0.0):
+        counts.append(0)
+        Counted(seed=3, iterations=60, prune=prune).decide(state.view(0), legal)
+    assert moves >= 4 and counts[0] == 60 * moves
+    assert 20 * moves < counts[1] < 60 * moves
 
 
 def test_play_game_ends_every_game_and_caps_endless_rounds():
