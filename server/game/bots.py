@@ -63,8 +63,9 @@ class Bot:
     #: Whether the kind learns from the events it sees: whoever runs the bot
     #: then passes it every event its seat sees, in order, to :meth:`observe`.
     observes: bool = False
-    #: Whether the kind takes a budget per decision (``time_ms``,
-    #: ``iterations``), given in a kind spec after ``@`` (:func:`parse_kind`).
+    #: Whether the kind takes a budget per decision (keywords ``time_ms`` and
+    #: ``iterations``, given in a kind spec after ``@``: :func:`parse_kind`);
+    #: such a bot keeps its ``time_ms`` (None: no time limit) as an attribute.
     budgeted: bool = False
 
     def observe(self, events: Sequence[Event]) -> None:
@@ -322,11 +323,14 @@ def make_bot(
     Raises ValueError (from :func:`parse_kind`) for an unknown kind or a bad budget.
     """
     cls, budget = parse_kind(kind)
-    if max_ms is not None and cls.budgeted:
-        budget["time_ms"] = min(budget.get("time_ms", max_ms), max_ms)
     if cls.needs_rules:
-        return cls(seed, rules, **budget)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
-    return cls(seed, **budget)  # type: ignore[call-arg]  # every kind takes a seed
+        bot = cls(seed, rules, **budget)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
+    else:
+        bot = cls(seed, **budget)  # type: ignore[call-arg]  # every kind takes a seed
+    if max_ms is not None and cls.budgeted:
+        limit = getattr(bot, "time_ms", None)
+        bot.time_ms = min(limit, max_ms) if limit else max_ms  # type: ignore[attr-defined]
+    return bot
 
 
 def waiting_seats(state: GameState) -> list[int]:

@@ -13,7 +13,7 @@ from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot, pa
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
 from unoplay.game.rules import PRESETS, RuleSet, Wd4Restriction
-from unoplay.game.search import IsmctsBot
+from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS, IsmctsBot
 from unoplay.game.view import Phase
 
 OUT_OF_TURN = (ActionKind.CATCH, ActionKind.CALL_UNO)
@@ -324,6 +324,9 @@ def test_a_kind_spec_gives_a_search_bot_its_budget_and_refuses_a_bad_one():
     capped = make_bot("ismcts@300", max_ms=150)  # a server's cap on any budget
     assert capped.iterations == 300 and capped.time_ms == 150  # type: ignore[attr-defined]
     assert make_bot("ismcts@1000ms", max_ms=150).time_ms == 150  # type: ignore[attr-defined]
+    plain = make_bot("ismcts", max_ms=150)  # keeps its default budget, within the cap
+    assert (plain.iterations, plain.time_ms) == (DEFAULT_ITERATIONS, DEFAULT_TIME_MS)  # type: ignore[attr-defined]
+    assert make_bot("ismcts", max_ms=50).time_ms == 50  # type: ignore[attr-defined]
     assert make_bot("greedy", max_ms=150).name == "greedy"
     for bad, said in [
         ("nope", "unknown bot kind 'nope'; known kinds: greedy, ismcts, random"),

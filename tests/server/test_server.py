@@ -15,6 +15,7 @@ from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import PRESETS, RuleSet
+from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
@@ -350,5 +351,7 @@ async def test_add_bot_plays_the_tables_rules_within_the_servers_time_cap(server
     bots = [s.bot for s in table.seats[:3]]
     assert all(b.rules == table.rules for b in bots)
     cap = server.lobby.limits.bot_ms
-    assert [b.time_ms for b in bots] == [20, cap, cap]
+    assert cap > DEFAULT_TIME_MS  # a plain kind keeps its default budget
+    assert [b.time_ms for b in bots] == [20, cap, DEFAULT_TIME_MS]
+    assert bots[2].iterations == DEFAULT_ITERATIONS
     assert [s.name for s in table.seats[:3]] == ["ismcts@20ms-1", "ismcts@60000ms-1", "ismcts-1"]
