@@ -289,13 +289,14 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     this module is imported; or ``gymnasium.make("unoplay.client.env:unoplay/Uno-v0")``).
 
     The learner sits at ``seat`` (default 0) of ``len(opponents) + 1`` seats;
-    each opponent is a bot kind (:data:`unoplay.game.BOT_KINDS`) asked
+    each opponent is a bot kind (:data:`unoplay.game.BOT_KINDS`, a search
+    bot with its budget as in ``"ismcts@300"``: :func:`unoplay.game.parse_kind`) asked
     whenever the AEC environment selects its seat (None out of turn is the
     pass). Observations, actions and masks are the learner's in
     :class:`UnoEnv`; a step's reward is the learner's total since its last
     step; ``terminated`` when the game is over, ``truncated`` when it was
     capped. ``info["action_mask"]`` repeats the mask. Raises ValueError for an
-    unknown bot kind.
+    unknown bot kind or a bad budget.
     """
 
     metadata = {"render_modes": ["ansi"]}
@@ -311,7 +312,7 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         self.aec = UnoEnv(len(opponents) + 1, rules, render_mode=render_mode, **kwargs)
         self.kinds = list(opponents)
         for kind in self.kinds:
-            make_bot(kind)  # raises for an unknown kind
+            make_bot(kind)  # raises for an unknown kind or a bad budget
         self.seat = seat
         self.me = self.aec.possible_agents[seat]
         self.observation_space = self.aec.observation_space(self.me)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unoplay.game.bots import make_bot, parse_kind
+from unoplay.game.bots import BOT_KINDS, make_bot, parse_kind
 from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).
@@ -160,7 +160,11 @@ def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[E
             try:
                 parse_kind(kind)
             except ValueError as err:
-                raise ValueError(f"{err}; or a bot of your own, module:attr") from None
+                if kind.partition("@")[0] in BOT_KINDS:
+                    raise  # a known kind, a bad budget
+                raise ValueError(
+                    f"{err}; or a bot of your own, module:attr or file.py:attr"
+                ) from None
             labels.append(kind)
         kinds.append(kind)
         commands.append(())

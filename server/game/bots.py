@@ -278,9 +278,9 @@ MAX_TIME_MS = 60_000.0
 def parse_kind(kind: str) -> tuple[type[Bot], dict[str, Any]]:
     """The class of a bot kind spec and the budget it gives, as keyword
     arguments: ``"greedy"`` -> (GreedyBot, {}); a kind with ``budgeted`` set
-    may add a budget per decision after ``@``, in milliseconds
-    (``"ismcts@100ms"`` -> ``{"time_ms": 100.0}``) or in samples
-    (``"ismcts@300"`` -> ``{"iterations": 300}``).
+    may add a budget per decision after ``@``, a whole number of
+    milliseconds (``"ismcts@100ms"`` -> ``{"time_ms": 100.0}``) or of
+    samples (``"ismcts@300"`` -> ``{"iterations": 300}``).
 
     Raises ValueError naming the known kinds when the kind is unknown, and
     for a budget that is malformed, not positive, above
@@ -296,16 +296,14 @@ def parse_kind(kind: str) -> tuple[type[Bot], dict[str, Any]]:
     if not cls.budgeted:
         raise ValueError(f"the bot kind {base!r} takes no budget (as in ismcts@100ms)")
     number, ms = (budget[:-2], True) if budget.endswith("ms") else (budget, False)
-    try:
-        value = float(number) if ms else int(number)
-    except ValueError:
-        value = 0
+    digits = number.isascii() and number.isdigit() and len(number) <= 6
+    value = int(number) if digits else 0
     if not 0 < value <= (MAX_TIME_MS if ms else MAX_ITERATIONS):
         raise ValueError(
             f"bad budget {budget!r} in {kind!r}: milliseconds as in {base}@100ms (at most "
             f"{MAX_TIME_MS:.0f}) or samples as in {base}@300 (at most {MAX_ITERATIONS})"
         )
-    return cls, {"time_ms": value} if ms else {"iterations": value}
+    return cls, {"time_ms": float(value)} if ms else {"iterations": value}
 
 
 def make_bot(

@@ -338,6 +338,13 @@ def test_a_kind_spec_gives_a_search_bot_its_budget_and_refuses_a_bad_one():
         ("ismcts@1.5", "bad budget"),
         ("ismcts@100001", "bad budget"),
         ("ismcts@nanms", "bad budget"),
+        ("ismcts@1.5ms", "bad budget"),  # whole numbers only
+        ("ismcts@1e3ms", "bad budget"),
+        ("ismcts@1_000", "bad budget"),
+        ("ismcts@+5", "bad budget"),
+        ("ismcts@ 50ms", "bad budget"),
+        ("ismcts@٣ms", "bad budget"),  # digits of another script
+        ("ismcts@" + "9" * 5000, "bad budget"),  # beyond what int() reads
     ]:
         with pytest.raises(ValueError, match=re.escape(said)):
             parse_kind(bad)
