@@ -271,8 +271,7 @@ class Table:
         self._window: Window | None = None  # the open out-of-turn window
         self._batching = False  # judging a window: updates wait for its end
         self._updates_due: float | None = None  # (the window close they will carry)
-        self._seats_shown = self.seat_infos()
-        self._seats_shown_pb = seat_list_pb(self._seats_shown)  # as every update carries them
+        self._show_seats(self.seat_infos())
         self.spectator_log.append(Welcome(-1, self.info()))
 
     # ------------------------------------------------------------ lobby side
@@ -724,12 +723,17 @@ class Table:
         self._changed.set()
         self._changed = asyncio.Event()
 
+    def _show_seats(self, infos: tuple[SeatInfo, ...]) -> None:
+        """The seat list the table shows now, and its protobuf list (as every
+        update carries it)."""
+        self._seats_shown = infos
+        self._seats_shown_pb = seat_list_pb(infos)
+
     def _seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
         infos = self.seat_infos()
         if infos != self._seats_shown and self.state is not TableState.FINISHED:
-            self._seats_shown = infos
-            self._seats_shown_pb = seat_list_pb(infos)
+            self._show_seats(infos)
             message = SeatsChanged(infos)
             for seat in self.seats:
                 if seat.occupied and seat.log:

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unoplay.game.bots import BOT_KINDS, make_bot, parse_kind
+from unoplay.game.bots import UnknownBotKind, make_bot, parse_kind
 from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).
@@ -158,10 +158,8 @@ def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[E
             labels.append(kind.rpartition(":")[2])
         else:
             try:
-                parse_kind(kind)
-            except ValueError as err:
-                if kind.partition("@")[0] in BOT_KINDS:
-                    raise  # a known kind, a bad budget
+                parse_kind(kind)  # a bad budget of a known kind: its ValueError as it is
+            except UnknownBotKind as err:
                 raise ValueError(
                     f"{err}; or a bot of your own, module:attr or file.py:attr"
                 ) from None

@@ -270,6 +270,10 @@ from .search import IsmctsBot  # noqa: E402
 BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": IsmctsBot}
 
 
+class UnknownBotKind(ValueError):
+    """A kind spec names no kind of :data:`BOT_KINDS`."""
+
+
 #: The largest budget a kind spec may give: samples, and milliseconds.
 MAX_ITERATIONS = 100_000
 MAX_TIME_MS = 60_000.0
@@ -282,15 +286,17 @@ def parse_kind(kind: str) -> tuple[type[Bot], dict[str, Any]]:
     milliseconds (``"ismcts@100ms"`` -> ``{"time_ms": 100.0}``) or of
     samples (``"ismcts@300"`` -> ``{"iterations": 300}``).
 
-    Raises ValueError naming the known kinds when the kind is unknown, and
-    for a budget that is malformed, not positive, above
+    Raises :class:`UnknownBotKind` (a ValueError) naming the known kinds
+    when the kind is unknown, and ValueError for a budget that is malformed, not positive, above
     :data:`MAX_ITERATIONS` samples or :data:`MAX_TIME_MS`, or given to a kind
     without one.
     """
     base, at, budget = kind.partition("@")
     cls = BOT_KINDS.get(base)
     if cls is None:
-        raise ValueError(f"unknown bot kind {base!r}; known kinds: {', '.join(sorted(BOT_KINDS))}")
+        raise UnknownBotKind(
+            f"unknown bot kind {base!r}; known kinds: {', '.join(sorted(BOT_KINDS))}"
+        )
     if not at:
         return cls, {}
     if not cls.budgeted:

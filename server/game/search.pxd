@@ -26,9 +26,7 @@ cpdef object _plain_move(GameState state, int seat, bint drawn)
 
 cpdef int _greedy_key(int card, list counts, tuple attacks)
 
-@cython.locals(mover=int, i=int)
-cpdef int playout(GameState state, int out_before, int cap, object rng)
-
-cpdef int _first_out(GameState state, int out_before)
+@cython.locals(mover=int, legal=list)
+cpdef int playout(GameState state, int out_before, int cap, object rng, object bot=*)
 
 cpdef bint _offers(list legal, object kind)

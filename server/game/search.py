@@ -733,9 +733,10 @@ class IsmctsBot(Bot):
     milliseconds (wall clock from the call of :meth:`decide`, whichever ends
     first; at least one sample); when neither is given,
     :data:`DEFAULT_ITERATIONS` and :data:`DEFAULT_TIME_MS`. ``rules`` are
-    the table's (default official): the view does not carry them. ``max_depth`` and ``margin``: see the module docstring
-    (``margin`` by default 0.5 against one opponent, 1.5 against more; these
-    defaults were measured against greedy, README "A search bot to beat").
+    the table's (default official): the view does not carry them.
+    ``max_depth`` and ``margin``: see the module docstring (``margin`` by
+    default 0.5 against one opponent, 1.5 against more; these defaults were
+    measured against greedy, README "A search bot to beat").
     ``rollout``: ``"fast"`` (:func:`rollout_move`) or ``"greedy"`` (a
     :class:`~.bots.GreedyBot` on every seat's view: its exact opponent model
     against greedy, about 3x slower). ``infer`` (default True): sample the
@@ -960,8 +961,8 @@ class IsmctsBot(Bot):
                 live = {k: a for k, a in live.items() if k == base or z(k) >= -self.prune}
         best, best_z = base, self._margin(view)
         for key in live:
-            if gain[key] > 0 and z(key) > best_z:
-                best, best_z = key, z(key)
+            if gain[key] > 0 and (score := z(key)) > best_z:
+                best, best_z = key, score
         return best
 
     def _search(self, view: PlayerView, allowed: Mapping[_Key, Action], start: float) -> _Node:
@@ -1022,17 +1023,7 @@ class IsmctsBot(Bot):
         bots' views under ``rollout="greedy"``); per seat 1.0 for whoever goes
         out first (and a partner under ``format=teams``), else 0.0."""
         n = state.players
-        if self._rollout_bot is None:
-            winner = playout(state, out_before, self.rollout_cap, rng)
-        else:
-            for _ in range(self.rollout_cap):
-                if state.phase >= Phase.ROUND_OVER or len(state._out) > out_before:
-                    break
-                mover = state.current
-                legal = state.legal_actions(mover)
-                state.apply(mover, self._rollout_bot.decide(state.view(mover), legal) or legal[0])
-                settle(state)
-            winner = _first_out(state, out_before)
+        winner = playout(state, out_before, self.rollout_cap, rng, self._rollout_bot)
         rewards = [0.0] * n
         if winner >= 0:
             rewards[winner] = 1.0
@@ -1046,23 +1037,25 @@ class IsmctsBot(Bot):
         return rewards
 
 
-def playout(state: GameState, out_before: int, cap: int, rng: random.Random) -> int:
-    """Play the round on from ``state`` (in place) by :func:`rollout_move` and
-    :func:`settle`, for at most ``cap`` actions, until it is over or a seat
-    goes out beyond the ``out_before`` already out: that seat (or the
-    round's winner), NONE when the cap is reached first."""
+def playout(
+    state: GameState, out_before: int, cap: int, rng: random.Random, bot: Bot | None = None
+) -> int:
+    """Play the round on from ``state`` (in place) by :func:`rollout_move`
+    (or ``bot`` deciding on every seat's view) and :func:`settle`, for at
+    most ``cap`` actions, until it is over or a seat goes out beyond the
+    ``out_before`` already out: that seat (or the round's winner), NONE when
+    the cap is reached first."""
     for _ in range(cap):
         if state._phase >= _ROUND_OVER or len(state._out) > out_before:
             break
         mover = state._current
-        state.apply(mover, rollout_move(state, mover, rng))
+        if bot is None:
+            move = rollout_move(state, mover, rng)
+        else:
+            legal = state.legal_actions(mover)
+            move = bot.decide(state.view(mover), legal) or legal[0]
+        state.apply(mover, move)
         settle(state)
-    return _first_out(state, out_before)
-
-
-def _first_out(state: GameState, out_before: int) -> int:
-    """The seat that went out after the ``out_before`` already out, else the
-    round's winner (NONE while the round goes on)."""
     if len(state._out) > out_before:
         return int(state._out[out_before])
     return int(state.round_winner)
