@@ -3,11 +3,17 @@
 Creates tables with fresh ids, finds them, seats people by name within the
 seats-per-name limit, sweeps idle and finished tables, and stops them all
 when the server stops. Runs on the server's event loop, like the tables.
+
+Nothing here walks every table on a hot path: a server holds thousands of
+finished tables (each kept ``finished_ttl`` for resumes and rematches), so
+the lobby keeps the waiting tables and the open ones (waiting or playing)
+apart, and the finished ones in a heap by when to look at each again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import heapq
 import itertools
 import logging
 import secrets
@@ -50,6 +56,11 @@ class Lobby:
             limits = dataclasses.replace(limits, max_tables=max_tables)
         self.limits = limits
         self.tables: dict[str, Table] = {}
+        self._waiting: dict[str, Table] = {}  # not started yet
+        self._open: dict[str, Table] = {}  # waiting or playing (seats held count here)
+        # finished tables: (when to compact or drop it, a tie-breaker, the table)
+        self._due: list[tuple[float, int, Table]] = []
+        self._pushes = itertools.count()
         self.on_finish = on_finish
         self.closing = False
         self._ids = itertools.count(1)
@@ -59,7 +70,16 @@ class Lobby:
     def max_tables(self) -> int:
         return self.limits.max_tables
 
+    def _started(self, table: Table) -> None:
+        self._waiting.pop(table.table_id, None)
+        self._open[table.table_id] = table  # again, after a rematch
+
     def _finished(self, table: Table) -> None:
+        self._open.pop(table.table_id, None)
+        limits = self.limits
+        self._look_again(
+            table, table.touched + min(limits.finished_full_seconds, limits.finished_ttl)
+        )
         self.finished.append(table)
         if self.on_finish is not None:
             try:
@@ -67,26 +87,51 @@ class Lobby:
             except Exception:
                 log.exception("on_finish failed for table %s", table.table_id)
 
-    def sweep(self) -> None:
+    def _look_again(self, table: Table, when: float) -> None:
+        heapq.heappush(self._due, (when, next(self._pushes), table))
+
+    def sweep(self, full: bool = False) -> None:
         """Drop finished tables after ``finished_ttl`` and waiting tables nobody
         touched for ``waiting_ttl`` (with no stream open); free the seats of
-        people gone from waiting tables for ``waiting_seat_grace``."""
+        people gone from waiting tables for ``waiting_seat_grace``; compact
+        finished tables (:meth:`Table.compact`). Costs the waiting tables and
+        the finished ones due, not every table; ``full`` looks at every
+        finished table (when the server is out of room, or its limits changed)."""
         now = time.monotonic()
         limits = self.limits
-        for table_id, table in list(self.tables.items()):
+        for table in list(self._waiting.values()):
             table.free_absent_seats(limits.waiting_seat_grace, now)
-            table.compact(now)
-            idle = now - table.touched
-            if table.state is TableState.FINISHED and idle > limits.finished_ttl:
-                del self.tables[table_id]
-            elif (
-                table.state is TableState.WAITING
-                and idle > limits.waiting_ttl
+            if (
+                now - table.touched > limits.waiting_ttl
                 and not any(s.connections for s in table.seats)
                 and not table.spectators
             ):
                 table.close()
-                del self.tables[table_id]
+                self._drop(table)
+        if full:
+            looking, self._due = [table for _, _, table in self._due], []
+        else:
+            looking = []
+            while self._due and self._due[0][0] <= now:
+                looking.append(heapq.heappop(self._due)[2])
+        for table in looking:
+            if (
+                table.state is not TableState.FINISHED
+                or self.tables.get(table.table_id) is not table
+            ):
+                continue  # playing again (it comes back when it ends), or dropped already
+            if now - table.touched > limits.finished_ttl:
+                self._drop(table)
+            elif table.compact(now):
+                self._look_again(table, table.touched + limits.finished_ttl)
+            else:  # a stream still reads it, or it changed since
+                self._look_again(
+                    table, max(now + 1.0, table.touched + limits.finished_full_seconds)
+                )
+
+    def _drop(self, table: Table) -> None:
+        for index in (self.tables, self._waiting, self._open):
+            index.pop(table.table_id, None)
 
     def create(
         self,
@@ -114,14 +159,14 @@ class Lobby:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()
         if len(self.tables) >= self.limits.max_tables:
+            self.sweep(full=True)
+        if len(self.tables) >= self.limits.max_tables:
             raise LobbyError(
                 "resource_exhausted",
                 f"this server has {self.limits.max_tables} tables, its limit",
             )
         cap = self.limits.max_waiting_tables_per_client
-        if owner and cap <= sum(
-            1 for t in self.tables.values() if t.owner == owner and t.state is TableState.WAITING
-        ):
+        if owner and cap <= sum(1 for t in self._waiting.values() if t.owner == owner):
             raise LobbyError(
                 "resource_exhausted",
                 f"you have {cap} tables waiting for players: start or leave one first",
@@ -143,7 +188,8 @@ class Lobby:
             limits=self.limits,
         )
         table.owner = owner
-        self.tables[table_id] = table
+        table.on_start = self._started
+        self.tables[table_id] = self._waiting[table_id] = self._open[table_id] = table
         return table
 
     def get(self, table_id: str) -> Table:
@@ -157,11 +203,7 @@ class Lobby:
         """Seats held by people called ``name`` (ignoring case) at open tables."""
         key = name.casefold()
         return sum(
-            1
-            for t in self.tables.values()
-            if t.state is not TableState.FINISHED
-            for s in t.seats
-            if s.token and s.name.casefold() == key
+            1 for t in self._open.values() for s in t.seats if s.token and s.name.casefold() == key
         )
 
     def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:

@@ -263,6 +263,7 @@ class Table:
         self.touched = time.monotonic()  # last change, for evicting idle tables
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
+        self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
         self._changed = asyncio.Event()
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
@@ -324,27 +325,29 @@ class Table:
         self._seats_changed()
         return seat
 
-    def compact(self, now: float) -> None:
+    def compact(self, now: float) -> bool:
         """Once the game is over, nothing has changed for
         ``Limits.finished_full_seconds`` (``now``: ``time.monotonic()``) and no
         stream is open, keep only the end of each log
         (``Limits.finished_log_messages``) and drop the game's record
         (``on_finish`` had it when the game ended): a stream resumed after
         that gets the final snapshot and the game's last messages; one
-        resumed sooner (cut as the game ended) gets every message."""
+        resumed sooner (cut as the game ended) gets every message. Returns
+        True if the table is compact now (it was or it became so)."""
         if (
             self.state is not TableState.FINISHED
             or now - self.touched < self.limits.finished_full_seconds
             or self.spectators
             or any(s.connections for s in self.seats)
         ):
-            return
+            return False
         keep = self.limits.finished_log_messages
         for seat in self.seats:
             seat.log.trim(keep)
         self.spectator_log.trim(keep)
         if self.history or self.received:  # the record went to on_finish when the game ended
             self.history, self.history_sources, self.history_ms, self.received = [], [], [], []
+        return True
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of
@@ -490,6 +493,8 @@ class Table:
             commitment(self.game.seed, salt, self.table_id, len(self.seats), self.rules.to_dict()),
         )
         self.state = TableState.PLAYING
+        if self.on_start is not None:
+            self.on_start(self)
         self.started_at = time.time()
         welcome_info = self.info()
         for seat in self.seats:

@@ -168,6 +168,39 @@ def _forget_shared_caches() -> None:
             value.cache_clear()
 
 
+async def test_a_sweep_looks_only_at_the_tables_due_and_a_rematch_reopens_a_table(monkeypatch):
+    """The lobby sweeps on every table made: it looks at a finished table
+    when it is due (to be compacted, then dropped), not at every table each
+    time, and counts the seats held at open tables only, a table playing
+    again after a rematch included."""
+    looked: list[Table] = []
+    compact = Table.compact
+
+    def counting(table: Table, now: float) -> bool:
+        looked.append(table)
+        return compact(table, now)
+
+    monkeypatch.setattr(Table, "compact", counting)
+    lobby = Lobby(limits=Limits(finished_full_seconds=0))
+    tables = [await _quick_table(lobby, 2) for _ in range(5)]
+    assert looked == tables[:-1]  # each made table's sweep compacted the one before
+    looked.clear()
+    lobby.sweep()
+    assert looked == tables[-1:]
+    looked.clear()
+    lobby.sweep()
+    assert looked == []  # the next look is when they are to be dropped
+    table = lobby.create("again", 2, RuleSet(target_score=0), away_grace=0)
+    table, seat = lobby.join(table.table_id, "Sam")
+    table.add_bot(make_bot("random"), "bot")
+    assert lobby.seats_held("sam") == 1
+    table.start()
+    await asyncio.wait_for(_finished(table), WAIT)
+    assert lobby.seats_held("sam") == 0  # a finished table holds no seat
+    table.vote_rematch(seat.token)
+    assert table.state is TableState.PLAYING and lobby.seats_held("sam") == 1
+
+
 async def test_a_finished_table_keeps_every_message_for_a_while_then_the_end():
     """A stream cut as the game ends (a write racing the end fails the call
     and its unread messages with it) resumes with every message while the
