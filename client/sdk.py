@@ -24,7 +24,7 @@ import os
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 import grpc
 
@@ -337,6 +337,35 @@ class Connection:
         return SpectatorSession(self, table_id, last_seq=last_seq)
 
 
+_V = TypeVar("_V")
+
+
+class _Latest(Generic[_V]):
+    """A field of :class:`SessionState` that the latest update sets: read from
+    it when first asked for (see :class:`~unoplay.server.wire.LazyUpdate`),
+    unless it was set since (a SeatsChanged sets ``seats``)."""
+
+    def __init__(self, default: _V, read: Callable[[Update], _V]) -> None:
+        self.default = default
+        self.read = read
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = "_" + name
+
+    def __get__(self, state: SessionState | None, owner: type | None = None) -> _V:
+        if state is None:
+            return self.default  # the dataclass's default
+        d = state.__dict__
+        if self.name in d:
+            return cast(_V, d[self.name])
+        update = d.get("_update")
+        return self.default if update is None else self.read(update)
+
+    def __set__(self, state: SessionState, value: _V) -> None:
+        state.__dict__[self.name] = value
+
+
 @dataclass
 class SessionState:
     """What a session knows so far, built only from what the server sent.
@@ -344,7 +373,10 @@ class SessionState:
     ``view``, ``legal``, ``seats``, ``table`` and ``deadline_ms`` are always the
     latest known: a stream's snapshot sets them first and the backlog it has
     already counted (seq up to ``snapshot_seq``) does not roll them back;
-    ``events`` and ``errors`` get every message, backlog included.
+    ``events`` and ``errors`` get every message, backlog included. ``view``,
+    ``legal``, ``seats``, ``deadline_ms`` and ``window_closes_ms`` come from
+    the latest update (:meth:`take_update`), read from the wire when first
+    asked for.
     """
 
     seat: int = -1
@@ -353,11 +385,12 @@ class SessionState:
     commitment: str = ""
     #: The seed and salt, once the game is over (DealRevealed); None until then.
     reveal: DealReveal | None = None
-    view: PlayerView | None = None
-    seats: tuple[SeatInfo, ...] = ()
-    legal: tuple[Action, ...] = ()
-    deadline_ms: int = 0
-    window_closes_ms: int = 0  #: an out-of-turn window closes then (Unix ms); 0: none
+    view: _Latest[PlayerView | None] = _Latest(None, lambda u: u.view)
+    seats: _Latest[tuple[SeatInfo, ...]] = _Latest((), lambda u: u.seats)
+    legal: _Latest[tuple[Action, ...]] = _Latest((), lambda u: u.legal)
+    deadline_ms: _Latest[int] = _Latest(0, lambda u: round(u.deadline * 1000))
+    #: an out-of-turn window closes then (Unix ms); 0: none
+    window_closes_ms: _Latest[int] = _Latest(0, lambda u: round(u.window_closes * 1000))
     events: list[Event] = field(default_factory=list)
     errors: list[Refusal] = field(default_factory=list)
     snapshot_seq: int = 0  #: messages up to this seq were in the latest snapshot
@@ -367,6 +400,14 @@ class SessionState:
     #: messages (a resume from further back than the server still kept), -1:
     #: none; the deal of a game with a gap cannot be checked
     gap_at: int = -1
+
+    def take_update(self, update: Update) -> None:
+        """The latest update: ``view``, ``legal``, ``seats``, ``deadline_ms``
+        and ``window_closes_ms`` are its, from now on."""
+        d = self.__dict__
+        d["_update"] = update
+        for name in ("_view", "_seats", "_legal", "_deadline_ms", "_window_closes_ms"):
+            d.pop(name, None)
 
     def deal_check(self) -> DealCheck | None:
         """Once the seed is revealed: every card this receiver saw checked
@@ -604,16 +645,8 @@ class GameSession:
         state.snapshot_seq = raw.seq
         state.decide_from = raw.update_seq
         if update is not None:
-            self._take_update(update)
+            state.take_update(update)
         state.seats = welcome.table.seats  # now, not when the update was made
-
-    def _take_update(self, update: Update) -> None:
-        state = self.state
-        state.view = update.view
-        state.seats = update.seats
-        state.legal = update.legal
-        state.deadline_ms = round(update.deadline * 1000)
-        state.window_closes_ms = round(update.window_closes * 1000)
 
     def _track(self, received: Received) -> None:
         state = self.state
@@ -635,7 +668,7 @@ class GameSession:
         elif history:
             return
         elif isinstance(message, Update):
-            self._take_update(message)
+            state.take_update(message)
         elif isinstance(message, SeatsChanged):
             state.seats = message.seats
         elif isinstance(message, Welcome):

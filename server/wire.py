@@ -501,14 +501,76 @@ def update_from_pb(msg: gs.PlayerUpdate) -> Update:
     )
 
 
+class LazyUpdate(Update):
+    """An :class:`Update` whose fields are read from ``msg`` (a
+    ``gs.PlayerUpdate``) one by one, the first time each is read. A client's
+    stream brings an update after every change at the table, and a bot reads
+    the view of only those it acts on (``legal`` alone tells it whether it
+    may act). Equal to, and hashed as, the Update it reads as."""
+
+    __slots__ = ("_msg",)
+
+    def __init__(self, msg: gs.PlayerUpdate) -> None:
+        object.__setattr__(self, "_msg", msg)
+
+    def __getattr__(self, name: str) -> Any:  # a field not read yet (its slot is empty)
+        msg = self._msg
+        value: Any
+        if name == "view":
+            value = view_from_pb(msg.view)
+        elif name == "legal":
+            value = tuple([_legal_from_pb(a) for a in msg.legal_actions])
+        elif name == "seats":
+            value = seats_from_pb(msg.view.seats)
+        elif name == "deadline":
+            value = msg.deadline_unix_ms / 1000
+        elif name == "window_closes":
+            value = msg.window_closes_unix_ms / 1000
+        else:
+            raise AttributeError(name)
+        object.__setattr__(self, name, value)
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Update):
+            return NotImplemented
+        return _update_fields(self) == _update_fields(other)
+
+    def __hash__(self) -> int:
+        return hash(_update_fields(self))
+
+
+def _update_fields(u: Update) -> tuple[Any, ...]:
+    return (u.view, u.legal, u.deadline, u.seats, u.window_closes)
+
+
+#: Public events decoded, by their bytes (events repeat: the same play by the
+#: same seat of the same card); emptied when full.
+_public_events: dict[bytes, Event] = {}
+
+
+def _received_event(msg: pb.Event, seat: int) -> Event:
+    if msg.private:
+        return event_from_pb(msg, seat)
+    key = msg.SerializeToString()
+    event = _public_events.get(key)
+    if event is None:
+        if len(_public_events) >= 8192:
+            _public_events.clear()
+        event = _public_events[key] = event_from_pb(msg, seat)
+    return event
+
+
 def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
     """One stream message received by ``seat`` (-1 a spectator) as a game
-    value; None for a body this version does not know (a newer server's)."""
+    value; None for a body this version does not know (a newer server's). An
+    update is a :class:`LazyUpdate`; a public event may be shared (events are
+    immutable values)."""
     body = msg.WhichOneof("body")
     if body == "event":
-        return event_from_pb(msg.event, seat)
+        return _received_event(msg.event, seat)
     if body == "update":
-        return update_from_pb(msg.update)
+        return LazyUpdate(msg.update)
     if body == "error":
         e = msg.error
         return Refusal(e.reason, e.message, e.action_id)
@@ -557,14 +619,22 @@ def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.Rule
 # against the protobuf library's own.
 
 
-def varint(value: int) -> bytes:
-    """``value`` (>= 0) as a protobuf varint."""
+def _encode_varint(value: int) -> bytes:
     out = bytearray()
     while value > 0x7F:
         out.append((value & 0x7F) | 0x80)
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+#: The varints of 0..16383 (one and two bytes): every length and most seqs.
+_VARINTS = tuple(_encode_varint(n) for n in range(1 << 14))
+
+
+def varint(value: int) -> bytes:
+    """``value`` (>= 0) as a protobuf varint."""
+    return _VARINTS[value] if 0 <= value < 16384 else _encode_varint(value)
 
 
 def _field(tag: int, payload: bytes) -> bytes:
@@ -653,15 +723,15 @@ def message_body(message: Message) -> bytes:
 def response_bytes(first_seq: int, bodies: Iterable[bytes], snapshot: bytes = b"") -> bytes:
     """A PlayResponse (or SpectateResponse) holding the messages ``bodies``
     numbered from ``first_seq``, and ``snapshot`` (an encoded Snapshot) if given."""
-    out = bytearray()
+    parts: list[bytes] = []
     seq = first_seq
     for body in bodies:
         head = b"\x08" + varint(seq)
-        out += b"\x0a" + varint(len(head) + len(body)) + head + body
+        parts += (b"\x0a", varint(len(head) + len(body)), head, body)
         seq += 1
     if snapshot:
-        out += _field(0x12, snapshot)
-    return bytes(out)
+        parts.append(_field(0x12, snapshot))
+    return b"".join(parts)
 
 
 def body_message(body: bytes, seat: int) -> Message | None:

@@ -152,3 +152,40 @@ def test_an_update_decodes_its_legal_actions_by_id_or_spelled_out():
     # An id this version does not know (a newer server's): the action as spelled out.
     msg.legal_actions[0].id = 10**7
     assert wire.update_from_pb(msg).legal == update.legal
+
+
+def test_a_received_update_reads_each_field_when_asked_and_equals_the_update():
+    """message_from_pb gives a LazyUpdate: equal to (and hashed as) the Update
+    sent, field by field, however few of its fields were read first; a public
+    event decoded twice is the same value."""
+    from unoplay.game.messages import SeatInfo, Update
+    from unoplay.v1 import game_service_pb2 as gs
+
+    game, events = GameState.new(4, seed=11)
+    rng = random.Random(11)
+    seats = tuple(SeatInfo(i, f"p{i}", i == 2, True, i != 3) for i in range(4))
+    checked = 0
+    while not game.is_round_over:
+        seat = game.current
+        for s in range(4):
+            sent = Update(game.view(s), tuple(game.legal_actions(s)), 12.5, seats, 3.25)
+            body = wire.message_body(sent)
+            got = wire.message_from_pb(gs.TableMessage.FromString(body), s)
+            assert isinstance(got, wire.LazyUpdate) and isinstance(got, Update)
+            if checked % 3 == 0:
+                assert got.legal == sent.legal  # only the legal actions read yet
+            elif checked % 3 == 1:
+                assert got.view == sent.view
+            assert got == sent and sent == got and hash(got) == hash(sent)
+            assert (got.deadline, got.window_closes, got.seats) == (12.5, 3.25, seats)
+            checked += 1
+        events += game.apply(seat, rng.choice(game.legal_actions(seat)))
+    public = [e for e in events if e.audience < 0]
+    twice = [
+        wire.message_from_pb(gs.TableMessage.FromString(wire.message_body(e)), 1)
+        for e in public * 2
+    ]
+    assert twice == public * 2
+    private = next(e for e in events if e.audience >= 0)
+    got = wire.message_from_pb(gs.TableMessage.FromString(wire.message_body(private)), 3)
+    assert got == private._replace(audience=3)  # as the receiver 3 got it
