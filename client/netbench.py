@@ -236,11 +236,25 @@ def _fewer_collections() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int = 0) -> dict:
-    """Run ``tables`` concurrent tables for ``seconds``; returns the figures.
-    With ``bare``, the same pattern on the bare grpc.aio server (no game);
-    with ``think_ms``, bots that think that long (0.5 to 1.5 times) before
-    each action: a realistic load rather than saturation."""
+#: Seconds every run plays before its measured window: the tables are made
+#: and their first games dealt all at once (a storm of lobby calls and new
+#: streams no steady load has), and the processes warm up.
+WARMUP_SECONDS = 2.0
+
+
+async def measure(
+    tables: int,
+    seconds: float,
+    bare: bool = False,
+    think_ms: int = 0,
+    warmup: float = WARMUP_SECONDS,
+) -> dict:
+    """Run ``tables`` concurrent tables for ``warmup`` then ``seconds`` more;
+    returns the figures of those ``seconds`` (actions, latencies, refusals,
+    CPU; games and errors count the whole run). With ``bare``, the same
+    pattern on the bare grpc.aio server (no game); with ``think_ms``, bots
+    that think that long (0.5 to 1.5 times) before each action: a realistic
+    load rather than saturation."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         # every bench table comes from this one address: the cap of waiting
         # tables per client address is raised to let them all be made, and the
@@ -263,7 +277,6 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
                 await conn.wait_ready()
                 stop = asyncio.Event()
                 _fewer_collections()
-                cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
                 loops = [
                     asyncio.create_task(
                         _bare_table(conn.channel, i, stop, stats)
@@ -272,7 +285,11 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
                     )
                     for i in range(tables)
                 ]
-                await asyncio.sleep(seconds)  # the measured window (not synchronisation)
+                await asyncio.sleep(warmup)  # not measured (and not synchronisation)
+                stats.latencies.clear()
+                stats.actions = stats.refused = 0
+                cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
+                await asyncio.sleep(seconds)  # the measured window
                 stop.set()
                 measured = stats.actions
                 cpu_server = server.cpu_seconds() - cpu_server
@@ -290,6 +307,7 @@ async def measure(tables: int, seconds: float, bare: bool = False, think_ms: int
     return {
         "tables": tables,
         "seconds": seconds,
+        "warmup_s": warmup,
         "think_ms": think_ms,
         "actions_per_s": measured / seconds,
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
@@ -336,7 +354,8 @@ def run(
         results.append(ours)
     if not as_json:
         print(
-            f"network benchmark: K tables of 4 greedy bots over loopback, {seconds:g} s each,"
+            f"network benchmark: K tables of 4 greedy bots over loopback, {seconds:g} s each"
+            f" after {WARMUP_SECONDS:g} s of warm-up,"
             " beside a bare grpc.aio server with the same pattern and no game"
         )
         for r in results:
@@ -367,6 +386,7 @@ def run_thinking(
         print(
             f"network benchmark, bots that think ~{think_ms} ms a decision: "
             f"K tables of 4 greedy bots over loopback, {seconds:g} s each"
+            f" after {WARMUP_SECONDS:g} s of warm-up"
         )
         for r in results:
             print(
