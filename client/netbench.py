@@ -57,6 +57,14 @@ class Stats:
     errors: int = 0
     games: int = 0
     error_samples: list[str] = field(default_factory=list)
+    tables: int = 0  #: tables of the run
+    started: int = 0  #: tables whose first game has started
+    all_started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def table_started(self) -> None:
+        self.started += 1
+        if self.started == self.tables:
+            self.all_started.set()
 
     def error(self, what: object) -> None:
         self.errors += 1
@@ -113,6 +121,8 @@ async def _table_loop(
                 for s, j in enumerate(joins)
             ]
             await conn.start_game(table.table_id, joins[0].seat_token)
+            if game == 0:
+                stats.table_started()
         except BaseException as err:  # the seats go too: none is left reading its stream
             for task in seats:
                 task.cancel()
@@ -224,21 +234,21 @@ class ServerProcess:
             return db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
 
 
-def _fewer_collections() -> None:
-    """Keep Python's garbage collector from pausing the bots' process: what
-    exists now is frozen (never scanned again) and collections come less
-    often. With hundreds of bots in one process the SDK makes many objects, and
-    a full collection paused every stream for 20-30 ms: a latency of the bots
-    measured as if it were the server's (p99 at 200 thinking tables 34 ms
-    with the defaults, 10 ms with this). Cycles are still collected, less often.
-    Applied to the bare server's runs alike."""
+def _no_collections() -> None:
+    """Keep Python's garbage collector from pausing the bots' process while
+    it measures: the bots are the load, not what is measured, and with
+    hundreds of them in one process a collection paused every stream for
+    20-80 ms (even gen0 ones), a latency of the bots measured as if it were
+    the server's. Cycles wait for the collection after the run (a run is
+    seconds to minutes). Applied to the bare server's runs alike."""
     gc.freeze()
-    gc.set_threshold(50_000, 20, 100)
+    gc.disable()
 
 
-#: Seconds every run plays before its measured window: the tables are made
-#: and their first games dealt all at once (a storm of lobby calls and new
-#: streams no steady load has), and the processes warm up.
+#: Seconds every run plays, once every table's first game has started,
+#: before its measured window: the tables are made and their first games dealt
+#: all at once (a storm of lobby calls and new streams no steady load has),
+#: and the processes warm up.
 WARMUP_SECONDS = 2.0
 
 
@@ -249,7 +259,8 @@ async def measure(
     think_ms: int = 0,
     warmup: float = WARMUP_SECONDS,
 ) -> dict:
-    """Run ``tables`` concurrent tables for ``warmup`` then ``seconds`` more;
+    """Run ``tables`` concurrent tables until each has started its first game,
+    for ``warmup`` more, then for ``seconds``;
     returns the figures of those ``seconds`` (actions, latencies, refusals,
     CPU; games and errors count the whole run). With ``bare``, the same
     pattern on the bare grpc.aio server (no game); with ``think_ms``, bots
@@ -270,13 +281,13 @@ async def measure(
                 str(2 * tables + 50_000),
             ),
         )
-        stats = Stats()
+        stats = Stats(tables=tables)
         try:
             rss_start, _ = server.rss()
             async with Connection(server.address, timeout=30) as conn:
                 await conn.wait_ready()
                 stop = asyncio.Event()
-                _fewer_collections()
+                _no_collections()
                 loops = [
                     asyncio.create_task(
                         _bare_table(conn.channel, i, stop, stats)
@@ -285,6 +296,10 @@ async def measure(
                     )
                     for i in range(tables)
                 ]
+                try:
+                    await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 10)
+                except TimeoutError:
+                    stats.error(f"{stats.started} of {tables} tables started their game")
                 await asyncio.sleep(warmup)  # not measured (and not synchronisation)
                 stats.latencies.clear()
                 stats.actions = stats.refused = 0
@@ -299,6 +314,8 @@ async def measure(
                     task.cancel()
                 await asyncio.gather(*loops, return_exceptions=True)
         finally:
+            gc.unfreeze()
+            gc.enable()
             code, stop_seconds = await server.stop()
         rss_peak = server.peak_rss
         stored = server.stored_games() if code == 0 else 0
@@ -478,6 +495,7 @@ async def _bare_table(channel, index: int, stop: asyncio.Event, stats: Stats) ->
     calls = [play() for _ in range(4)]
     for call in calls:
         await call.write(name)
+    stats.table_started()
     arrived = [asyncio.Event() for _ in range(4)]
 
     async def read(seat: int) -> None:

@@ -1,0 +1,15 @@
+"""The network benchmark runs end to end (it reports; it asserts no time)."""
+
+import pytest
+
+from unoplay.client import netbench
+
+
+@pytest.mark.parametrize("bare", [False, True])
+async def test_a_short_network_run_plays_and_reports_with_no_error(bare):
+    figures = await netbench.measure(2, 0.5, bare=bare, warmup=0.1)
+    assert figures["errors"] == 0, figures["error_samples"]
+    assert figures["actions_per_s"] > 0 and figures["p99_ms"] is not None
+    assert figures["server_exit_code"] == 0
+    if not bare:
+        assert figures["games_stored"] >= figures["games_finished"]  # (one may end as it stops)
