@@ -14,6 +14,7 @@ SIGTERM. Errors must be zero.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import random
@@ -24,6 +25,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from unoplay.game.actions import Action, ActionKind
@@ -234,15 +236,21 @@ class ServerProcess:
             return db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
 
 
-def _no_collections() -> None:
+@contextlib.contextmanager
+def _no_collections() -> Iterator[None]:
     """Keep Python's garbage collector from pausing the bots' process while
-    it measures: the bots are the load, not what is measured, and with
-    hundreds of them in one process a collection paused every stream for
-    20-80 ms (even gen0 ones), a latency of the bots measured as if it were
-    the server's. Cycles wait for the collection after the run (a run is
-    seconds to minutes). Applied to the bare server's runs alike."""
-    gc.freeze()
+    it runs: the bots are the load, not what is measured, and with hundreds
+    of them in one process a collection paused every stream for 20-80 ms
+    (even gen0 ones), a latency of the bots measured as if it were the
+    server's. Cycles wait for the end of the run (seconds to minutes), when
+    the collector is as it was. Applied to the bare server's runs alike."""
+    enabled = gc.isenabled()
     gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 #: Seconds every run plays, once every table's first game has started,
@@ -259,7 +267,7 @@ async def measure(
     think_ms: int = 0,
     warmup: float = WARMUP_SECONDS,
 ) -> dict:
-    """Run ``tables`` concurrent tables until each has started its first game,
+    """Run ``tables`` (>= 1) concurrent tables until each has started its first game,
     for ``warmup`` more, then for ``seconds``;
     returns the figures of those ``seconds`` (actions, latencies, refusals,
     CPU; games and errors count the whole run). With ``bare``, the same
@@ -284,38 +292,36 @@ async def measure(
         stats = Stats(tables=tables)
         try:
             rss_start, _ = server.rss()
-            async with Connection(server.address, timeout=30) as conn:
-                await conn.wait_ready()
-                stop = asyncio.Event()
-                _no_collections()
-                loops = [
-                    asyncio.create_task(
-                        _bare_table(conn.channel, i, stop, stats)
-                        if bare
-                        else _table_loop(conn, i, stop, stats, think_ms / 1000)
-                    )
-                    for i in range(tables)
-                ]
-                try:
-                    await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 10)
-                except TimeoutError:
-                    stats.error(f"{stats.started} of {tables} tables started their game")
-                await asyncio.sleep(warmup)  # not measured (and not synchronisation)
-                stats.latencies.clear()
-                stats.actions = stats.refused = 0
-                cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
-                await asyncio.sleep(seconds)  # the measured window
-                stop.set()
-                measured = stats.actions
-                cpu_server = server.cpu_seconds() - cpu_server
-                cpu_bots = time.process_time() - cpu_bots
-                rss_end, _ = server.rss()
-                for task in loops:
-                    task.cancel()
-                await asyncio.gather(*loops, return_exceptions=True)
+            with _no_collections():
+                async with Connection(server.address, timeout=30) as conn:
+                    await conn.wait_ready()
+                    stop = asyncio.Event()
+                    loops = [
+                        asyncio.create_task(
+                            _bare_table(conn.channel, i, stop, stats)
+                            if bare
+                            else _table_loop(conn, i, stop, stats, think_ms / 1000)
+                        )
+                        for i in range(tables)
+                    ]
+                    try:
+                        await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 10)
+                    except TimeoutError:
+                        stats.error(f"{stats.started} of {tables} tables started their game")
+                    await asyncio.sleep(warmup)  # not measured (and not synchronisation)
+                    stats.latencies.clear()
+                    stats.actions = stats.refused = 0
+                    cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
+                    await asyncio.sleep(seconds)  # the measured window
+                    stop.set()
+                    measured = stats.actions
+                    cpu_server = server.cpu_seconds() - cpu_server
+                    cpu_bots = time.process_time() - cpu_bots
+                    rss_end, _ = server.rss()
+                    for task in loops:
+                        task.cancel()
+                    await asyncio.gather(*loops, return_exceptions=True)
         finally:
-            gc.unfreeze()
-            gc.enable()
             code, stop_seconds = await server.stop()
         rss_peak = server.peak_rss
         stored = server.stored_games() if code == 0 else 0

@@ -58,8 +58,10 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
         self._open: dict[str, Table] = {}  # waiting or playing (seats held count here)
-        # finished tables: (when to compact or drop it, a tie-breaker, the table)
-        self._due: list[tuple[float, int, Table]] = []
+        # finished games: (when to compact or drop the table, a tie-breaker, the
+        # table, its game: an entry of an earlier game, before a rematch, is stale)
+        self._due: list[tuple[float, int, Table, int]] = []
+        self._swept_limits = limits  # the limits the due times were computed with
         self._pushes = itertools.count()
         self.on_finish = on_finish
         self.closing = False
@@ -88,15 +90,15 @@ class Lobby:
                 log.exception("on_finish failed for table %s", table.table_id)
 
     def _look_again(self, table: Table, when: float) -> None:
-        heapq.heappush(self._due, (when, next(self._pushes), table))
+        heapq.heappush(self._due, (when, next(self._pushes), table, table.games_started))
 
-    def sweep(self, full: bool = False) -> None:
+    def sweep(self) -> None:
         """Drop finished tables after ``finished_ttl`` and waiting tables nobody
         touched for ``waiting_ttl`` (with no stream open); free the seats of
         people gone from waiting tables for ``waiting_seat_grace``; compact
         finished tables (:meth:`Table.compact`). Costs the waiting tables and
-        the finished ones due, not every table; ``full`` looks at every
-        finished table (when the server is out of room, or its limits changed)."""
+        the finished ones due, not every table (every finished one once
+        after the limits changed: their due times came from the old ones)."""
         now = time.monotonic()
         limits = self.limits
         for table in list(self._waiting.values()):
@@ -108,18 +110,20 @@ class Lobby:
             ):
                 table.close()
                 self._drop(table)
-        if full:
-            looking, self._due = [table for _, _, table in self._due], []
+        if limits is not self._swept_limits:
+            self._swept_limits = limits
+            looking, self._due = self._due, []
         else:
             looking = []
             while self._due and self._due[0][0] <= now:
-                looking.append(heapq.heappop(self._due)[2])
-        for table in looking:
+                looking.append(heapq.heappop(self._due))
+        for _, _, table, game in looking:
             if (
-                table.state is not TableState.FINISHED
-                or self.tables.get(table.table_id) is not table
+                table.games_started != game  # an earlier game's: the last one has its own
+                or table.state is not TableState.FINISHED  # playing again
+                or self.tables.get(table.table_id) is not table  # dropped already
             ):
-                continue  # playing again (it comes back when it ends), or dropped already
+                continue
             if now - table.touched > limits.finished_ttl:
                 self._drop(table)
             elif table.compact(now):
@@ -158,8 +162,6 @@ class Lobby:
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         self.sweep()
-        if len(self.tables) >= self.limits.max_tables:
-            self.sweep(full=True)
         if len(self.tables) >= self.limits.max_tables:
             raise LobbyError(
                 "resource_exhausted",

@@ -25,9 +25,9 @@ import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from unoplay.game.actions import ACCEPT, DRAW, KEEP, NONE, Action, ActionKind, choose_colour
 from unoplay.game.bots import make_bot
@@ -511,10 +511,13 @@ class Table:
         """The message log of ``seat`` (-1: spectators); seq = index + 1."""
         return self.spectator_log if seat < 0 else self.seats[seat].log
 
-    async def wait_for_change(self) -> None:
-        """Return once anything has been appended to any log (or streams must
-        look at their state: the server is closing, a seat was given up)."""
-        await self._changed.wait()
+    def wait_for_change(self) -> Coroutine[Any, Any, Literal[True]]:
+        """An awaitable that returns once anything has been appended to any
+        log (or streams must look at their state: the server is closing, a
+        seat was given up). The event's own ``wait()``: a stream waits after
+        every change, so a coroutine of ours around it would be one more
+        object each time for the collector."""
+        return self._changed.wait()
 
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
         """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).

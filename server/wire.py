@@ -506,15 +506,23 @@ class LazyUpdate(Update):
     ``gs.PlayerUpdate``) one by one, the first time each is read. A client's
     stream brings an update after every change at the table, and a bot reads
     the view of only those it acts on (``legal`` alone tells it whether it
-    may act). Equal to, and hashed as, the Update it reads as."""
+    may act). Equal to, and hashed as, the Update it reads as; a copy is a
+    plain Update. A field this version cannot read (a newer server's phase)
+    raises ValueError when it is read, not when the message arrives. It
+    keeps ``msg`` (and the response it came in) as long as it lives."""
 
     __slots__ = ("_msg",)
 
     def __init__(self, msg: gs.PlayerUpdate) -> None:
         object.__setattr__(self, "_msg", msg)
 
+    def __reduce__(self) -> tuple[Any, ...]:  # a copy or a pickle is a plain Update
+        return (Update, _update_fields(self))
+
     def __getattr__(self, name: str) -> Any:  # a field not read yet (its slot is empty)
-        msg = self._msg
+        if name not in _UPDATE_FIELDS:
+            raise AttributeError(name)
+        msg = object.__getattribute__(self, "_msg")
         value: Any
         if name == "view":
             value = view_from_pb(msg.view)
@@ -538,6 +546,9 @@ class LazyUpdate(Update):
 
     def __hash__(self) -> int:
         return hash(_update_fields(self))
+
+
+_UPDATE_FIELDS = frozenset(("view", "legal", "deadline", "seats", "window_closes"))
 
 
 def _update_fields(u: Update) -> tuple[Any, ...]:

@@ -199,6 +199,10 @@ async def test_a_sweep_looks_only_at_the_tables_due_and_a_rematch_reopens_a_tabl
     assert lobby.seats_held("sam") == 0  # a finished table holds no seat
     table.vote_rematch(seat.token)
     assert table.state is TableState.PLAYING and lobby.seats_held("sam") == 1
+    await asyncio.wait_for(_finished(table), WAIT)
+    looked.clear()
+    lobby.sweep()
+    assert looked == [table]  # once: the first game's entry is stale
 
 
 async def test_a_finished_table_keeps_every_message_for_a_while_then_the_end():
