@@ -532,10 +532,8 @@ class LazyUpdate(Update):
             value = seats_from_pb(msg.view.seats)
         elif name == "deadline":
             value = msg.deadline_unix_ms / 1000
-        elif name == "window_closes":
+        else:  # window_closes
             value = msg.window_closes_unix_ms / 1000
-        else:
-            raise AttributeError(name)
         object.__setattr__(self, name, value)
         return value
 
