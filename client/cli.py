@@ -705,7 +705,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also environment steps/s (unoplay.client.env) beside RLCard's UNO environment",
     )
-    bench.add_argument("--tables", default="1,10,100", help="concurrent tables to measure")
+    bench.add_argument(
+        "--tables",
+        default="1,10,100",
+        help="concurrent tables to measure, comma-separated (default 1,10,100)",
+    )
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"
     )

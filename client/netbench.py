@@ -386,7 +386,7 @@ def run(
             print(
                 f"  K={r['tables']:<4d} {r['actions_per_s']:8,.0f} actions/s "
                 f"(bare {b['actions_per_s']:,.0f}: ratio {r['ratio']:.2f})  "
-                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms (bare {_ms(b['p99_ms'])})  "
+                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms (bare p99 {_ms(b['p99_ms'])})  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
                 f"(bare {b['server_cpu_pct']:.0f}%/{b['bots_cpu_pct']:.0f}%)  "
                 f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}, "

@@ -7,6 +7,9 @@ messages (an event, an update, a refusal...), and a refusal of the server is
 one of the exceptions below (:class:`ServerError`), so a program on top of it
 (the TUI) needs neither grpc nor the generated code. The raw stubs stay
 available as ``Connection.lobby`` and ``Connection.games`` for protocol work.
+A received update is read from the wire field by field as the program asks
+for them (:class:`~unoplay.server.wire.LazyUpdate`), so a bot that looks at
+``state.legal`` first pays for the view only when it has a decision to make.
 
 Create a :class:`Connection` inside a running event loop (grpc.aio channels
 bind to the loop that exists when they are made).

@@ -20,6 +20,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 import argparse
 import getpass
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -332,25 +333,23 @@ def setup_logging(verbose: bool = False) -> str:
     return path
 
 
-def _quit_with_parent(app: UnoApp) -> None:
-    """Served to a browser (textual-serve's driver, ``uno web``): quit once the
-    web server is gone. The driver only stops reading at the end of its stdin,
-    and the app would play on, unseen, for ever."""
+def _quit_when(app: UnoApp, gone: Callable[[], bool], why: str) -> None:
+    """Quit ``app`` (its seat stays, as with ctrl+q) once ``gone()``, asked
+    every second on a thread of its own: for when nobody can see the app any
+    more and nothing else would stop it."""
     import threading
     import time
 
-    parent = os.getppid()
-
     def watch() -> None:
-        while os.getppid() == parent:
+        while not gone():
             time.sleep(1.0)
-        log.info("the web server is gone: quitting")
+        log.info("%s: quitting", why)
         try:
             app.call_from_thread(lambda: app.call_later(app.action_quit_now))
         except RuntimeError:  # the app is not running (any more)
             pass
 
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    threading.Thread(target=watch, name="quit-watch", daemon=True).start()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -362,6 +361,15 @@ def run(args: argparse.Namespace) -> int:
     store = MemorySeatStore() if getattr(args, "memory_seats", False) else None
     app = UnoApp(options, store)
     if "web_driver" in os.environ.get("TEXTUAL_DRIVER", ""):
-        _quit_with_parent(app)
+        # Served to a browser (textual-serve's driver, uno web): the driver only
+        # stops reading at the end of its stdin, and the app would play on,
+        # unseen, for ever once the web server is gone.
+        parent = os.getppid()
+        _quit_when(app, lambda: os.getppid() != parent, "the web server is gone")
+    elif os.isatty(0):
+        # A terminal closed under a parent that does not pass its hang-up on
+        # (`make play` in a window that is closed): Textual's input thread then
+        # spins on the dead terminal at most of a core, for ever.
+        _quit_when(app, lambda: not os.isatty(0), "the terminal is gone")
     app.run()
     return app.return_code or 0

@@ -1554,6 +1554,21 @@ async def test_ctrl_c_in_the_lobby_quits(server):
     assert app.return_code == 0
 
 
+async def test_the_app_quits_once_nobody_can_see_it(server):
+    """``uno play`` whose terminal (or web server) is gone quits, keeping its
+    seat, instead of playing on unseen (Textual's input thread spun on a dead
+    terminal at most of a core, under ``make play`` in a closed window)."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+    terminal = {"there": True}
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        tui_app._quit_when(app, lambda: not terminal["there"], "the terminal is gone")
+        assert app.is_running
+        terminal["there"] = False
+        await wait_until(pilot, lambda: not app.is_running or app._exit, "the exit")
+    assert app.return_code == 0
+
+
 async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(100, 40)) as pilot:
