@@ -439,7 +439,9 @@ class SessionState:
     @property
     def game_over(self) -> bool:
         """True once a GAME_OVER event arrived, or the view (from a snapshot of a
-        stream resumed after the end) shows the game over."""
+        stream resumed after the end) shows the game over. The final update
+        (the view with the final scores) and the deal's reveal come after
+        that event: read the stream to its end (it ends by itself) for them."""
         if self.view is not None and self.view.phase is Phase.GAME_OVER:
             return True
         return any(e.kind is EventKind.GAME_OVER for e in self.events[-12:])
