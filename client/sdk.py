@@ -341,6 +341,8 @@ class Connection:
 
 
 _V = TypeVar("_V")
+#: The private names of SessionState's fields that the latest update sets.
+_LATEST_NAMES: list[str] = []
 
 
 class _Latest(Generic[_V]):
@@ -355,6 +357,7 @@ class _Latest(Generic[_V]):
 
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = "_" + name
+        _LATEST_NAMES.append(self.name)
 
     def __get__(self, state: SessionState | None, owner: type | None = None) -> _V:
         if state is None:
@@ -409,7 +412,7 @@ class SessionState:
         and ``window_closes_ms`` are its, from now on."""
         d = self.__dict__
         d["_update"] = update
-        for name in ("_view", "_seats", "_legal", "_deadline_ms", "_window_closes_ms"):
+        for name in _LATEST_NAMES:
             d.pop(name, None)
 
     def deal_check(self) -> DealCheck | None:

@@ -78,12 +78,9 @@ class StreamLog:
         bodies = self._bodies
         bodies.append(body)
         self.bytes += len(body)
-        if len(bodies) > self.max_messages or self.bytes > self.max_bytes:
-            while len(bodies) > 1 and (
-                len(bodies) > self.max_messages or self.bytes > self.max_bytes
-            ):
-                self.bytes -= len(bodies.popleft())
-                self.first_seq += 1
+        while len(bodies) > 1 and (len(bodies) > self.max_messages or self.bytes > self.max_bytes):
+            self.bytes -= len(bodies.popleft())
+            self.first_seq += 1
         return seq
 
     def extend(self, messages: Iterable[Message]) -> None:

@@ -11,7 +11,7 @@ always has the same id, so a stale id can never mean a different action.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
 from typing import Any, cast
 
@@ -490,15 +490,20 @@ def _legal_from_pb(msg: pb.LegalAction) -> Action:
     return _action_with_id(msg.id) or action_from_pb(msg.action)
 
 
+#: How each field of an :class:`Update` is read from a ``gs.PlayerUpdate``
+#: (times in Unix seconds).
+_UPDATE_READERS: dict[str, Callable[[gs.PlayerUpdate], Any]] = {
+    "view": lambda msg: view_from_pb(msg.view),
+    "legal": lambda msg: tuple([_legal_from_pb(a) for a in msg.legal_actions]),
+    "deadline": lambda msg: msg.deadline_unix_ms / 1000,
+    "seats": lambda msg: seats_from_pb(msg.view.seats),
+    "window_closes": lambda msg: msg.window_closes_unix_ms / 1000,
+}
+
+
 def update_from_pb(msg: gs.PlayerUpdate) -> Update:
     """``gs.PlayerUpdate`` to the game's :class:`Update` (times in Unix seconds)."""
-    return Update(
-        view=view_from_pb(msg.view),
-        legal=tuple([_legal_from_pb(a) for a in msg.legal_actions]),
-        deadline=msg.deadline_unix_ms / 1000,
-        seats=seats_from_pb(msg.view.seats),
-        window_closes=msg.window_closes_unix_ms / 1000,
-    )
+    return Update(**{name: read(msg) for name, read in _UPDATE_READERS.items()})
 
 
 class LazyUpdate(Update):
@@ -520,20 +525,10 @@ class LazyUpdate(Update):
         return (Update, _update_fields(self))
 
     def __getattr__(self, name: str) -> Any:  # a field not read yet (its slot is empty)
-        if name not in _UPDATE_FIELDS:
+        read = _UPDATE_READERS.get(name)
+        if read is None:
             raise AttributeError(name)
-        msg = object.__getattribute__(self, "_msg")
-        value: Any
-        if name == "view":
-            value = view_from_pb(msg.view)
-        elif name == "legal":
-            value = tuple([_legal_from_pb(a) for a in msg.legal_actions])
-        elif name == "seats":
-            value = seats_from_pb(msg.view.seats)
-        elif name == "deadline":
-            value = msg.deadline_unix_ms / 1000
-        else:  # window_closes
-            value = msg.window_closes_unix_ms / 1000
+        value = read(object.__getattribute__(self, "_msg"))
         object.__setattr__(self, name, value)
         return value
 
@@ -546,11 +541,8 @@ class LazyUpdate(Update):
         return hash(_update_fields(self))
 
 
-_UPDATE_FIELDS = frozenset(("view", "legal", "deadline", "seats", "window_closes"))
-
-
 def _update_fields(u: Update) -> tuple[Any, ...]:
-    return (u.view, u.legal, u.deadline, u.seats, u.window_closes)
+    return tuple([getattr(u, name) for name in _UPDATE_READERS])
 
 
 #: Public events decoded, by their bytes (events repeat: the same play by the
