@@ -28,6 +28,9 @@ def _rules(args: argparse.Namespace):
 
 
 def _bench(args: argparse.Namespace) -> int:
+    # gRPC's C core logs an INFO line when a server it talks to stops (GOAWAY):
+    # noise among the figures. Set before grpc is first imported.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     if args.soak is not None:
         from .soak import run as run_soak
 
@@ -39,7 +42,7 @@ def _bench(args: argparse.Namespace) -> int:
         from .netbench import run_thinking
 
         tables = tuple(int(k) for k in args.tables.split(","))
-        figures = run_thinking(tables, args.think_ms, args.network_seconds, as_json=args.json)
+        figures = run_thinking(tables, args.think_ms, args.network_seconds, args.json, args.target)
         if args.json:
             print(json.dumps(figures, indent=2))
         return 0
@@ -68,7 +71,7 @@ def _bench(args: argparse.Namespace) -> int:
         from .netbench import run as run_network
 
         tables = tuple(int(k) for k in args.tables.split(","))
-        report["network"] = run_network(tables, args.network_seconds, as_json=args.json)
+        report["network"] = run_network(tables, args.network_seconds, args.json, args.target)
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
@@ -712,6 +715,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--network-seconds", type=float, default=5.0, help="length of each network run"
+    )
+    bench.add_argument(
+        "--target",
+        type=int,
+        default=0,
+        metavar="POINTS",
+        help="network only, each table's games go to POINTS (default 0: one round a game, "
+        "a new game's lobby calls and streams every round; 500: the official game)",
     )
     bench.add_argument(
         "--think-ms",

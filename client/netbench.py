@@ -105,9 +105,14 @@ async def _seat(
 
 
 async def _table_loop(
-    conn: Connection, index: int, stop: asyncio.Event, stats: Stats, think: float = 0.0
+    conn: Connection,
+    index: int,
+    stop: asyncio.Event,
+    stats: Stats,
+    think: float = 0.0,
+    target_score: int = 0,
 ) -> None:
-    rules = RuleSet(target_score=0)
+    rules = RuleSet(target_score=target_score)
     game = 0
     while not stop.is_set():
         seats: list[asyncio.Task[None]] = []
@@ -266,6 +271,7 @@ async def measure(
     bare: bool = False,
     think_ms: int = 0,
     warmup: float = WARMUP_SECONDS,
+    target_score: int = 0,
 ) -> dict:
     """Run ``tables`` (>= 1) concurrent tables until each has started its first game,
     for ``warmup`` more, then for ``seconds``;
@@ -273,7 +279,10 @@ async def measure(
     CPU; games and errors count the whole run). With ``bare``, the same
     pattern on the bare grpc.aio server (no game); with ``think_ms``, bots
     that think that long (0.5 to 1.5 times) before each action: a realistic
-    load rather than saturation."""
+    load rather than saturation. Each table plays game after game, each to
+    ``target_score`` (0: one round a game, and a new game's lobby calls and
+    streams every round; 500: the official game, rounds on the same streams);
+    the bare pattern is one endless game on the streams it opened."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         # every bench table comes from this one address: the cap of waiting
         # tables per client address is raised to let them all be made, and the
@@ -300,7 +309,7 @@ async def measure(
                         asyncio.create_task(
                             _bare_table(conn.channel, i, stop, stats)
                             if bare
-                            else _table_loop(conn, i, stop, stats, think_ms / 1000)
+                            else _table_loop(conn, i, stop, stats, think_ms / 1000, target_score)
                         )
                         for i in range(tables)
                     ]
@@ -332,6 +341,7 @@ async def measure(
         "seconds": seconds,
         "warmup_s": warmup,
         "think_ms": think_ms,
+        "target_score": target_score,
         "actions_per_s": measured / seconds,
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else None,
@@ -351,14 +361,18 @@ async def measure(
 
 
 def run(
-    table_counts: tuple[int, ...] = (1, 10, 100), seconds: float = 5.0, as_json: bool = False
+    table_counts: tuple[int, ...] = (1, 10, 100),
+    seconds: float = 5.0,
+    as_json: bool = False,
+    target_score: int = 0,
 ) -> list[dict]:
-    """Measure each table count in turn, ours and the bare grpc.aio pattern
-    back to back; print a report; return the figures (ours, each with the
-    bare run under ``"bare"`` and ``"ratio"``: our actions/s over its)."""
+    """Measure each table count in turn, ours (games to ``target_score``, as
+    :func:`measure`) and the bare grpc.aio pattern back to back; print a
+    report; return the figures (ours, each with the bare run under
+    ``"bare"`` and ``"ratio"``: our actions/s over its)."""
     results = []
     for k in table_counts:
-        ours = asyncio.run(measure(k, seconds))
+        ours = asyncio.run(measure(k, seconds, target_score=target_score))
         bare = asyncio.run(measure(k, seconds, bare=True))
         ours["bare"] = {
             key: bare[key]
@@ -378,7 +392,7 @@ def run(
     if not as_json:
         print(
             f"network benchmark: K tables of 4 greedy bots over loopback, {seconds:g} s each"
-            f" after {WARMUP_SECONDS:g} s of warm-up,"
+            f" after {WARMUP_SECONDS:g} s of warm-up, {_games(target_score)},"
             " beside a bare grpc.aio server with the same pattern and no game"
         )
         for r in results:
@@ -399,17 +413,25 @@ def run(
 
 
 def run_thinking(
-    table_counts: tuple[int, ...], think_ms: int, seconds: float = 20.0, as_json: bool = False
+    table_counts: tuple[int, ...],
+    think_ms: int,
+    seconds: float = 20.0,
+    as_json: bool = False,
+    target_score: int = 0,
 ) -> list[dict]:
     """Realistic load: each table count in turn with bots that think
-    ``think_ms`` a decision; print each p99 (intent to its event) and the
-    largest table count whose p99 stays under 20 ms; return the figures."""
-    results = [asyncio.run(measure(k, seconds, think_ms=think_ms)) for k in table_counts]
+    ``think_ms`` a decision (games to ``target_score``, as :func:`measure`);
+    print each p99 (intent to its event) and the largest table count whose
+    p99 stays under 20 ms; return the figures."""
+    results = [
+        asyncio.run(measure(k, seconds, think_ms=think_ms, target_score=target_score))
+        for k in table_counts
+    ]
     if not as_json:
         print(
             f"network benchmark, bots that think ~{think_ms} ms a decision: "
             f"K tables of 4 greedy bots over loopback, {seconds:g} s each"
-            f" after {WARMUP_SECONDS:g} s of warm-up"
+            f" after {WARMUP_SECONDS:g} s of warm-up, {_games(target_score)}"
         )
         for r in results:
             print(
@@ -424,6 +446,10 @@ def run_thinking(
         under = [r["tables"] for r in results if r["p99_ms"] is not None and r["p99_ms"] < 20]
         print(f"  p99 under 20 ms up to K={max(under)}" if under else "  p99 over 20 ms at every K")
     return results
+
+
+def _games(target_score: int) -> str:
+    return f"games to {target_score} points" if target_score else "one-round games"
 
 
 def _ms(value: float | None) -> str:

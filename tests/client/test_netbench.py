@@ -5,11 +5,12 @@ import pytest
 from unoplay.client import netbench
 
 
-@pytest.mark.parametrize("bare", [False, True])
-async def test_a_short_network_run_plays_and_reports_with_no_error(bare):
-    figures = await netbench.measure(2, 0.5, bare=bare, warmup=0.1)
+@pytest.mark.parametrize(("bare", "target_score"), [(False, 0), (False, 500), (True, 0)])
+async def test_a_short_network_run_plays_and_reports_with_no_error(bare, target_score):
+    figures = await netbench.measure(2, 0.5, bare=bare, warmup=0.1, target_score=target_score)
     assert figures["errors"] == 0, figures["error_samples"]
     assert figures["actions_per_s"] > 0 and figures["p99_ms"] is not None
     assert figures["server_exit_code"] == 0
+    assert figures["target_score"] == target_score
     if not bare:
         assert figures["games_stored"] >= figures["games_finished"]  # (one may end as it stops)
