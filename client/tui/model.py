@@ -609,10 +609,20 @@ class TableModel:
 
     def new_log_lines(self) -> list[Text]:
         """Lines for the events not logged yet."""
-        events, seats = self.state.events, self.seats()
+        events, seats, me = self.state.events, self.seats(), self.me
         lines = []
         while self.logged < len(events):
-            line = event_line(events[self.logged], seats, self.me)
+            event = events[self.logged]
+            line = event_line(event, seats, me)
+            if (  # a draw that ends your turn (nothing to play): say so, not only who is next
+                line is None
+                and event.kind is EventKind.TURN
+                and event.player != me
+                and self.logged > 0
+                and events[self.logged - 1].kind is EventKind.DREW_CARDS
+                and events[self.logged - 1].player == me >= 0
+            ):
+                line = Text("Your turn passes", style="italic")
             self.logged += 1
             if line is not None:
                 lines.append(line)

@@ -309,8 +309,8 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
         text.append(f"{P} drew ")
         text.append_text(card_text(event.cards[0]))
         text.append(" for the deal")
-    elif k is E.DEALER_CHOSEN:
-        text.append(f"{P} deal{'' if you else 's'} first")
+    elif k is E.DEALER_CHOSEN:  # RULES.md section 2, "Dealer draw"
+        text.append(f"{P} drew the highest number and deal{'' if you else 's'} first")
     elif k is E.HAND_SCORED:
         text.append(f"{P} held {event.value} point{'' if event.value == 1 else 's'}")
     elif k is E.ROUND_OVER:

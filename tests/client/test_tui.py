@@ -1693,3 +1693,23 @@ async def test_the_create_form_fits_a_small_terminal(server):
         create = next(b for b in form.query(Button) if b.name == "create")
         assert create.region.height and create.region.bottom <= 12  # the button is on screen
         await pilot.press("ctrl+q")
+
+
+async def test_the_round_results_step_aside_when_the_next_round_wants_a_move():
+    """The next round starts by itself; once it is the player's move, the
+    results of the last one no longer hide the board."""
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    events = game.apply(0, play(c("R7")))
+    app = CraftedApp(game, events=events)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen
+        board.handle(app.update)
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+        game.next_round()
+        while not game.legal_actions(0):  # the bots play until seat 0 has a move
+            game.apply(game.current, game.legal_actions(game.current)[0])
+        update = Update(game.view(0), tuple(game.legal_actions(0)), 0.0, board.state.seats)
+        board.state.take_update(update)
+        board.handle(Received(2, update))
+        await wait_until(pilot, lambda: app.screen is board, "the board again")

@@ -242,3 +242,19 @@ def test_uno_play_refuses_an_empty_name_and_counts_its_bots():
     with pytest.raises(SystemExit, match="--name must not be empty"):
         PlayOptions.from_args(build_parser().parse_args(["play", "--name", ""]))
     assert PlayOptions.from_args(build_parser().parse_args(["play"])).name  # the login's
+
+
+def test_a_drawn_card_that_ends_your_turn_says_the_turn_passes():
+    from unoplay.game.actions import Action
+
+    hands = [cs("Y3"), cs("R1 R2"), cs("B1 B3")]
+    top = c("R4")
+    used = {*hands[0], *hands[1], *hands[2], top}
+    rest = [card for card in range(108) if card not in used and card != c("B9")]
+    game = GameState.from_position(hands, top, rules=OFFICIAL, draw_pile=[*rest, c("B9")])
+    model = model_of(game)
+    model.state.events.extend(game.apply(0, Action(ActionKind.DRAW)))  # B9 does not fit on R4
+    lines = [line.plain for line in model.new_log_lines()]
+    assert lines[-2:] == ["You drew blue 9", "Your turn passes"], lines
+    model.state.events.extend(game.apply(1, play(c("R1"))))  # another seat's turn ends: no line
+    assert "Your turn passes" not in [line.plain for line in model.new_log_lines()]

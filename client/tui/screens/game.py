@@ -367,6 +367,8 @@ class GameScreen(BoardScreen):
             self._close_prompt()
             self._results_round = push_round_result(self.app, self.model, self._results_round)
             return
+        if self.state.legal and isinstance(self.app.screen, RoundResultScreen):
+            self.app.screen.answer()  # the next round wants a move: the results step aside
         self._sync_prompt()
 
     # ------------------------------------------------------------- prompts
