@@ -36,6 +36,7 @@ from unoplay.game.rules import (
     nearest_preset,
     option_text,
     preset,
+    unknown_options,
 )
 from unoplay.game.view import Phase, PlayerView
 from unoplay.v1 import game_pb2 as pb
@@ -597,7 +598,7 @@ def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.Rule
     for name, value in options.items():
         field = fields.get(name)
         if field is None or name == "preset":
-            raise RuleError(f"unknown rule option {name!r}")
+            raise unknown_options([name])
         if field.enum_type is not None:
             number = field.enum_type.values_by_name.get(_enum_prefix(field) + str(value).upper())
             if number is None:

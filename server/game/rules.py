@@ -8,7 +8,8 @@ plain ``str`` enums or ints so they map one-to-one onto the wire and the CLI.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import difflib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -217,7 +218,7 @@ class RuleSet:
         """
         unknown = sorted(set(options) - set(OPTION_NAMES))
         if unknown:
-            raise RuleError(f"unknown rule option(s): {', '.join(unknown)}")
+            raise unknown_options(unknown)
         return dataclasses.replace(base or cls(), **options)
 
     def replace(self, **options: Any) -> RuleSet:
@@ -263,6 +264,16 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(RuleSet))
 
 
+def unknown_options(names: Iterable[str]) -> RuleError:
+    """The error for rule options nobody knows, naming the nearest known
+    option of each when there is one (``target`` -> ``target_score``)."""
+    parts = []
+    for name in names:
+        near = difflib.get_close_matches(name, OPTION_NAMES, n=1)
+        parts.append(f"{name!r} (did you mean {near[0]!r}?)" if near else repr(name))
+    return RuleError(f"unknown rule option {', '.join(parts)}; known: {', '.join(OPTION_NAMES)}")
+
+
 def option_type(name: str) -> type:
     """The type of option ``name``: bool, int or its StrEnum. Raises KeyError."""
     return _FIELD_TYPES[name]
@@ -291,7 +302,7 @@ def parse_option(name: str, text: str) -> Any:
     value's name for a choice. Raises RuleError naming a bad option or value."""
     kind = _FIELD_TYPES.get(name)
     if kind is None:
-        raise RuleError(f"unknown rule option {name!r}; known: {', '.join(OPTION_NAMES)}")
+        raise unknown_options([name])
     text = text.strip()
     if kind is bool:
         if text.lower() not in _TRUE:

@@ -47,6 +47,14 @@ def test_bad_options_are_refused_naming_the_option(options, named):
     assert named in str(err.value)
 
 
+def test_an_unknown_option_names_the_nearest_known_one():
+    with pytest.raises(RuleError, match="'target' \\(did you mean 'target_score'\\?\\)"):
+        RuleSet.from_dict({"target": 100})
+    with pytest.raises(RuleError) as err:
+        parse_option("zzzz", "1")
+    assert "did you mean" not in str(err.value) and "known: " in str(err.value)
+
+
 @pytest.mark.parametrize(
     "name, text, value",
     [
