@@ -267,7 +267,8 @@ class Table:
         self._changed = asyncio.Event()
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
-        self._timers: list[asyncio.TimerHandle] = []
+        #: (when, handle) of every pending timer, for close() to cancel
+        self._timers: list[tuple[float, asyncio.TimerHandle]] = []
         self._turn_timer: asyncio.TimerHandle | None = None
         self._window: Window | None = None  # the open out-of-turn window
         self._batching = False  # judging a window: updates wait for its end
@@ -652,7 +653,7 @@ class Table:
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
         game is over)."""
-        for handle in self._timers:
+        for _, handle in self._timers:
             handle.cancel()
         self._timers.clear()
         self._window = None
@@ -833,9 +834,9 @@ class Table:
             return None
         loop = asyncio.get_running_loop()
         now = loop.time()
-        self._timers = [h for h in self._timers if not h.cancelled() and h.when() > now]
+        self._timers = [(w, h) for w, h in self._timers if not h.cancelled() and w > now]
         handle = loop.call_later(delay, callback, *args)
-        self._timers.append(handle)
+        self._timers.append((now + delay, handle))  # (a Handle may have no when(): uvloop's)
         return handle
 
     def _next_round(self, version: int) -> None:

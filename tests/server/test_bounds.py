@@ -116,7 +116,7 @@ async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_play
         seat = game.current
         assert table.act(seat, bots[seat].decide(game.view(seat), game.legal_actions(seat)))
         actions_taken += 1
-        most = max(most, sum(not h.cancelled() for h in table._timers))
+        most = max(most, sum(not h.cancelled() for _, h in table._timers))
     # the one turn timer, and each round's pause that this test did not wait for
     assert actions_taken > 100 and most <= 1 + rounds, (actions_taken, most, rounds)
     assert all(s.occupied for s in seats)
