@@ -71,7 +71,9 @@ def _bench(args: argparse.Namespace) -> int:
         from .netbench import run as run_network
 
         tables = tuple(int(k) for k in args.tables.split(","))
-        report["network"] = run_network(tables, args.network_seconds, args.json, args.target)
+        report["network"] = run_network(
+            tables, args.network_seconds, args.json, args.target, args.raw_client
+        )
     if args.json:
         print(json.dumps(report, indent=2))
     return 0
@@ -723,6 +725,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="POINTS",
         help="network only, each table's games go to POINTS (default 0: one round a game, "
         "a new game's lobby calls and streams every round; 500: the official game)",
+    )
+    bench.add_argument(
+        "--raw-client",
+        action="store_true",
+        help="network only, bots that skip the SDK (raw protobuf, random legal actions): "
+        "the server's own capacity beside the bare pattern",
     )
     bench.add_argument(
         "--think-ms",

@@ -33,6 +33,8 @@ from unoplay.game.bots import make_bot
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal
 from unoplay.game.rules import RuleSet
+from unoplay.v1 import game_pb2 as pb
+from unoplay.v1 import game_service_pb2 as gs
 
 from .sdk import Connection
 
@@ -104,6 +106,49 @@ async def _seat(
                 await session.send(action)
 
 
+async def _raw_seat(conn: Connection, table_id: str, token: str, seed: int, stats: Stats) -> None:
+    """A seat that skips the SDK: raw protobuf on its game stream, a random
+    legal action whenever the latest update says it is its turn (one that
+    calls UNO when there is one: nobody waits out a catch window). With
+    these, the bench measures the server nearly alone (the bots' process does
+    little more than the bare pattern's). An action counts once the seat's own
+    event arrives."""
+    rng = random.Random(seed)
+    call = conn.games.Play()
+    await call.write(gs.PlayRequest(join=gs.JoinGame(table_id=table_id, seat_token=token)))
+    me, sent = -1, 0.0
+    while True:
+        response = await call.read()
+        if not isinstance(response, gs.PlayResponse):
+            return  # the game is over and the stream ended
+        if response.HasField("snapshot"):
+            me = response.snapshot.welcome.seat
+        update = None
+        for message in response.messages:
+            body = message.WhichOneof("body")
+            if body == "update":
+                update = message.update
+            elif sent and body == "event" and message.event.player == me:
+                stats.latencies.append(time.perf_counter() - sent)
+                stats.actions += 1
+                sent = 0.0
+            elif sent and body == "error":
+                stats.refused += 1
+                sent = 0.0
+        if (
+            update is not None
+            and not sent
+            and update.legal_actions
+            and update.view.current == me
+            and update.view.phase < pb.PHASE_ROUND_OVER
+        ):
+            legal = update.legal_actions
+            calls = [a for a in legal if a.action.uno]  # no catch window to wait out
+            ident = rng.choice(calls or legal).id
+            sent = time.perf_counter()
+            await call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
+
+
 async def _table_loop(
     conn: Connection,
     index: int,
@@ -111,6 +156,7 @@ async def _table_loop(
     stats: Stats,
     think: float = 0.0,
     target_score: int = 0,
+    raw_client: bool = False,
 ) -> None:
     rules = RuleSet(target_score=target_score)
     game = 0
@@ -123,7 +169,9 @@ async def _table_loop(
             joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
             seats = [
                 asyncio.create_task(
-                    _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats, think)
+                    _raw_seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats)
+                    if raw_client
+                    else _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats, think)
                 )
                 for s, j in enumerate(joins)
             ]
@@ -272,6 +320,7 @@ async def measure(
     think_ms: int = 0,
     warmup: float = WARMUP_SECONDS,
     target_score: int = 0,
+    raw_client: bool = False,
 ) -> dict:
     """Run ``tables`` (>= 1) concurrent tables until each has started its first game,
     for ``warmup`` more, then for ``seconds``;
@@ -282,7 +331,9 @@ async def measure(
     load rather than saturation. Each table plays game after game, each to
     ``target_score`` (0: one round a game, and a new game's lobby calls and
     streams every round; 500: the official game, rounds on the same streams);
-    the bare pattern is one endless game on the streams it opened."""
+    the bare pattern is one endless game on the streams it opened. With
+    ``raw_client``, bots that skip the SDK (:func:`_raw_seat`): the server's
+    own capacity, with the SDK's work out of the bots' process."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         # every bench table comes from this one address: the cap of waiting
         # tables per client address is raised to let them all be made, and the
@@ -309,7 +360,9 @@ async def measure(
                         asyncio.create_task(
                             _bare_table(conn.channel, i, stop, stats)
                             if bare
-                            else _table_loop(conn, i, stop, stats, think_ms / 1000, target_score)
+                            else _table_loop(
+                                conn, i, stop, stats, think_ms / 1000, target_score, raw_client
+                            )
                         )
                         for i in range(tables)
                     ]
@@ -342,6 +395,7 @@ async def measure(
         "warmup_s": warmup,
         "think_ms": think_ms,
         "target_score": target_score,
+        "raw_client": raw_client,
         "actions_per_s": measured / seconds,
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else None,
@@ -365,14 +419,15 @@ def run(
     seconds: float = 5.0,
     as_json: bool = False,
     target_score: int = 0,
+    raw_client: bool = False,
 ) -> list[dict]:
-    """Measure each table count in turn, ours (games to ``target_score``, as
-    :func:`measure`) and the bare grpc.aio pattern back to back; print a
+    """Measure each table count in turn, ours (games to ``target_score``, bots
+    through the SDK or with ``raw_client`` without it, as :func:`measure`) and the bare grpc.aio pattern back to back; print a
     report; return the figures (ours, each with the bare run under
     ``"bare"`` and ``"ratio"``: our actions/s over its)."""
     results = []
     for k in table_counts:
-        ours = asyncio.run(measure(k, seconds, target_score=target_score))
+        ours = asyncio.run(measure(k, seconds, target_score=target_score, raw_client=raw_client))
         bare = asyncio.run(measure(k, seconds, bare=True))
         ours["bare"] = {
             key: bare[key]
@@ -390,8 +445,9 @@ def run(
         )
         results.append(ours)
     if not as_json:
+        bots = "random bots on raw protobuf (no SDK)" if raw_client else "greedy bots"
         print(
-            f"network benchmark: K tables of 4 greedy bots over loopback, {seconds:g} s each"
+            f"network benchmark: K tables of 4 {bots} over loopback, {seconds:g} s each"
             f" after {WARMUP_SECONDS:g} s of warm-up, {_games(target_score)},"
             " beside a bare grpc.aio server with the same pattern and no game"
         )
