@@ -513,14 +513,18 @@ class LazyUpdate(Update):
     stream brings an update after every change at the table, and a bot reads
     the view of only those it acts on (``legal`` alone tells it whether it
     may act). Equal to, and hashed as, the Update it reads as; a copy is a
-    plain Update. A field this version cannot read (a newer server's phase)
+    plain Update, and ``dataclasses.replace`` gives one with every field set.
+    A field this version cannot read (a newer server's phase)
     raises ValueError when it is read, not when the message arrives. It
     keeps ``msg`` (and the response it came in) as long as it lives."""
 
     __slots__ = ("_msg",)
 
-    def __init__(self, msg: gs.PlayerUpdate) -> None:
+    def __init__(self, msg: gs.PlayerUpdate | None = None, /, **fields: Any) -> None:
+        """Read from ``msg``; or (``dataclasses.replace``) every field given."""
         object.__setattr__(self, "_msg", msg)
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
     def __reduce__(self) -> tuple[Any, ...]:  # a copy or a pickle is a plain Update
         return (Update, _update_fields(self))

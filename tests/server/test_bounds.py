@@ -441,3 +441,22 @@ async def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
         rest, _ = await asyncio.wait_for(first.communicate(), WAIT)
     assert first.returncode == 0
     assert "advertised on the LAN as" not in "".join(seen) + rest.decode()
+
+
+async def test_a_game_stream_that_sends_no_join_in_time_is_refused_as_invalid():
+    """proto/README.md: no join within the limit is INVALID_ARGUMENT (do not
+    retry), not a cancelled stream a client would retry."""
+    srv = await start_server("127.0.0.1", 0, limits=Limits(join_timeout=0.2))
+    try:
+        async with grpc.aio.insecure_channel(srv.address) as channel:
+            call = channel.stream_stream(
+                "/unoplay.v1.GameService/Play",
+                gs.PlayRequest.SerializeToString,
+                gs.PlayResponse.FromString,
+            )(timeout=10)
+            with pytest.raises(grpc.aio.AioRpcError) as err:
+                await call.read()
+            assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT, err.value
+            assert "join" in err.value.details()
+    finally:
+        await srv.stop(None)

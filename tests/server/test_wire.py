@@ -178,6 +178,7 @@ def test_a_received_update_reads_each_field_when_asked_and_equals_the_update():
                 assert got.view == sent.view
             assert got == sent and sent == got and hash(got) == hash(sent)
             assert (got.deadline, got.window_closes, got.seats) == (12.5, 3.25, seats)
+            assert dataclasses.replace(got, legal=()) == dataclasses.replace(sent, legal=())
             checked += 1
         events += game.apply(seat, rng.choice(game.legal_actions(seat)))
     public = [e for e in events if e.audience < 0]
