@@ -18,7 +18,7 @@ import itertools
 import logging
 import secrets
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 
 from unoplay.game.messages import TableState
@@ -58,6 +58,10 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
         self._open: dict[str, Table] = {}  # waiting or playing (seats held count here)
+        # seats held at open tables by each name (casefolded), and each open
+        # table's share of them as last counted (kept by _recount)
+        self._held: Counter[str] = Counter()
+        self._held_at: dict[str, Counter[str]] = {}
         # finished games: (when to compact or drop the table, a tie-breaker, the
         # table, its game: an entry of an earlier game, before a rematch, is stale)
         self._due: list[tuple[float, int, Table, int]] = []
@@ -75,9 +79,11 @@ class Lobby:
     def _started(self, table: Table) -> None:
         self._waiting.pop(table.table_id, None)
         self._open[table.table_id] = table  # again, after a rematch
+        self._recount(table)
 
     def _finished(self, table: Table) -> None:
         self._open.pop(table.table_id, None)
+        self._recount(table)
         limits = self.limits
         self._look_again(
             table, table.touched + min(limits.finished_full_seconds, limits.finished_ttl)
@@ -136,6 +142,23 @@ class Lobby:
     def _drop(self, table: Table) -> None:
         for index in (self.tables, self._waiting, self._open):
             index.pop(table.table_id, None)
+        self._recount(table)
+
+    def _recount(self, table: Table) -> None:
+        """Bring the seats held by each name up to date with ``table``: called
+        whenever its seats change and as it opens or stops being open."""
+        held = self._held
+        old = self._held_at.pop(table.table_id, None)
+        if old:
+            held.subtract(old)
+            for name in old:
+                if held[name] <= 0:
+                    del held[name]
+        if table.table_id in self._open:
+            new = Counter(s.name.casefold() for s in table.seats if s.token)
+            if new:
+                held.update(new)
+                self._held_at[table.table_id] = new
 
     def create(
         self,
@@ -191,6 +214,7 @@ class Lobby:
         )
         table.owner = owner
         table.on_start = self._started
+        table.on_seats = self._recount
         self.tables[table_id] = self._waiting[table_id] = self._open[table_id] = table
         return table
 
@@ -203,10 +227,7 @@ class Lobby:
 
     def seats_held(self, name: str) -> int:
         """Seats held by people called ``name`` (ignoring case) at open tables."""
-        key = name.casefold()
-        return sum(
-            1 for t in self._open.values() for s in t.seats if s.token and s.name.casefold() == key
-        )
+        return self._held[name.casefold()]
 
     def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:
         """Seat ``name`` at a table, within the seats-per-name limit."""

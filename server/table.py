@@ -264,6 +264,7 @@ class Table:
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
         self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
+        self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
         self._changed = asyncio.Event()
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
@@ -740,6 +741,8 @@ class Table:
 
     def _seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
+        if self.on_seats is not None:
+            self.on_seats(self)
         infos = self.seat_infos()
         if infos != self._seats_shown and self.state is not TableState.FINISHED:
             self._show_seats(infos)

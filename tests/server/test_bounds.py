@@ -460,3 +460,46 @@ async def test_a_game_stream_that_sends_no_join_in_time_is_refused_as_invalid():
             assert "join" in err.value.details()
     finally:
         await srv.stop(None)
+
+
+async def test_the_seats_a_name_holds_are_counted_as_seats_are_taken_freed_and_tables_close():
+    """Lobby.seats_held is kept as seats change (JoinTable no longer walks
+    every open table): it always equals a count over the open tables."""
+    lobby = Lobby(limits=Limits(max_seats_per_name=3))
+
+    def counted(name: str) -> int:
+        key = name.casefold()
+        return sum(
+            1
+            for t in lobby.tables.values()
+            if t.state is not TableState.FINISHED
+            for s in t.seats
+            if s.token and s.name.casefold() == key
+        )
+
+    def check() -> None:
+        for name in ("sam", "ada", "bo"):
+            assert lobby.seats_held(name) == counted(name), name
+
+    tables = [lobby.create(f"t{i}", 3, RuleSet(target_score=0), away_grace=0) for i in range(3)]
+    tokens = [lobby.join(t.table_id, name)[1].token for t in tables for name in ("Sam", "ada")]
+    check()
+    assert lobby.seats_held("SAM") == 3
+    with pytest.raises(LobbyError, match="already holds 3 seats"):
+        lobby.join(tables[0].table_id, "sam")
+    tables[0].leave(tokens[0])  # a waiting seat given up is free again
+    check()
+    assert lobby.seats_held("sam") == 2
+    playing = tables[1]
+    playing.add_bot(make_bot("random"), "bot")
+    playing.start()
+    playing.leave(tokens[3])  # ada gives up in a game: a stand-in plays, she holds nothing
+    check()
+    await asyncio.wait_for(_finished(playing), WAIT)
+    check()  # a finished table holds no seat
+    assert lobby.seats_held("sam") == 1
+    lobby.limits = Limits(max_seats_per_name=3, waiting_ttl=0)
+    lobby.sweep()  # waiting_ttl 0: the waiting tables nobody streams are dropped
+    check()
+    assert (lobby.seats_held("sam"), lobby.seats_held("ada")) == (0, 0)
+    assert not lobby._held and not lobby._held_at  # nothing kept for tables gone
