@@ -422,9 +422,10 @@ def run(
     raw_client: bool = False,
 ) -> list[dict]:
     """Measure each table count in turn, ours (games to ``target_score``, bots
-    through the SDK or with ``raw_client`` without it, as :func:`measure`) and the bare grpc.aio pattern back to back; print a
-    report; return the figures (ours, each with the bare run under
-    ``"bare"`` and ``"ratio"``: our actions/s over its)."""
+    through the SDK or with ``raw_client`` without it, as :func:`measure`)
+    and the bare grpc.aio pattern back to back; print a report; return the
+    figures (ours, each with the bare run under ``"bare"`` and ``"ratio"``:
+    our actions/s over its)."""
     results = []
     for k in table_counts:
         ours = asyncio.run(measure(k, seconds, target_score=target_score, raw_client=raw_client))
