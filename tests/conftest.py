@@ -1,5 +1,11 @@
 """Shared fixtures: a server on an ephemeral loopback port and a connection to it."""
 
+import os
+
+# gRPC's C core logs an INFO line whenever a test's server stops under a client
+# (GOAWAY): noise in the suite's output. Set before grpc is first imported.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import pytest
 
 from unoplay.client.sdk import Connection
