@@ -28,9 +28,6 @@ def _rules(args: argparse.Namespace):
 
 
 def _bench(args: argparse.Namespace) -> int:
-    # gRPC's C core logs an INFO line when a server it talks to stops (GOAWAY):
-    # noise among the figures. Set before grpc is first imported.
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     if args.soak is not None:
         from .soak import run as run_soak
 
@@ -767,6 +764,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the ``uno`` command line; returns the process exit code."""
+    words = sys.argv[1:] if argv is None else argv
+    # gRPC's C core reads GRPC_VERBOSITY once, as grpc is first imported (the
+    # parser's modules import it): errors only (at INFO it writes a line each
+    # time a server it talks to stops), and nothing under the TUI, which
+    # draws on the terminal.
+    tui = words[:1] in (["play"], ["replay"])
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE" if tui else "ERROR")
     args = build_parser().parse_args(argv)
     if args.tls_ca:  # every Connection made by this command uses TLS (client/sdk.py)
         if not os.path.exists(args.tls_ca):

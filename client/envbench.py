@@ -89,7 +89,7 @@ def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False) -> dict[str,
         "ratio": statistics.median(a / b for a, b in zip(ours, theirs)) if theirs else None,
     }
     if not as_json:
-        line = f"env benchmark: 2 players, median of {runs} runs of {seconds:g} s: "
+        line = f"env benchmark: 2 players, median of {runs} run{'s' if runs != 1 else ''} of {seconds:g} s: "
         line += f"unoplay {report['unoplay_env_steps_per_s']:,.0f} steps/s"
         if theirs:
             line += f", rlcard {report['rlcard_env_steps_per_s']:,.0f} steps/s"

@@ -248,8 +248,12 @@ class Connection:
     ) -> TableInfo:
         """Create a table. The rules are ``rules`` (None: the official preset), or
         ``preset`` with ``options`` (option name -> value, as a form or a
-        command line gives them) judged by the server, which names the option
-        it refuses (Refused). ``away_grace`` None is the server's default
+        command line gives them: ``{"target_score": "300", "jump_in": "on"}``
+        or the values themselves) judged by the server, which names the option
+        it refuses (Refused). An unknown option or choice, or a value the
+        request cannot carry (``-5`` for a count), raises
+        :class:`~unoplay.game.rules.RuleError` (a ValueError) before anything
+        is sent. ``away_grace`` None is the server's default
         (seconds before a bot plays for an away player); ``window_ms`` None is
         the server's default out-of-turn window (milliseconds; 0: none; see
         ``CreateTableRequest.window_ms``); ``seed`` makes a seeded table, dealt

@@ -169,7 +169,9 @@ def run(
     if as_json:
         print(json.dumps(report, indent=2))
         return report
-    print(f"engine benchmark: 4 players, official rules, median of {runs} runs of {seconds:g} s")
+    print(
+        f"engine benchmark: 4 players, official rules, median of {runs} run{'s' if runs != 1 else ''} of {seconds:g} s"
+    )
     for r in (ours, theirs):
         if r is not None:
             print(

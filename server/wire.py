@@ -35,6 +35,7 @@ from unoplay.game.rules import (
     RuleSet,
     nearest_preset,
     option_text,
+    parse_option,
     preset,
     unknown_options,
 )
@@ -595,8 +596,11 @@ def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
 def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.RuleSet:
     """A ``RuleSet`` message asking for ``preset_name`` with every option of
     ``options`` set, without judging the values (the server does, and names
-    the option it refuses). Choices are their names, e.g. ``"same_rank"``.
-    Raises RuleError for an unknown option or choice name."""
+    the option it refuses). Choices are their names, e.g. ``"same_rank"``;
+    a text for a switch or a number is read as a command line's
+    (:func:`~unoplay.game.rules.parse_option`: ``"on"``, ``"300"``). Raises
+    RuleError for an unknown option or choice name, and for a value the
+    message cannot carry (a negative count, a text that is no number)."""
     msg = pb.RuleSet(preset=preset_name)
     fields = pb.RuleSet.DESCRIPTOR.fields_by_name
     for name, value in options.items():
@@ -609,7 +613,12 @@ def rules_request_pb(preset_name: str, options: Mapping[str, object]) -> pb.Rule
                 raise RuleError(f"{name}: {value!r} is not a known value")
             setattr(msg, name, number.number)
         else:
-            setattr(msg, name, value)
+            if isinstance(value, str):
+                value = parse_option(name, value)
+            try:
+                setattr(msg, name, value)
+            except (TypeError, ValueError) as err:
+                raise RuleError(f"{name}: {value!r} cannot be asked for ({err})") from None
     return msg
 
 

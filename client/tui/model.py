@@ -177,6 +177,9 @@ class FinalResult:
 # ---------------------------------------------------------------- the model
 
 
+#: Your events that, followed by another player's turn, mean your turn passed.
+_ENDS_YOUR_TURN = (EventKind.DREW_CARDS, EventKind.KEPT)
+
 #: The orders the hand can be shown in (the "o" key cycles them).
 HAND_ORDERS = ("dealt", "colour", "rank")
 
@@ -614,12 +617,12 @@ class TableModel:
         while self.logged < len(events):
             event = events[self.logged]
             line = event_line(event, seats, me)
-            if (  # a draw that ends your turn (nothing to play): say so, not only who is next
+            if (  # a draw (or a keep) that ends your turn: say so, not only who is next
                 line is None
                 and event.kind is EventKind.TURN
                 and event.player != me
                 and self.logged > 0
-                and events[self.logged - 1].kind is EventKind.DREW_CARDS
+                and events[self.logged - 1].kind in _ENDS_YOUR_TURN
                 and events[self.logged - 1].player == me >= 0
             ):
                 line = Text("Your turn passes", style="italic")

@@ -244,7 +244,7 @@ def test_uno_play_refuses_an_empty_name_and_counts_its_bots():
     assert PlayOptions.from_args(build_parser().parse_args(["play"])).name  # the login's
 
 
-def test_a_drawn_card_that_ends_your_turn_says_the_turn_passes():
+def test_a_draw_or_a_keep_that_ends_your_turn_says_the_turn_passes():
     from unoplay.game.actions import Action
 
     hands = [cs("Y3"), cs("R1 R2"), cs("B1 B3")]
@@ -258,3 +258,12 @@ def test_a_drawn_card_that_ends_your_turn_says_the_turn_passes():
     assert lines[-2:] == ["You drew blue 9", "Your turn passes"], lines
     model.state.events.extend(game.apply(1, play(c("R1"))))  # another seat's turn ends: no line
     assert "Your turn passes" not in [line.plain for line in model.new_log_lines()]
+    # A drawn card that fits: no line until it is kept.
+    rest = [card for card in range(108) if card not in used and card != c("R9")]
+    game = GameState.from_position(hands, top, rules=OFFICIAL, draw_pile=[*rest, c("R9")])
+    model = model_of(game)
+    model.state.events.extend(game.apply(0, Action(ActionKind.DRAW)))
+    assert [line.plain for line in model.new_log_lines()][-1] == "You drew red 9"
+    model.state.events.extend(game.apply(0, Action(ActionKind.KEEP)))
+    lines = [line.plain for line in model.new_log_lines()]
+    assert lines == ["You kept the drawn card", "Your turn passes"], lines

@@ -14,7 +14,7 @@ from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import Refusal, TableState, Update
-from unoplay.game.rules import PRESETS, RuleSet
+from unoplay.game.rules import PRESETS, RuleError, RuleSet
 from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS
 from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
@@ -176,6 +176,16 @@ async def test_bad_token_unknown_table_and_malformed_requests(server, conn):
     with pytest.raises(ServerError) as err:
         await conn.create_table(options={"uno_penalty": 99})
     assert err.value.status == "INVALID_ARGUMENT"
+    # Options as a command line writes them; what no request can carry is refused here.
+    texts = await conn.create_table(options={"target_score": "300", "jump_in": "on"})
+    assert (texts.rules.target_score, texts.rules.jump_in) == (300, True)
+    for options, named in (
+        ({"target": 0}, "did you mean 'target_score'"),
+        ({"target_score": -5}, "target_score: -5"),
+        ({"jump_in": "maybe"}, "jump_in: expected true or false"),
+    ):
+        with pytest.raises(RuleError, match=named):
+            await conn.create_table(options=options)
     # Combinations that make no sense are refused with a message naming the conflict.
     for seats, rules, conflict in (
         (3, {"format": "teams"}, "4, 6 or 8 players"),
