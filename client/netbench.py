@@ -570,8 +570,10 @@ def bare_server_main(port: int = 0) -> None:
         stopping = asyncio.get_running_loop().create_future()
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set_result, None)
         print(f"listening on 127.0.0.1:{bound}", file=sys.stderr, flush=True)
-        await stopping  # SIGTERM: stop cleanly (exit 0), as ``uno serve`` does
-        await server.stop(0)
+        await stopping  # SIGTERM: stop cleanly (exit 0), as ``uno serve`` does,
+        # with its grace: the calls the bots cancelled just before end by themselves
+        # (cut at once, a busy machine's last ones logged a CancelledError traceback)
+        await server.stop(1.0)
 
     asyncio.run(main())
 
