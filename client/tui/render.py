@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from unoplay.game.actions import Action
-from unoplay.game.cards import COLOUR, RANK, WILD, Rank, card_name
+from unoplay.game.cards import COLOUR, IS_NUMBER, RANK, WILD, Rank, card_name
 from unoplay.game.events import Event
 from unoplay.game.events import EventKind as E
 from unoplay.game.messages import SeatInfo
@@ -305,10 +305,12 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
     elif k is E.STARTER_RETURNED:
         text.append_text(card_text(event.cards[0]))
         text.append(" went back into the pile")
-    elif k is E.DEALER_DRAW:
+    elif k is E.DEALER_DRAW:  # RULES.md section 2, "Dealer draw"
         text.append(f"{P} drew ")
         text.append_text(card_text(event.cards[0]))
-        text.append(" for the deal")
+        text.append(
+            " for the deal" if IS_NUMBER[event.cards[0]] else " for the deal: no number, again"
+        )
     elif k is E.DEALER_CHOSEN:  # RULES.md section 2, "Dealer draw"
         text.append(f"{P} drew the highest number and deal{'' if you else 's'} first")
     elif k is E.HAND_SCORED:

@@ -267,3 +267,15 @@ def test_a_draw_or_a_keep_that_ends_your_turn_says_the_turn_passes():
     model.state.events.extend(game.apply(0, Action(ActionKind.KEEP)))
     lines = [line.plain for line in model.new_log_lines()]
     assert lines == ["You kept the drawn card", "Your turn passes"], lines
+
+
+def test_the_dealer_draw_says_why_a_card_is_drawn_again_and_who_deals():
+    from unoplay.client.tui.render import event_line
+
+    seats = seat_infos(3)
+    again = event_line(Event(EventKind.DEALER_DRAW, 1, cards=(c("R+2"),)), seats, 0)
+    kept = event_line(Event(EventKind.DEALER_DRAW, 1, cards=(c("R1"),)), seats, 0)
+    dealer = event_line(Event(EventKind.DEALER_CHOSEN, 1), seats, 0)
+    assert again is not None and again.plain.endswith("for the deal: no number, again")
+    assert kept is not None and kept.plain == "bot-1 drew red 1 for the deal"
+    assert dealer is not None and dealer.plain == "bot-1 drew the highest number and deals first"
