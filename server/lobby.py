@@ -6,8 +6,9 @@ when the server stops. Runs on the server's event loop, like the tables.
 
 Nothing here walks every table on a hot path: a server holds thousands of
 finished tables (each kept ``finished_ttl`` for resumes and rematches), so
-the lobby keeps the waiting tables and the open ones (waiting or playing)
-apart, and the finished ones in a heap by when to look at each again.
+the lobby keeps the waiting tables apart, counts the seats each name holds
+at open tables (waiting or playing) as seats change, and keeps the finished
+ones in a heap by when to look at each again.
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ class Lobby:
         self.limits = limits
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
-        self._open: dict[str, Table] = {}  # waiting or playing (seats held count here)
-        # seats held at open tables by each name (casefolded), and each open
-        # table's share of them as last counted (kept by _recount)
+        # seats held at open tables (waiting or playing) by each name
+        # (casefolded), and each open table's share of them as last counted
+        # (kept by _recount)
         self._held: Counter[str] = Counter()
         self._held_at: dict[str, Counter[str]] = {}
         # finished games: (when to compact or drop the table, a tie-breaker, the
@@ -78,11 +79,9 @@ class Lobby:
 
     def _started(self, table: Table) -> None:
         self._waiting.pop(table.table_id, None)
-        self._open[table.table_id] = table  # again, after a rematch
-        self._recount(table)
+        self._recount(table)  # open again, after a rematch
 
     def _finished(self, table: Table) -> None:
-        self._open.pop(table.table_id, None)
         self._recount(table)
         limits = self.limits
         self._look_again(
@@ -140,7 +139,7 @@ class Lobby:
                 )
 
     def _drop(self, table: Table) -> None:
-        for index in (self.tables, self._waiting, self._open):
+        for index in (self.tables, self._waiting):
             index.pop(table.table_id, None)
         self._recount(table)
 
@@ -154,7 +153,7 @@ class Lobby:
             for name in old:
                 if held[name] <= 0:
                     del held[name]
-        if table.table_id in self._open:
+        if table.state is not TableState.FINISHED and self.tables.get(table.table_id) is table:
             new = Counter(s.name.casefold() for s in table.seats if s.token)
             if new:
                 held.update(new)
@@ -215,7 +214,7 @@ class Lobby:
         table.owner = owner
         table.on_start = self._started
         table.on_seats = self._recount
-        self.tables[table_id] = self._waiting[table_id] = self._open[table_id] = table
+        self.tables[table_id] = self._waiting[table_id] = table
         return table
 
     def get(self, table_id: str) -> Table:
