@@ -70,6 +70,11 @@ class Stats:
         if self.started == self.tables:
             self.all_started.set()
 
+    def answered(self, sent: float) -> None:
+        """An action answered: its latency since ``sent`` (``time.perf_counter()``)."""
+        self.latencies.append(time.perf_counter() - sent)
+        self.actions += 1
+
     def error(self, what: object) -> None:
         self.errors += 1
         if len(self.error_samples) < 5:
@@ -91,8 +96,7 @@ async def _seat(
         message = received.message
         state = session.state
         if isinstance(message, Event) and pending and _answers(message, state.seat, pending[0]):
-            stats.latencies.append(time.perf_counter() - pending[1])
-            stats.actions += 1
+            stats.answered(pending[1])
             pending = None
         elif isinstance(message, Refusal):
             stats.refused += 1
@@ -129,8 +133,7 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, seed: int, stat
             if body == "update":
                 update = message.update
             elif sent and body == "event" and message.event.player == me:
-                stats.latencies.append(time.perf_counter() - sent)
-                stats.actions += 1
+                stats.answered(sent)
                 sent = 0.0
             elif sent and body == "error":
                 stats.refused += 1
@@ -606,8 +609,7 @@ async def _bare_table(channel, index: int, stop: asyncio.Event, stats: Stats) ->
             sent = time.perf_counter()
             await calls[seat].write(name + move.to_bytes(8, "big"))
             await asyncio.wait_for(arrived[seat].wait(), 30)
-            stats.latencies.append(time.perf_counter() - sent)
-            stats.actions += 1
+            stats.answered(sent)
             move += 1
     finally:
         for call in calls:
