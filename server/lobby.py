@@ -6,9 +6,10 @@ when the server stops. Runs on the server's event loop, like the tables.
 
 Nothing here walks every table on a hot path: a server holds thousands of
 finished tables (each kept ``finished_ttl`` for resumes and rematches), so
-the lobby keeps the waiting tables apart, counts the seats each name holds
-at open tables (waiting or playing) as seats change, and keeps the finished
-ones in a heap by when to look at each again.
+the lobby keeps the waiting tables apart (and counts them by owner), looks
+at them at most once a second, counts the seats each name holds at open
+tables (waiting or playing) as seats change, and keeps the finished ones in
+a heap by when to look at each again.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ from .table import (
 
 log = logging.getLogger("unoplay.lobby")
 
+#: Seconds between two looks at the waiting tables (their limits are in
+#: seconds to minutes; a look at every table made would cost a start storm
+#: of N tables N**2/2 looks).
+WAITING_SWEEP_EVERY = 1.0
+
 
 class Lobby:
     """Every table of one server, within the server's :class:`Limits`.
@@ -58,6 +64,8 @@ class Lobby:
         self.limits = limits
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
+        self._waiting_owned: Counter[str] = Counter()  # waiting tables by owner
+        self._waiting_swept = -WAITING_SWEEP_EVERY  # when the waiting tables were looked at
         # seats held at open tables (waiting or playing) by each name
         # (casefolded), and each open table's share of them as last counted
         # (kept by _recount)
@@ -78,8 +86,16 @@ class Lobby:
         return self.limits.max_tables
 
     def _started(self, table: Table) -> None:
-        self._waiting.pop(table.table_id, None)
+        self._unwait(table)
         self._recount(table)  # open again, after a rematch
+
+    def _unwait(self, table: Table) -> None:
+        """``table`` is no longer waiting (it started, or is dropped)."""
+        if self._waiting.pop(table.table_id, None) is not None and table.owner:
+            owned = self._waiting_owned
+            owned[table.owner] -= 1
+            if owned[table.owner] <= 0:
+                del owned[table.owner]
 
     def _finished(self, table: Table) -> None:
         self._recount(table)
@@ -101,21 +117,25 @@ class Lobby:
         """Drop finished tables after ``finished_ttl`` and waiting tables nobody
         touched for ``waiting_ttl`` (with no stream open); free the seats of
         people gone from waiting tables for ``waiting_seat_grace``; compact
-        finished tables (:meth:`Table.compact`). Costs the waiting tables and
-        the finished ones due, not every table (every finished one once
-        after the limits changed: their due times came from the old ones)."""
+        finished tables (:meth:`Table.compact`). Costs the finished tables
+        due, and the waiting ones once every :data:`WAITING_SWEEP_EVERY`
+        seconds, not every table (every table once after the limits changed:
+        the due times came from the old ones)."""
         now = time.monotonic()
         limits = self.limits
-        for table in list(self._waiting.values()):
-            table.free_absent_seats(limits.waiting_seat_grace, now)
-            if (
-                now - table.touched > limits.waiting_ttl
-                and not any(s.connections for s in table.seats)
-                and not table.spectators
-            ):
-                table.close()
-                self._drop(table)
-        if limits is not self._swept_limits:
+        changed = limits is not self._swept_limits
+        if changed or now - self._waiting_swept >= WAITING_SWEEP_EVERY:
+            self._waiting_swept = now
+            for table in list(self._waiting.values()):
+                table.free_absent_seats(limits.waiting_seat_grace, now)
+                if (
+                    now - table.touched > limits.waiting_ttl
+                    and not any(s.connections for s in table.seats)
+                    and not table.spectators
+                ):
+                    table.close()
+                    self._drop(table)
+        if changed:
             self._swept_limits = limits
             looking, self._due = self._due, []
         else:
@@ -139,8 +159,8 @@ class Lobby:
                 )
 
     def _drop(self, table: Table) -> None:
-        for index in (self.tables, self._waiting):
-            index.pop(table.table_id, None)
+        self.tables.pop(table.table_id, None)
+        self._unwait(table)
         self._recount(table)
 
     def _recount(self, table: Table) -> None:
@@ -190,7 +210,7 @@ class Lobby:
                 f"this server has {self.limits.max_tables} tables, its limit",
             )
         cap = self.limits.max_waiting_tables_per_client
-        if owner and cap <= sum(1 for t in self._waiting.values() if t.owner == owner):
+        if owner and cap <= self._waiting_owned[owner]:
             raise LobbyError(
                 "resource_exhausted",
                 f"you have {cap} tables waiting for players: start or leave one first",
@@ -215,6 +235,8 @@ class Lobby:
         table.on_start = self._started
         table.on_seats = self._recount
         self.tables[table_id] = self._waiting[table_id] = table
+        if owner:
+            self._waiting_owned[owner] += 1
         return table
 
     def get(self, table_id: str) -> Table:

@@ -7,19 +7,16 @@
   each browser tab of ``uno web`` runs against its shared server).
 * ``uno play --lan``: the connect screen (servers found over mDNS, or an address).
 
-Logging goes to a file in the data directory, never to the terminal.
+Logging goes to a file in the data directory, never to the terminal (gRPC's
+own C-core logging is turned off by ``uno``'s ``main`` before grpc is imported).
 """
 
 from __future__ import annotations
 
-import os
-
-# gRPC's C core (under the SDK) logs to stderr, which is the terminal Textual draws on.
-os.environ.setdefault("GRPC_VERBOSITY", "NONE")
-
 import argparse
 import getpass
 import logging
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any

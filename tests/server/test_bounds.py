@@ -15,7 +15,9 @@ import random
 import signal
 import socket
 import sys
+import time
 import tracemalloc
+import types
 
 import grpc
 import pytest
@@ -28,6 +30,7 @@ from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import preset
+from unoplay.server import lobby as lobby_module
 from unoplay.server import wire
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
@@ -274,6 +277,30 @@ async def test_one_client_may_leave_only_so_many_tables_waiting():
     mine[0].start()
     assert seat.index == 0
     lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")  # one is playing now
+    with pytest.raises(LobbyError):
+        lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")
+    lobby.limits = Limits(max_waiting_tables_per_client=3, waiting_ttl=0)
+    lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")  # the idle ones were dropped
+    assert lobby._waiting_owned == {"ipv4:10.0.0.5:4000": 1}
+    lobby.close()
+
+
+def test_a_start_storm_looks_at_the_waiting_tables_once_a_second(monkeypatch):
+    """Every table made sweeps the lobby, but the waiting tables are looked at
+    once every WAITING_SWEEP_EVERY seconds: N tables made at once cost N looks,
+    not N**2/2."""
+    clock = [time.monotonic()]  # the lobby's clock, stopped
+    monkeypatch.setattr(lobby_module, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    looked: list[str] = []
+    monkeypatch.setattr(
+        Table, "free_absent_seats", lambda self, grace, now: looked.append(self.table_id)
+    )
+    lobby = Lobby()
+    tables = [lobby.create("t", 2, RuleSet()) for _ in range(50)]
+    assert looked == []  # the first sweep found nothing waiting; the next 49 did not look
+    clock[0] += lobby_module.WAITING_SWEEP_EVERY
+    lobby.create("t", 2, RuleSet())
+    assert looked == [t.table_id for t in tables]
     lobby.close()
 
 
