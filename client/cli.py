@@ -734,8 +734,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=0,
         metavar="MS",
-        help="network only, bots that think about MS a decision (realistic load): "
-        "p99 per --tables count",
+        help="a run of its own (no engine figures): bots that think about MS a decision "
+        "(realistic load): p99 per --tables count",
     )
     bench.add_argument(
         "--soak",

@@ -464,7 +464,7 @@ def run(
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
                 f"(bare {b['server_cpu_pct']:.0f}%/{b['bots_cpu_pct']:.0f}%)  "
                 f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}, "
-                f"{_per_table_kb(r):.0f} KB/table)  games {r['games_finished']} "
+                f"{_per_table_kb(r)})  games {r['games_finished']} "
                 f"(stored {r['games_stored']})  refused {r['refused']}  errors {r['errors']}"
             )
             for sample in r["error_samples"]:
@@ -498,7 +498,7 @@ def run_thinking(
                 f"  K={r['tables']:<5d} {r['actions_per_s']:8,.0f} actions/s  "
                 f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}%  "
-                f"RSS {r['server_rss_mb']:.0f} MB ({_per_table_kb(r):.0f} KB/table)  "
+                f"RSS {r['server_rss_mb']:.0f} MB ({_per_table_kb(r)})  "
                 f"refused {r['refused']}  errors {r['errors']}"
             )
             for sample in r["error_samples"]:
@@ -516,9 +516,18 @@ def _ms(value: float | None) -> str:
     return f"{value:.1f}" if value is not None else "-"
 
 
-def _per_table_kb(r: dict) -> float:
-    """The server's memory per table: RSS growth over the run, per table."""
-    return max(0.0, r["server_rss_mb"] - r["server_rss_start_mb"]) * 1024 / r["tables"]
+#: The fewest tables whose RSS growth is shown per table: below, the
+#: allocator's own steps (arenas of a few MB) are larger than the tables.
+PER_TABLE_FROM = 100
+
+
+def _per_table_kb(r: dict) -> str:
+    """The server's memory per table: RSS growth over the run, per table, as
+    "N KB/table" ("RSS per table from K=100" at fewer tables)."""
+    if r["tables"] < PER_TABLE_FROM:
+        return f"per table from K={PER_TABLE_FROM}"
+    growth = max(0.0, r["server_rss_mb"] - r["server_rss_start_mb"]) * 1024
+    return f"{growth / r['tables']:.0f} KB/table"
 
 
 # ------------------------------------------------------------------ the ceiling
