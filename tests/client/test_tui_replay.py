@@ -12,8 +12,9 @@ from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.tui.replay import ReplayApp
 from unoplay.client.tui.screens.replay import GameListScreen, ReplayScreen
 from unoplay.game import RuleSet, make_bot
+from unoplay.game.engine import GameState
 from unoplay.server.service import start_server
-from unoplay.server.storage import GameStore
+from unoplay.server.storage import GameRecord, GameStore
 
 WAIT = 60.0  # seconds: upper bound of any single wait
 
@@ -106,3 +107,44 @@ async def test_the_list_of_games_has_a_header_date_and_winner_and_opens_one(tmp_
         await pilot.press("q")
         await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list again")
     store.close()
+
+
+def _crafted_record() -> GameRecord:
+    """A one-round game of three seeded greedy bots (each acting on its own
+    turn only), recorded as the server would, with nothing that changes
+    from run to run: the same record, so the same screens, every time."""
+    rules = RuleSet(target_score=0)
+    game, _ = GameState.new(3, rules, "7")
+    bots = [make_bot("greedy", seed=seat) for seat in range(3)]
+    actions = []
+    while not game.is_round_over:
+        seat = game.current
+        action = bots[seat].decide(game.view(seat), game.legal_actions(seat))
+        game.apply(seat, action)
+        actions.append((seat, action))
+    return GameRecord(
+        table_id="t4-snap",
+        title="Friday night",
+        seed="7",
+        rules=rules.to_dict(),
+        players=[
+            {"seat": 0, "name": "Ada", "bot": ""},
+            {"seat": 1, "name": "greedy-1", "bot": "greedy"},
+            {"seat": 2, "name": "Cy", "bot": ""},
+        ],
+        actions=actions,
+        scores=game.scores,
+        winners=tuple(game.game_winners),
+        game_id=12,
+    )
+
+
+def test_replay_of_the_deal_snapshot(snap_compare):
+    """The deal of a stored game: every hand shown under the board."""
+    assert snap_compare(ReplayApp(Frames.of(_crafted_record())), terminal_size=(100, 32))
+
+
+def test_replay_of_the_end_in_one_seats_view_snapshot(snap_compare):
+    """The end of a stored game from seat 0's view: her hand, the final scores."""
+    app = ReplayApp(Frames.of(_crafted_record()))
+    assert snap_compare(app, press=["end", "tab"], terminal_size=(100, 32))
