@@ -58,39 +58,44 @@ class StreamLog:
         """Add ``message``; returns its seq. Drops the oldest messages past the bounds."""
         if isinstance(message, Update):
             return self.append_update(wire.update_pb(message) if self.max_messages else b"")
-        return self._add(wire.message_body(message) if self.max_messages else b"")
+        return self.append_body(wire.message_body(message) if self.max_messages else b"")
 
     def append_update(self, update: bytes) -> int:
         """Add an update already encoded (a PlayerUpdate: :class:`wire.UpdateEncoder`);
         returns its seq."""
-        seq = self._add(wire._field(wire._UPDATE, update) if self.max_messages else b"")
+        seq = self.append_body(wire._field(wire._UPDATE, update) if self.max_messages else b"")
         if self.max_messages:
             self.update = update
             self.update_seq = seq
         return seq
 
-    def _add(self, body: bytes) -> int:
+    def append_body(self, body: bytes) -> int:
+        """Add a message already encoded (a TableMessage body:
+        :func:`wire.message_body`); returns its seq."""
         seq = self.next_seq
         self.next_seq = seq + 1
-        if not self.max_messages:
-            self.first_seq = self.next_seq
-            return seq
         bodies = self._bodies
-        bodies.append(body)
-        self.bytes += len(body)
-        while len(bodies) > 1 and (len(bodies) > self.max_messages or self.bytes > self.max_bytes):
+        if len(bodies) >= self.max_messages:  # full (or keeping nothing): the oldest goes
+            if not self.max_messages:
+                self.first_seq = seq + 1
+                return seq
             self.bytes -= len(bodies.popleft())
             self.first_seq += 1
+        bodies.append(body)
+        self.bytes += len(body)
+        if self.bytes > self.max_bytes:
+            self.trim(1, self.max_bytes)
         return seq
 
     def extend(self, messages: Iterable[Message]) -> None:
         for message in messages:
             self.append(message)
 
-    def trim(self, keep: int) -> None:
-        """Keep only the newest ``keep`` (>= 1) messages."""
+    def trim(self, keep: int, max_bytes: int = 0) -> None:
+        """Keep only the newest ``keep`` (>= 1) messages, or with ``max_bytes``
+        the fewest newest ones, at least ``keep``, that fit in it."""
         bodies = self._bodies
-        while len(bodies) > keep:
+        while len(bodies) > keep and (not max_bytes or self.bytes > max_bytes):
             self.bytes -= len(bodies.popleft())
             self.first_seq += 1
 
@@ -99,9 +104,14 @@ class StreamLog:
         ``after``, from the oldest kept if ``after`` is older, at most
         ``limit`` of them and about ``limit_bytes`` (at least one)."""
         start = max(after + 1, self.first_seq)
-        out: list[bytes] = []
-        size = 0
         bodies = self._bodies
+        count = self.next_seq - start
+        if count <= limit and count <= 8:  # a live stream's usual few: read from the end
+            out = [bodies[-k] for k in range(count, 0, -1)]
+            if count <= 1 or sum(map(len, out)) <= limit_bytes:
+                return start, out
+        out = []
+        size = 0
         for i in range(start - self.first_seq, len(bodies)):
             body = bodies[i]
             if out and (len(out) >= limit or size + len(body) > limit_bytes):

@@ -58,7 +58,7 @@ from .limits import Limits
 from .storage import GameRecord
 from .streamlog import StreamLog
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
-from .wire import UpdateEncoder, seat_list_pb
+from .wire import UpdateEncoder, event_body, seat_list_pb
 
 log = logging.getLogger("unoplay.table")
 
@@ -765,19 +765,23 @@ class Table:
         window = self._opens_window(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         mistake = actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events)
+        bodies = [(e.audience, event_body(e)) for e in events]  # each encoded once
         for seat in self.seats:
             i = seat.index
             if not (mistake and i == actor):
                 seat.earned_updates += 1
+            if seat.log.max_messages:  # a log (not a server-side bot's)
+                add = seat.log.append_body
+                for audience, body in bodies:
+                    if audience == EVERYONE or audience == i:
+                        add(body)
             player = seat.player
-            learns = player is not None and getattr(player, "observes", False)
-            if seat.log.max_messages or learns:  # a log (not a server-side bot's), or a bot
-                seen = visible(events, i)  # that learns from what its seat sees
-                if seat.log.max_messages:
-                    seat.log.extend(seen)
-                if learns:
-                    player.observe(seen)
-        self.spectator_log.extend([e for e in events if e.audience == EVERYONE])
+            if player is not None and getattr(player, "observes", False):
+                player.observe(visible(events, i))  # a bot that learns from what its seat sees
+        add = self.spectator_log.append_body
+        for audience, body in bodies:
+            if audience == EVERYONE:
+                add(body)
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals
         else:
