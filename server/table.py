@@ -773,7 +773,7 @@ class Table:
             if seat.log.max_messages:  # a log (not a server-side bot's)
                 add = seat.log.append_body
                 for audience, body in bodies:
-                    if audience == EVERYONE or audience == i:
+                    if audience in (EVERYONE, i):
                         add(body)
             player = seat.player
             if player is not None and getattr(player, "observes", False):
