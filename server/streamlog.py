@@ -14,7 +14,7 @@ ever open (a server-side bot's) keeps nothing but its count.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 from unoplay.game.messages import Message, Update
 
@@ -86,10 +86,6 @@ class StreamLog:
         if self.bytes > self.max_bytes:
             self.trim(1, self.max_bytes)
         return seq
-
-    def extend(self, messages: Iterable[Message]) -> None:
-        for message in messages:
-            self.append(message)
 
     def trim(self, keep: int, max_bytes: int = 0) -> None:
         """Keep only the newest ``keep`` (>= 1) messages, or with ``max_bytes``

@@ -661,8 +661,7 @@ _MINUS_ONE = _encode_varint(0xFFFFFFFFFFFFFFFF)
 
 def _field(tag: int, payload: bytes) -> bytes:
     """A length-delimited field: its tag byte (field number << 3 | 2), length, payload."""
-    n = len(payload)
-    return _BYTES[tag] + (_VARINTS[n] if n < 16384 else _encode_varint(n)) + payload
+    return _BYTES[tag] + varint(len(payload)) + payload
 
 
 _EVENT, _UPDATE, _WELCOME, _ERROR, _SEATS, _REVEAL = 0x1A, 0x22, 0x12, 0x2A, 0x32, 0x3A
@@ -722,7 +721,7 @@ class UpdateEncoder:
         ``hand`` and ``drawn_card`` (NONE for none), offered ``legal``."""
         view = b"".join([_HAND_CARD[c] for c in hand])
         if seat:
-            view = b"\x08" + (_VARINTS[seat] if seat > 0 else _MINUS_ONE) + view  # int32
+            view = b"\x08" + (varint(seat) if seat > 0 else _MINUS_ONE) + view  # int32
         if drawn_card != NONE:
             view += _DRAWN_CARD[drawn_card]
         return (
@@ -749,9 +748,8 @@ def response_bytes(first_seq: int, bodies: Iterable[bytes], snapshot: bytes = b"
     parts: list[bytes] = []
     seq = first_seq
     for body in bodies:
-        head = b"\x08" + (_VARINTS[seq] if seq < 16384 else _encode_varint(seq))
-        n = len(head) + len(body)
-        parts += (b"\x0a", _VARINTS[n] if n < 16384 else _encode_varint(n), head, body)
+        head = b"\x08" + varint(seq)
+        parts += (b"\x0a", varint(len(head) + len(body)), head, body)
         seq += 1
     if snapshot:
         parts.append(_field(0x12, snapshot))

@@ -274,6 +274,19 @@ def play_out(
     return events
 
 
+def bots_on_their_turns(game: GameState, bots: Sequence) -> list[tuple[int, object]]:
+    """Play ``game`` to its end (or its round's, for a one-round game), each
+    seat's bot deciding on its own turn only; returns the (seat, action)
+    pairs in the order applied, as a game record holds them."""
+    actions = []
+    while not game.is_round_over:
+        seat = game.current
+        action = bots[seat].decide(game.view(seat), game.legal_actions(seat))
+        game.apply(seat, action)
+        actions.append((seat, action))
+    return actions
+
+
 class TrackedBot(IsmctsBot):
     """ismcts counting the decisions at which the hand its tracker followed
     from the events alone (before it lines up with the view) is the view's."""

@@ -7,6 +7,8 @@ import asyncio
 import io
 from collections.abc import Callable
 
+from helpers import bots_on_their_turns
+
 from unoplay.client.replay import Frames, write_game_list
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.tui.replay import ReplayApp
@@ -116,12 +118,7 @@ def _crafted_record() -> GameRecord:
     rules = RuleSet(target_score=0)
     game, _ = GameState.new(3, rules, "7")
     bots = [make_bot("greedy", seed=seat) for seat in range(3)]
-    actions = []
-    while not game.is_round_over:
-        seat = game.current
-        action = bots[seat].decide(game.view(seat), game.legal_actions(seat))
-        game.apply(seat, action)
-        actions.append((seat, action))
+    actions = bots_on_their_turns(game, bots)
     return GameRecord(
         table_id="t4-snap",
         title="Friday night",

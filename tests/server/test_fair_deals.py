@@ -15,7 +15,7 @@ import sys
 
 import grpc
 import pytest
-from helpers import until
+from helpers import bots_on_their_turns, until
 
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
@@ -373,12 +373,8 @@ def test_a_format_1_store_is_upgraded_and_its_mersenne_games_still_replay(tmp_pa
     rules = RuleSet(target_score=0)
     game, _ = GameState.new(3, rules, "77", rng=LegacyRandom(77))
     bots = [make_bot("greedy", seed=s) for s in range(3)]
-    actions = []
-    while not game.is_game_over:
-        seat = game.current
-        action = bots[seat].decide(game.view(seat), game.legal_actions(seat))
-        game.apply(seat, action)
-        actions.append((seat, action))
+    actions = bots_on_their_turns(game, bots)
+    assert game.is_game_over  # one round: its end is the game's
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)
     db.executescript(_FORMAT_1)
