@@ -19,6 +19,7 @@ resumes from a snapshot.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -149,6 +150,15 @@ def _guard(
             return await behaviour(request, context)
 
         changes["unary_unary"] = unary_unary
+    elif h.unary_stream is not None and not inspect.isasyncgenfunction(h.unary_stream):
+        writes = h.unary_stream  # a coroutine that writes (Health.Watch): no iterator
+
+        async def unary_stream_writes(request: Any, context: Context) -> Any:
+            if request is UNDECODED:
+                await _refuse_undecodable(context, method)
+            return await writes(request, context)
+
+        changes["unary_stream"] = unary_stream_writes
     elif h.unary_stream is not None:
         streams = h.unary_stream
 
@@ -262,7 +272,7 @@ async def stream_log(
             continue
         if table.state is TableState.FINISHED or table.closing:
             return
-        await table.wait_for_change()
+        await table.wait_for_change(seat)
         log_ = table.log_for(seat)  # a rematch keeps the log; a new sitter has a new one
 
 

@@ -15,6 +15,14 @@ packet does not win (server/RULES.md, "Out-of-turn window (server)").
 Every log entry is fixed when it is appended (an update carries the seat list
 as it was then), so a stream resumed at any sequence number sends exactly what
 the first stream sent.
+
+A change wakes at once the streams of the seat whose intent caused it and of
+every seat that may act after it (legal actions: its turn, a catch, a jump-in);
+the other seats' streams and the spectators' are woken at most
+:data:`OBSERVER_DELAY` later, or sooner when they may act, and then send every
+change since in one response (proto/README.md, section 2). A seat that can do
+nothing with a change learns it a few tens of milliseconds late; a busy table
+writes to them a fraction of the time.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,6 +69,10 @@ from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
 from .wire import UpdateEncoder, event_body, seat_list_pb
 
 log = logging.getLogger("unoplay.table")
+
+#: Seconds a change may wait before it wakes the streams of the seats that
+#: cannot act on it (and the spectators'): see the module docstring.
+OBSERVER_DELAY = 0.05
 
 MAX_TITLE = 40
 MAX_NAME = 24
@@ -265,7 +277,12 @@ class Table:
         self.on_finish = on_finish
         self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
         self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
-        self._changed = asyncio.Event()
+        self._changed = asyncio.Event()  # any change (watchers in this process)
+        # what a stream of seat i waits on (index -1, the last: the spectators'),
+        # made when a stream first waits (a bot's seat never has one)
+        self._wakes: list[asyncio.Event | None] = [None] * (seats + 1)
+        self._deferred: set[int] = set()  # streams to wake at the flush (OBSERVER_DELAY)
+        self._flush: asyncio.TimerHandle | None = None
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         #: (when, handle) of every pending timer, for close() to cancel
@@ -513,13 +530,20 @@ class Table:
         """The message log of ``seat`` (-1: spectators); seq = index + 1."""
         return self.spectator_log if seat < 0 else self.seats[seat].log
 
-    def wait_for_change(self) -> Coroutine[Any, Any, Literal[True]]:
-        """An awaitable that returns once anything has been appended to any
-        log (or streams must look at their state: the server is closing, a
-        seat was given up). The event's own ``wait()``: a stream waits after
-        every change, so a coroutine of ours around it would be one more
-        object each time for the collector."""
-        return self._changed.wait()
+    def wait_for_change(self, seat: int | None = None) -> Coroutine[Any, Any, Literal[True]]:
+        """An awaitable that returns once something may have been appended to
+        ``seat``'s log (-1: the spectators'; None: any log, at once), or
+        streams must look at their state (the server is closing, a seat was
+        given up); a seat that cannot act on a change is woken up to
+        :data:`OBSERVER_DELAY` later. The event's own ``wait()``: a stream
+        waits after every change, so a coroutine of ours around it would be
+        one more object each time for the collector."""
+        if seat is None:
+            return self._changed.wait()
+        wake = self._wakes[seat]
+        if wake is None:
+            wake = self._wakes[seat] = asyncio.Event()
+        return wake.wait()
 
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
         """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
@@ -681,8 +705,10 @@ class Table:
         self.spectator_log.append(reveal)
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
+        """Append a refusal to ``seat``'s log and wake its streams (only theirs)."""
         self.seats[seat].log.append(Refusal(reason, message, action_id))
-        self._notify()
+        self._touch()
+        self._wake(seat)
 
     def record(self) -> GameRecord:
         """This table's game, for storage: ``status`` "finished", "capped" (a
@@ -729,9 +755,44 @@ class Table:
         self._notify()
 
     def _notify(self) -> None:
+        """Wake every stream of the table now."""
+        self._touch()
+        self._deferred.clear()
+        for i in range(-1, len(self.seats)):
+            self._wake(i)
+
+    def _notify_soon(self, now: Iterable[int]) -> None:
+        """After a change every log got: wake the streams of the seats ``now``
+        at once, the others' and the spectators' at the flush."""
+        self._touch()
+        deferred = self._deferred
+        deferred.update(range(-1, len(self.seats)))
+        for i in now:
+            if i in deferred:
+                deferred.remove(i)
+                self._wake(i)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(OBSERVER_DELAY, self._wake_deferred)
+
+    def _wake_deferred(self) -> None:
+        """The flush: wake the streams whose change has waited."""
+        self._flush = None
+        for i in self._deferred:
+            self._wake(i)
+        self._deferred.clear()
+
+    def _touch(self) -> None:
+        """A change: note its time (idle tables are evicted) and wake the watchers."""
         self.touched = time.monotonic()
         self._changed.set()
-        self._changed = asyncio.Event()
+        self._changed.clear()
+
+    def _wake(self, seat: int) -> None:
+        """Wake the streams of ``seat`` (-1: the spectators') now."""
+        wake = self._wakes[seat]
+        if wake is not None:
+            wake.set()
+            wake.clear()
 
     def _show_seats(self, infos: tuple[SeatInfo, ...]) -> None:
         """The seat list the table shows now, and its protobuf list (as every
@@ -782,10 +843,11 @@ class Table:
         for audience, body in bodies:
             if audience == EVERYONE:
                 add(body)
+        movers = None
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals
         else:
-            self._append_updates(closes)
+            movers = self._append_updates(closes)
         received = self.received
         step = len(self.history)
         for e in events:
@@ -796,7 +858,11 @@ class Table:
             self.finished_at = time.time()
             self._reveal()
             self.close()
-        self._notify()
+        if movers is None or actor < 0 or game.is_round_over:
+            self._notify()  # a table's own change, a window's, a round's end: everyone
+        else:
+            movers.append(actor)
+            self._notify_soon(movers)
         if game.is_game_over:
             if self.on_finish:
                 self.on_finish(self)
@@ -811,14 +877,23 @@ class Table:
                 self._open_window(closes)
             self._schedule_bots()
 
-    def _append_updates(self, closes: float) -> None:
+    def _append_updates(self, closes: float) -> list[int]:
         """Every seat's update (and the spectators'): its view now, its legal
-        actions, the deadline, every seat's status, the window's close."""
+        actions, the deadline, every seat's status, the window's close.
+        Returns the seats with a stream that may act now (legal actions)."""
+        game = self.game
+        assert game is not None
         encoder = self._update_encoder(closes)
+        movers = []
         for seat in self.seats:
             if seat.log.max_messages:
-                seat.log.append_update(self._update_of(seat.index, encoder))
+                i = seat.index
+                legal = game.legal_actions(i)
+                if legal:
+                    movers.append(i)
+                seat.log.append_update(self._update_of(i, encoder, legal))
         self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
+        return movers
 
     def _update_encoder(self, closes: float) -> UpdateEncoder:
         """The encoder of the updates of now (``closes``: the window's close, or 0.0)."""
@@ -826,12 +901,17 @@ class Table:
         assert game is not None
         return UpdateEncoder(game.view(-1), self._seats_shown_pb, self._deadline, closes)
 
-    def _update_of(self, seat: int, encoder: UpdateEncoder) -> bytes:
-        """``seat``'s encoded update now: its hand, drawn card and legal actions."""
+    def _update_of(
+        self, seat: int, encoder: UpdateEncoder, legal: list[Action] | None = None
+    ) -> bytes:
+        """``seat``'s encoded update now: its hand, drawn card and legal actions
+        (``legal``, when the caller has them already)."""
         game = self.game
         assert game is not None
         drawn = game.drawn_card if seat == game.current else NONE
-        return encoder.encode(seat, game.hand(seat), drawn, game.legal_actions(seat))
+        if legal is None:
+            legal = game.legal_actions(seat)
+        return encoder.encode(seat, game.hand(seat), drawn, legal)
 
     def _later(
         self, delay: float, callback: Callable[..., None], *args: Any

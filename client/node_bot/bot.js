@@ -268,7 +268,7 @@ class Bot {
     let closed = false;
     call.on('data', (response) => {
       if (this.call !== call || call.dropped) return;
-      // A response is a batch of table messages (one change of the game).
+      // A response is a batch of table messages (one change of the game or several).
       const batch = response.messages || (response.message ? [response.message] : []);
       // The first response of a stream may carry a snapshot: updates of the
       // backlog older than its update_seq are stale, never to be decided on.

@@ -404,7 +404,10 @@ async def test_the_server_goes_on_after_garbage_to_every_rpc(server, conn):
                 assert err.value.details() == UNDECODABLE_REQUEST
         health = health_pb2_grpc.HealthStub(channel)
         answer = await asyncio.wait_for(health.Check(health_pb2.HealthCheckRequest()), WAIT)
-    assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        watch = health.Watch(health_pb2.HealthCheckRequest())  # a stream written by a coroutine
+        watched = await asyncio.wait_for(watch.read(), WAIT)
+        watch.cancel()
+    assert answer.status == watched.status == health_pb2.HealthCheckResponse.SERVING
     assert (await conn.create_table(seats=2)).table_id in server.lobby.tables
 
 
