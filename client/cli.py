@@ -12,6 +12,8 @@ import signal
 import sys
 
 log = logging.getLogger("unoplay")
+#: What a missing game store means (replay, verify).
+NO_STORE_YET = " (uno serve --db makes it when its first game is stored)"
 
 
 def _rules(args: argparse.Namespace):
@@ -171,7 +173,8 @@ def _serve(args: argparse.Namespace) -> int:
             store = GameStore(path, lazy=not os.path.exists(path))
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
-        log.info("finished games are stored in %s", path)
+        made = "" if store is None or os.path.exists(path) else " (made with the first one)"
+        log.info("finished games are stored in %s%s", path, made)
     limits = Limits(
         max_tables=args.max_tables,
         max_waiting_tables_per_client=args.max_waiting_per_client,
@@ -306,7 +309,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     path = args.db or default_db_path()
     if not os.path.exists(path):
-        raise SystemExit(f"uno replay: no game store at {path} (see uno serve --db)")
+        raise SystemExit(f"uno replay: no game store at {path} yet{NO_STORE_YET}")
     store = GameStore(path)
     text = args.text or args.jsonl or not sys.stdout.isatty()
     try:
@@ -361,7 +364,7 @@ def _verify(args: argparse.Namespace) -> int:
     else:
         path = args.db or default_db_path()
         if not os.path.exists(path):
-            raise SystemExit(f"uno verify: no game store at {path} (see uno serve --db)")
+            raise SystemExit(f"uno verify: no game store at {path} yet{NO_STORE_YET}")
         store = GameStore(path)
         try:
             record = store.load(args.game)

@@ -463,7 +463,7 @@ def run(
                 f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms (bare p99 {_ms(b['p99_ms'])})  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
                 f"(bare {b['server_cpu_pct']:.0f}%/{b['bots_cpu_pct']:.0f}%)  "
-                f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}, "
+                f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}"
                 f"{_per_table_kb(r)})  games {r['games_finished']} "
                 f"(stored {r['games_stored']})  refused {r['refused']}  errors {r['errors']}"
             )
@@ -498,7 +498,8 @@ def run_thinking(
                 f"  K={r['tables']:<5d} {r['actions_per_s']:8,.0f} actions/s  "
                 f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}%  "
-                f"RSS {r['server_rss_mb']:.0f} MB ({_per_table_kb(r)})  "
+                f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}"
+                f"{_per_table_kb(r)})  "
                 f"refused {r['refused']}  errors {r['errors']}"
             )
             for sample in r["error_samples"]:
@@ -523,11 +524,11 @@ PER_TABLE_FROM = 100
 
 def _per_table_kb(r: dict) -> str:
     """The server's memory per table: RSS growth over the run, per table, as
-    "N KB/table" ("RSS per table from K=100" at fewer tables)."""
+    ", N KB/table" (nothing below :data:`PER_TABLE_FROM` tables)."""
     if r["tables"] < PER_TABLE_FROM:
-        return f"per table from K={PER_TABLE_FROM}"
+        return ""
     growth = max(0.0, r["server_rss_mb"] - r["server_rss_start_mb"]) * 1024
-    return f"{growth / r['tables']:.0f} KB/table"
+    return f", {growth / r['tables']:.0f} KB/table"
 
 
 # ------------------------------------------------------------------ the ceiling

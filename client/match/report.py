@@ -182,7 +182,8 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         captions.append(report["schedule_text"])
     if report.get("concurrency"):
         captions.append(
-            f"{report['played_now']} played now, {report['concurrency']} workers "
+            f"{report['played_now']} played now, {report['concurrency']} "
+            f"worker{'s' if report['concurrency'] != 1 else ''} "
             f"({report['workers']}), at most {report.get('most_running', 0)} games at once, "
             f"{report['elapsed']:.1f} s, {report['games_per_second']:.2f} games/s"
         )

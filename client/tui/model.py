@@ -752,7 +752,13 @@ class TableModel:
             hint.append("q leave")
         elif view is None:
             line.append(self._waiting_line(), style="bold")
-            hint.append("b add a bot to an empty seat · s start when every seat is taken · q leave")
+            seats = self.seats()
+            if all(s.occupied for s in seats):
+                hint.append("s start · q leave")
+            else:
+                hint.append(
+                    "b add a bot to an empty seat · s start when every seat is taken · q leave"
+                )
         elif view.phase is Phase.GAME_OVER:
             winners = " and ".join(self.name_of(w) for w in view.game_winners)
             line.append(f"Game over: {winners} won", style="bold")

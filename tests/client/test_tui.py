@@ -1472,6 +1472,37 @@ async def test_lan_servers_changing_while_the_connect_screen_is_taken_apart_do_n
         await pilot.press("ctrl+q")
 
 
+async def test_a_server_found_on_the_lan_takes_the_focus_until_an_address_is_typed():
+    """Found servers get the keys at once (Enter connects), unless an address is being typed."""
+    from unoplay.client.discovery import FoundServer
+
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        screen = app.screen
+        assert screen.focused is screen.address_input
+        await wait_until(
+            pilot,
+            lambda: screen.browser is not None or "unavailable" in str(screen.lan_status.content),
+            "the LAN browser",
+        )
+
+        class Found:
+            servers = {"a": FoundServer("uno on vm", "192.0.2.2", 50051)}
+
+        real, screen.browser = screen.browser, Found()
+        screen._servers_changed()
+        await pilot.pause()
+        assert screen.focused is screen.servers and screen.servers.highlighted == 0
+        screen.address_input.focus()
+        await pilot.press(*"10.0.0.7")
+        screen._servers_changed()
+        await pilot.pause()
+        assert screen.focused is screen.address_input  # typing is not interrupted
+        screen.browser = real
+        await pilot.press("ctrl+q")
+
+
 async def test_what_you_type_on_the_connect_screen_is_the_address_not_your_name():
     app = UnoApp(PlayOptions(lan=True, name="Ada"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -1693,6 +1724,50 @@ async def test_the_create_form_fits_a_small_terminal(server):
         create = next(b for b in form.query(Button) if b.name == "create")
         assert create.region.height and create.region.bottom <= 12  # the button is on screen
         await pilot.press("ctrl+q")
+
+
+def _next_round_without_a_move(game: GameState) -> None:
+    """Deal the next round and play until seat 0 has nothing to do."""
+    game.next_round()
+    while game.legal_actions(0):
+        game.apply(game.current, game.legal_actions(game.current)[0])
+
+
+async def _round_results_then_the_next_round(app, pilot, game: GameState) -> None:
+    board = app.screen
+    board.handle(app.update)
+    await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+    _next_round_without_a_move(game)
+    update = Update(game.view(0), (), 0.0, board.state.seats)
+    board.state.take_update(update)
+    board.handle(Received(2, update))
+    await pilot.pause()
+
+
+async def test_the_round_results_step_aside_once_the_next_round_is_under_way(monkeypatch):
+    """Nobody has to press anything: the next round (which wants no move of
+    this player yet) moves the results aside once they have been up
+    READING_SECONDS (0 here), so the bots' moves are not hidden behind them."""
+    monkeypatch.setattr(RoundResultScreen, "READING_SECONDS", 0.0)
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    app = CraftedApp(game, events=game.apply(0, play(c("R7"))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        board = app.screen
+        await _round_results_then_the_next_round(app, pilot, game)
+        await wait_until(pilot, lambda: app.screen is board, "the board again")
+
+
+async def test_q_on_the_round_results_goes_on_to_leave():
+    """The results box does not swallow q: it closes and the table's q (leave) follows."""
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    app = CraftedApp(game, events=game.apply(0, play(c("R7"))))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await _round_results_then_the_next_round(app, pilot, game)
+        assert isinstance(app.screen, RoundResultScreen)  # still being read (3 s)
+        await pilot.press("q")
+        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
 
 
 async def test_the_round_results_step_aside_when_the_next_round_wants_a_move():

@@ -76,7 +76,7 @@ class ConnectScreen(Screen[None]):
             yield Label("Your name")
             self.name_input.value = self.app.options.name
             yield self.name_input
-            yield Label("Servers on the LAN (Tab to the list, ↑/↓, Enter to connect)")
+            yield Label("Servers on the LAN (↑/↓, Enter to connect)")
             yield self.servers
             yield self.lan_status
             yield Label("Or type an address")
@@ -129,6 +129,8 @@ class ConnectScreen(Screen[None]):
         if servers:
             targets = [server.target for server in servers]
             view.highlighted = targets.index(keep) if keep in targets else 0
+            if self.focused is self.address_input and not self.address_input.value:
+                view.focus()  # nothing typed yet: Enter connects to what was found
         self.lan_status.update(
             f"{plural(len(servers), 'server')} found on the LAN"
             if servers

@@ -103,11 +103,18 @@ def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[...,
         notify(check.problems[0], title="Unfair deal", severity="error", timeout=30)
 
 
-def push_round_result(app: UnoApp, model: TableModel, shown: int) -> int:
+def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = False) -> int:
     """At a round's end, push its results (once: ``shown`` is the round whose
-    results were pushed last); returns the round shown now."""
+    results were pushed last); once the next round is under way, move them
+    aside (at once when it wants a move: ``moves``). Returns the round shown now."""
     view = model.view
-    if view is None or view.phase is not Phase.ROUND_OVER or shown == view.round_number:
+    if view is None:
+        return shown
+    if view.phase is not Phase.ROUND_OVER:
+        if view.round_number > shown and isinstance(app.screen, RoundResultScreen):
+            app.screen.step_aside(at_once=moves)
+        return shown
+    if shown == view.round_number:
         return shown
     if isinstance(app.screen, RoundResultScreen):
         app.screen.answer()  # an older round's results, still open
@@ -365,11 +372,10 @@ class GameScreen(BoardScreen):
             return
         if view.phase is Phase.ROUND_OVER:
             self._close_prompt()
-            self._results_round = push_round_result(self.app, self.model, self._results_round)
-            return
-        if self.state.legal and isinstance(self.app.screen, RoundResultScreen):
-            self.app.screen.answer()  # the next round wants a move: the results step aside
-        self._sync_prompt()
+        moves = bool(self.state.legal)  # the next round wants a move: the results step aside
+        self._results_round = push_round_result(self.app, self.model, self._results_round, moves)
+        if view.phase is not Phase.ROUND_OVER:
+            self._sync_prompt()
 
     # ------------------------------------------------------------- prompts
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -508,13 +509,32 @@ class QuitPrompt(Prompt[QuitChoice]):
 
 class RoundResultScreen(Modal[None]):
     """The end of a round: who went out, the cards each player was left holding
-    and what they count, the game score."""
+    and what they count, the game score. It steps aside by itself once the
+    next round is under way (:meth:`step_aside`); ``q`` closes it and goes on
+    to the screen below's ``q`` (leave, or quit)."""
 
-    BINDINGS = [Binding("enter,escape,space", "close", "continue", show=False)]
+    BINDINGS = [
+        Binding("enter,escape,space", "close", "continue", show=False),
+        Binding("q", "close_and_leave", "leave", show=False),
+    ]
+    #: Seconds the box stays, at least, before the next round moves it aside.
+    READING_SECONDS = 3.0
 
     def __init__(self, result: RoundResult) -> None:
         super().__init__()
         self.result = result
+        self._opened = time.monotonic()
+        self._leaving = False  # a step aside is timed
+
+    def step_aside(self, at_once: bool = False) -> None:
+        """The next round is under way: close now (``at_once``: it wants your
+        move) or once the box has been up :data:`READING_SECONDS`."""
+        left = self._opened + self.READING_SECONDS - time.monotonic()
+        if at_once or left <= 0:
+            self.answer(None)
+        elif not self._leaving:
+            self._leaving = True
+            self.set_timer(left, self.answer)
 
     def compose(self) -> ComposeResult:
         r = self.result
@@ -539,3 +559,9 @@ class RoundResultScreen(Modal[None]):
     def action_close(self) -> None:
         """Enter, Esc or Space: continue."""
         self.answer(None)
+
+    def action_close_and_leave(self) -> None:
+        """q: continue, and press q on the screen below."""
+        if self.is_attached and self.app.screen is self:
+            self.dismiss(None)
+            self.app.simulate_key("q")
