@@ -178,6 +178,7 @@ def _serve(args: argparse.Namespace) -> int:
     limits = Limits(
         max_tables=args.max_tables,
         max_waiting_tables_per_client=args.max_waiting_per_client,
+        max_tables_per_client=args.max_tables_per_client,
         stand_in=args.stand_in,
     )
 
@@ -621,6 +622,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="tables one client address may leave waiting for players (default: 16; "
         "raise it when many players share an address, as behind uno web)",
+    )
+    serve.add_argument(
+        "--max-tables-per-client",
+        type=int,
+        default=64,
+        metavar="N",
+        help="tables one client address may have waiting or playing; its oldest finished "
+        "ones beyond N are dropped as it makes more (default: 64)",
     )
     serve.add_argument(
         "--stand-in",

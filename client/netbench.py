@@ -338,8 +338,8 @@ async def measure(
     ``raw_client``, bots that skip the SDK (:func:`_raw_seat`): the server's
     own capacity, with the SDK's work out of the bots' process."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
-        # every bench table comes from this one address: the cap of waiting
-        # tables per client address is raised to let them all be made, and the
+        # every bench table comes from this one address: the caps of waiting and
+        # open tables per client address are raised to let them all be made, and the
         # cap of tables to hold the finished ones a run leaves (kept five
         # minutes for resumes and rematches: thousands at saturation)
         server = await ServerProcess.start(
@@ -347,6 +347,8 @@ async def measure(
             bare,
             options=(
                 "--max-waiting-per-client",
+                str(tables + 16),
+                "--max-tables-per-client",
                 str(tables + 16),
                 "--max-tables",
                 str(2 * tables + 50_000),

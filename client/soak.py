@@ -269,7 +269,7 @@ async def soak(minutes: float, honest_tables: int = 20, think_ms: int = 250) -> 
         server = await ServerProcess.start(
             os.path.join(tmp, "games.sqlite3"),
             host="localhost",
-            options=("--max-waiting-per-client", str(cap)),
+            options=("--max-waiting-per-client", str(cap), "--max-tables-per-client", str(cap)),
         )
         abusers_address = "[::1]:" + server.address.rsplit(":", 1)[1]
         samples: list[float] = []

@@ -86,7 +86,11 @@ class Limits:
       its last change); ``max_waiting_tables_per_client``: tables one client
       (its address) may have waiting for players, so one client cannot lock
       everyone else out; a waiting table with no stream open is dropped
-      ``waiting_ttl`` seconds after its last change.
+      ``waiting_ttl`` seconds after its last change. ``max_tables_per_client``:
+      tables one client may have open (waiting or playing; a game can wait
+      long for an absent player); as it makes more, its oldest finished
+      tables beyond that number are dropped, so its finished games cannot
+      fill the server either.
     * ``max_seats_per_name``: seats one player name may hold at tables that are
       waiting or playing.
     * ``max_streams_per_seat`` / ``max_spectators``: open game streams of one
@@ -126,6 +130,7 @@ class Limits:
 
     max_tables: int = 1000
     max_waiting_tables_per_client: int = 16
+    max_tables_per_client: int = 64
     max_seats_per_name: int = 16
     max_streams_per_seat: int = 4
     max_spectators: int = 64

@@ -65,6 +65,9 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
         self._waiting_owned: Counter[str] = Counter()  # waiting tables by owner
+        self._open_owned: Counter[str] = Counter()  # open tables (waiting, playing) by owner
+        self._open: set[str] = set()  # the ids of the tables _open_owned counts
+        self._finished_owned: dict[str, deque[Table]] = {}  # by owner, the oldest first
         self._waiting_swept = -WAITING_SWEEP_EVERY  # when the waiting tables were looked at
         # seats held at open tables (waiting or playing) by each name
         # (casefolded), and each open table's share of them as last counted
@@ -87,7 +90,46 @@ class Lobby:
 
     def _started(self, table: Table) -> None:
         self._unwait(table)
-        self._recount(table)  # open again, after a rematch
+        self._owned(table, True)  # open again, after a rematch
+        self._recount(table)
+
+    def _owned(self, table: Table, is_open: bool) -> None:
+        """Count ``table`` among its owner's open tables, or (finished or
+        dropped) no more; a finished one joins its owner's finished tables."""
+        owner = table.owner
+        if not owner:
+            return
+        done = self._finished_owned.get(owner)
+        if done is not None and table in done:
+            done.remove(table)
+            if not done:
+                del self._finished_owned[owner]
+        if is_open and table.table_id not in self._open:
+            self._open.add(table.table_id)
+            self._open_owned[owner] += 1
+        elif not is_open and table.table_id in self._open:
+            self._open.discard(table.table_id)
+            self._open_owned[owner] -= 1
+            if self._open_owned[owner] <= 0:
+                del self._open_owned[owner]
+        if table.state is TableState.FINISHED and self.tables.get(table.table_id) is table:
+            self._finished_owned.setdefault(owner, deque()).append(table)
+
+    def _make_room_for(self, owner: str) -> None:
+        """Before ``owner`` makes a table: refuse it beyond its cap of open
+        tables, and drop its oldest finished tables beyond the same number
+        (one client's finished games must not fill the server's tables)."""
+        cap = self.limits.max_tables_per_client
+        if self._open_owned[owner] >= cap:
+            raise LobbyError(
+                "resource_exhausted",
+                f"you have {cap} tables open (waiting or playing): finish or leave one first",
+            )
+        done = self._finished_owned.get(owner)
+        while done and len(done) > cap:
+            oldest = done[0]
+            oldest.close()
+            self._drop(oldest)  # takes it out of ``done``
 
     def _unwait(self, table: Table) -> None:
         """``table`` is no longer waiting (it started, or is dropped)."""
@@ -98,6 +140,7 @@ class Lobby:
                 del owned[table.owner]
 
     def _finished(self, table: Table) -> None:
+        self._owned(table, False)
         self._recount(table)
         limits = self.limits
         self._look_again(
@@ -161,6 +204,7 @@ class Lobby:
     def _drop(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
         self._unwait(table)
+        self._owned(table, False)
         self._recount(table)
 
     def _recount(self, table: Table) -> None:
@@ -197,7 +241,9 @@ class Lobby:
         window: the gRPC service passes :func:`default_window_ms` when the
         request names none; ``seed`` makes a seeded table; ``owner`` is who
         asks, the client's address: one owner may leave at most
-        ``Limits.max_waiting_tables_per_client`` tables waiting). Raises
+        ``Limits.max_waiting_tables_per_client`` tables waiting, and have at
+        most ``Limits.max_tables_per_client`` open; its oldest finished tables
+        beyond that number are dropped to make room). Raises
         LobbyError for bad settings or too many tables (finished tables count
         too, until they are dropped), RuleError for rules the seat count
         cannot play."""
@@ -215,6 +261,8 @@ class Lobby:
                 "resource_exhausted",
                 f"you have {cap} tables waiting for players: start or leave one first",
             )
+        if owner:
+            self._make_room_for(owner)
         number = next(self._ids)
         table_id = f"t{number}-{secrets.token_hex(3)}"
         table = Table(
@@ -237,6 +285,7 @@ class Lobby:
         self.tables[table_id] = self._waiting[table_id] = table
         if owner:
             self._waiting_owned[owner] += 1
+            self._owned(table, True)
         return table
 
     def get(self, table_id: str) -> Table:

@@ -22,6 +22,7 @@ import types
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
+from helpers import until
 
 from unoplay.client.sdk import Connection, ServerError
 from unoplay.game import RuleSet, actions
@@ -282,6 +283,43 @@ async def test_one_client_may_leave_only_so_many_tables_waiting():
     lobby.limits = Limits(max_waiting_tables_per_client=3, waiting_ttl=0)
     lobby.create("t", 2, RuleSet(), owner="ipv4:10.0.0.5:4000")  # the idle ones were dropped
     assert lobby._waiting_owned == {"ipv4:10.0.0.5:4000": 1}
+    lobby.close()
+
+
+async def test_one_client_may_have_only_so_many_tables_open_and_its_finished_ones_make_room():
+    """A client that starts games nobody plays (an absent player, a long away
+    grace) cannot fill the server: its open tables are capped; and its
+    finished games do not fill it either: the oldest beyond the cap go."""
+    me, other = "ipv4:10.0.0.5", "ipv4:10.0.0.6"
+    lobby = Lobby(limits=Limits(max_tables_per_client=3, max_waiting_tables_per_client=16))
+
+    def started(owner: str) -> tuple[Table, str]:
+        table = lobby.create("t", 2, RuleSet(target_score=0), owner=owner, away_grace=3600)
+        token = table.join("absent").token
+        table.add_bot(make_bot("random", seed=1), "bot")
+        table.start()
+        return table, token
+
+    async def finish(games: list[tuple[Table, str]]) -> None:
+        for table, token in games:  # the absent player gives up: a stand-in ends the game
+            table.leave(token)
+        for table, _ in games:
+            await until(table, lambda t=table: t.state is TableState.FINISHED, "the game's end")
+
+    playing = [started(me) for _ in range(3)]
+    with pytest.raises(LobbyError) as err:
+        started(me)
+    assert err.value.kind == "resource_exhausted" and "3 tables open" in str(err.value)
+    started(other)  # someone else may
+    await finish(playing)
+    assert lobby._open_owned == {other: 1}
+    newer = [started(me) for _ in range(3)]  # room again
+    assert all(t.table_id in lobby.tables for t, _ in playing)  # 3 finished: none dropped yet
+    await finish(newer)
+    started(me)  # 6 finished: the oldest beyond 3 go
+    assert [t.table_id in lobby.tables for t, _ in playing + newer] == [False] * 3 + [True] * 3
+    assert sum(1 for t in lobby.tables.values() if t.owner == me) == 4
+    assert len(lobby._finished_owned[me]) == 3 and len(lobby._open) == 2
     lobby.close()
 
 
