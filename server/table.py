@@ -33,6 +33,8 @@ import re
 import secrets
 import time
 import unicodedata
+import weakref
+from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -1040,7 +1042,10 @@ class Table:
             if seat.player is not None and game.legal_actions(seat.index):
                 self._later(self.bot_delay, self._bot_turn, seat.index, self._version)
 
-    def _bot_turn(self, seat: int, version: int) -> None:
+    def _bot_turn(self, seat: int, version: int, queued: bool = False) -> None:
+        """A server-side bot's (or stand-in's) turn, if the game is still where
+        it was (``version``). A bot that searches (a budgeted kind) waits its
+        turn among the searching bots of every table (:class:`_Searches`)."""
         game = self.game
         if version != self._version or game is None or game.is_round_over:
             return
@@ -1050,6 +1055,9 @@ class Table:
             return
         legal = game.legal_actions(seat)
         if not legal:
+            return
+        if not queued and getattr(bot, "budgeted", False):
+            _Searches.of_loop().add(self._bot_turn, seat, version, True)
             return
         action = bot.decide(game.view(seat), legal)
         if action is None:
@@ -1061,6 +1069,49 @@ class Table:
             and version == self._version
         ):
             self.act(seat, default_action(game), source=source)  # never stall on a bot
+
+
+class _Searches:
+    """The decisions of the searching bots on one event loop, in order: one
+    decision a loop iteration, between everything else that is ready. A
+    search thinks on the loop for up to ``Limits.bot_ms``; however many bots
+    search at once, at any tables, the loop then stalls for one decision at
+    most, never for all of them back to back."""
+
+    _of: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Searches] = (
+        weakref.WeakKeyDictionary()
+    )
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiting: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
+        self.scheduled = False
+
+    @classmethod
+    def of_loop(cls) -> _Searches:
+        """The running loop's queue."""
+        loop = asyncio.get_running_loop()
+        searches = cls._of.get(loop)
+        if searches is None:
+            searches = cls._of[loop] = cls(loop)
+        return searches
+
+    def add(self, decide: Callable[..., None], *args: Any) -> None:
+        """Queue ``decide(*args)``."""
+        self.waiting.append((decide, args))
+        if not self.scheduled:
+            self.scheduled = True
+            self.loop.call_soon(self._next)
+
+    def _next(self) -> None:
+        decide, args = self.waiting.popleft()
+        try:
+            decide(*args)
+        finally:
+            if self.waiting:
+                self.loop.call_soon(self._next)
+            else:
+                self.scheduled = False
 
 
 def default_action(game: GameState) -> Action:

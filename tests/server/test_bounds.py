@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import os
 import random
@@ -125,6 +126,47 @@ async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_play
     assert actions_taken > 100 and most <= 1 + rounds, (actions_taken, most, rounds)
     assert all(s.occupied for s in seats)
     table.close()
+
+
+async def test_searching_bots_take_turns_one_decision_a_loop_iteration():
+    """Bots that search think on the event loop: at many tables at once, their
+    decisions are spread one a loop iteration (a ticker that runs every
+    iteration is seen between any two), so the loop never stalls for all of
+    them back to back (an attack with tables of ismcts bots held every lobby
+    call for seconds)."""
+    seen: list[str] = []
+
+    class Searcher:
+        budgeted = True  # a kind that searches, within Limits.bot_ms
+        name = "searcher"
+
+        def decide(self, view, legal):
+            seen.append("decide")
+            return legal[0]
+
+    lobby = Lobby()
+    tables = []
+    for t in range(3):
+        table = lobby.create(f"s{t}", 2, RuleSet(target_score=0), seed=f"search-{t}")
+        table.add_bot(Searcher(), "a")
+        table.add_bot(Searcher(), "b")
+        tables.append(table)
+    loop = asyncio.get_running_loop()
+
+    def tick() -> None:
+        seen.append("tick")
+        if not all(t.state is TableState.FINISHED for t in tables):
+            loop.call_soon(tick)
+
+    for table in tables:
+        table.start()
+    tick()
+    for table in tables:
+        await until(table, lambda t=table: t.state is TableState.FINISHED, "the bots' game")
+    decisions = seen.count("decide")
+    assert decisions > 30  # three whole rounds
+    assert ("decide", "decide") not in set(itertools.pairwise(seen)), "two decisions in a row"
+    lobby.close()
 
 
 class _Idle:
