@@ -47,6 +47,7 @@ from unoplay.game.deals import (
     DealReveal,
     check_seed_text,
     commitment,
+    game_seed,
     new_salt,
     new_seed,
 )
@@ -471,7 +472,8 @@ class Table:
         """Deal the first round. Raises LobbyError unless every seat is taken.
 
         The deal comes from a fresh secret seed, or at a seeded table from its
-        seed (``"SEED/N"`` for its N-th game, N >= 2); ``seed`` chooses this
+        seed (:func:`~.deals.game_seed` of it and the game's number: one-way, so
+        the seed each game reveals tells nothing of the next); ``seed`` chooses this
         game's seed, at a seeded table only (LobbyError("failed_precondition")
         elsewhere: no player chooses the deal at a table with people). Every
         seat gets the commitment now and the seed when the game ends
@@ -500,7 +502,7 @@ class Table:
         self._round_actions = 0
         self.finished_at = 0.0
         if seed is None and self.seed is not None:
-            seed = self.seed if self.games_started == 1 else f"{self.seed}/{self.games_started}"
+            seed = game_seed(self.seed, self.games_started)
         if game is None:
             self.game, events = GameState.new(
                 len(self.seats), self.rules, new_seed() if seed is None else seed

@@ -69,6 +69,15 @@ def check_seed_text(seed: str) -> str:
     return seed
 
 
+def game_seed(table_seed: str, number: int) -> str:
+    """The seed of game ``number`` (1, 2, ...) of a seeded table: 64 hex
+    digits, SHA-256("unoplay game seed v1\n" + table_seed + "\n" + number).
+    One-way: the seed a game reveals at its end says nothing of the table's,
+    so nobody who saw it learns the deals of the games after it; its creator
+    derives them all (RULES.md, "Fair deals")."""
+    return hashlib.sha256(f"unoplay game seed v1\n{table_seed}\n{number}".encode()).hexdigest()
+
+
 def seed_key(seed: str | int) -> bytes:
     """The 32-byte key of the chance stream: SHA-256("unoplay deal v1\\n" + seed
     as UTF-8). An int seed stands for its decimal text."""

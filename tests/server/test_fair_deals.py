@@ -25,6 +25,7 @@ from unoplay.game.deals import (
     DealCheck,
     DealReveal,
     check_deals,
+    game_seed,
 )
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
@@ -32,6 +33,7 @@ from unoplay.game.messages import TableState, Welcome
 from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server import wire
 from unoplay.server.limits import Limits
+from unoplay.server.lobby import Lobby
 from unoplay.server.service import start_server
 from unoplay.server.storage import GameStore, LegacyRandom, final_state, verify
 from unoplay.v1 import game_service_pb2 as gs
@@ -246,10 +248,39 @@ async def test_a_seeded_tables_seed_deals_its_game():
             await conn.add_bot(table.table_id, "greedy")
             await conn.start_game(table.table_id, me.seat_token)
             live = server.lobby.get(table.table_id)
-            assert live.game.seed == "abc"
-            assert live.game.hand(0) == GameState.new(2, RuleSet(target_score=0), "abc")[0].hand(0)
+            assert live.game.seed == game_seed("abc", 1)
+            first = GameState.new(2, RuleSet(target_score=0), game_seed("abc", 1))[0]
+            assert live.game.hand(0) == first.hand(0)
     finally:
         await server.stop(None)
+
+
+async def test_a_seeded_tables_rematch_is_dealt_from_a_seed_no_reveal_gives_away():
+    """The seed game 1 reveals at its end is not the table's seed, and the next
+    game's seed cannot be made from it: a player or spectator who saw the
+    reveal does not know the rematch's cards (an attack predicted every hand
+    of game 2 when it was dealt from "SEED/2")."""
+    lobby = Lobby()
+    table = lobby.create("seeded", 2, RuleSet(target_score=0), seed="abc")
+    seat = table.join("me")
+    table.add_bot(make_bot("greedy", seed=2), "bot")
+    table.start()
+    me = make_bot("greedy", seed=1)
+    while table.state is not TableState.FINISHED:
+        game = table.game
+        legal = game.legal_actions(0)
+        if legal and not game.is_round_over:
+            table.act(0, me.decide(game.view(0), legal))
+        else:
+            await asyncio.wait_for(table.wait_for_change(), WAIT)  # the bot moves
+    revealed = table.deal.seed
+    assert revealed == game_seed("abc", 1) and "abc" not in revealed
+    table.vote_rematch(seat.token)  # the bot agrees at once
+    assert table.games_started == 2 and table.state is TableState.PLAYING
+    second = table.deal.seed
+    assert second == game_seed("abc", 2)
+    assert second not in {f"{revealed}/2", game_seed(revealed, 2), "abc/2", "abc"}
+    table.close()
 
 
 async def test_uno_match_with_a_seed_repeats_its_deals():
@@ -273,7 +304,7 @@ async def test_uno_match_with_a_seed_repeats_its_deals():
         finally:
             await server.stop(None)
     assert len(deals[0]) == 3 and deals[0] == deals[1]
-    assert all(t[1] in ("5", "6", "7") for t in deals[0])
+    assert {t[1] for t in deals[0]} == {game_seed(s, 1) for s in ("5", "6", "7")}
 
 
 # ------------------------------------------------------------------ stored games

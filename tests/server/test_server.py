@@ -58,7 +58,7 @@ async def test_four_bots_play_a_complete_game_scores_match_the_engine(server, co
     table = server.lobby.get(table_id)
     assert table.game.is_game_over
     # Replaying the recorded actions on a fresh engine gives the same final scores.
-    replay, _ = GameState.new(4, rules, seed=11)
+    replay, _ = GameState.new(4, rules, seed=table.game.seed)
     for seat, action in table.history:
         if replay.is_round_over:
             replay.next_round()

@@ -420,7 +420,7 @@ async def test_bots_play_a_whole_house_rules_game_through_windows(server, conn):
     state = await asyncio.wait_for(run_bot(make_bot("greedy", seed=1), session), WAIT)
     assert state.game_over
     table = server.lobby.get(info.table_id)
-    replay, _ = GameState.new(4, table.rules, seed=21)
+    replay, _ = GameState.new(4, table.rules, seed=table.game.seed)
     for seat, action in table.history:
         replay.apply(seat, action)
     assert replay.scores == table.game.scores and replay.is_game_over
