@@ -836,17 +836,11 @@ class Table:
             if not (mistake and i == actor):
                 seat.earned_updates += 1
             if seat.log.max_messages:  # a log (not a server-side bot's)
-                add = seat.log.append_body
-                for audience, body in bodies:
-                    if audience in (EVERYONE, i):
-                        add(body)
+                _add_visible(seat.log, i, bodies)
             player = seat.player
             if player is not None and getattr(player, "observes", False):
                 player.observe(visible(events, i))  # a bot that learns from what its seat sees
-        add = self.spectator_log.append_body
-        for audience, body in bodies:
-            if audience == EVERYONE:
-                add(body)
+        _add_visible(self.spectator_log, -1, bodies)
         movers = None
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals
@@ -1071,6 +1065,15 @@ class Table:
             and version == self._version
         ):
             self.act(seat, default_action(game), source=source)  # never stall on a bot
+
+
+def _add_visible(log: StreamLog, seat: int, bodies: list[tuple[int, bytes]]) -> None:
+    """Append to ``seat``'s log (-1: the spectators') the encoded events of
+    ``bodies`` (audience, body) it may see: everyone's and its own."""
+    add = log.append_body
+    for audience, body in bodies:
+        if audience in (EVERYONE, seat):
+            add(body)
 
 
 class _Searches:

@@ -11,8 +11,18 @@ from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.lobby import Lobby
+from unoplay.server.table import Table
 
 WAIT = 30  # seconds: upper bound for the flush to come
+
+
+def _four_seats(name: str, rules: RuleSet) -> Table:
+    """A seeded table of four people, its game started (no streams)."""
+    table = Lobby().create(name, 4, rules, seed=name)
+    for seat in "abcd":
+        table.join(seat)
+    table.start()
+    return table
 
 
 async def _waiting(table) -> dict[int, asyncio.Task]:
@@ -24,11 +34,7 @@ async def _waiting(table) -> dict[int, asyncio.Task]:
 
 
 async def test_a_change_wakes_the_actor_and_the_seats_that_may_act_at_once_the_rest_soon():
-    lobby = Lobby()
-    table = lobby.create("wakes", 4, RuleSet(target_score=0), seed="wakes")
-    for name in "abcd":
-        table.join(name)
-    table.start()
+    table = _four_seats("wakes", RuleSet(target_score=0))
     game = table.game
     bot = make_bot("greedy", seed=1)
     checked = deferred = 0
@@ -54,11 +60,7 @@ async def test_a_change_wakes_the_actor_and_the_seats_that_may_act_at_once_the_r
 
 
 async def test_a_refusal_wakes_only_the_refused_seat():
-    lobby = Lobby()
-    table = lobby.create("refusal", 4, RuleSet(target_score=0), seed="refusal")
-    for name in "abcd":
-        table.join(name)
-    table.start()
+    table = _four_seats("refusal", RuleSet(target_score=0))
     seat = (table.game.current + 1) % 4  # not its turn
     waits = await _waiting(table)
     assert not table.act(seat, Action(ActionKind.PLAY, card=500), action_id=9)
@@ -70,11 +72,7 @@ async def test_a_refusal_wakes_only_the_refused_seat():
 
 
 async def test_every_seat_is_woken_at_once_when_a_round_ends():
-    lobby = Lobby()
-    table = lobby.create("round", 4, RuleSet(target_score=500), seed="round-end")
-    for name in "abcd":
-        table.join(name)
-    table.start()
+    table = _four_seats("round-end", RuleSet(target_score=500))
     game = table.game
     bots = [make_bot("greedy", seed=s) for s in range(4)]
     while True:
