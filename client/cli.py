@@ -628,8 +628,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=64,
         metavar="N",
-        help="tables one client address may have waiting or playing; its oldest finished "
-        "ones beyond N are dropped as it makes more (default: 64)",
+        help="tables one client address may have waiting or playing, and 4 streams each "
+        "waiting for their join; its oldest finished ones beyond N are dropped as it makes "
+        "more (default: 64; raise it when many players share an address, as behind uno web)",
     )
     serve.add_argument(
         "--stand-in",

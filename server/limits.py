@@ -109,7 +109,10 @@ class Limits:
     * ``joins_per_second`` / ``join_burst``: game streams a seat may open (a
       token bucket as above): each join appends to the table's logs, so a
       seat reconnecting in a loop is refused with RESOURCE_EXHAUSTED.
-    * ``join_timeout``: seconds a new game stream has to send its join.
+    * ``join_timeout``: seconds a new game stream has to send its join;
+      ``max_joining_per_client``: game streams of one client address that
+      may wait for their join at once (four for each table it may have
+      open), so streams that never join cannot pile up.
     * ``waiting_seat_grace``: seconds a person seated at a table that has not
       started may show no sign of life (no open stream, no call with their
       token) before the seat is free again.
@@ -150,6 +153,11 @@ class Limits:
     finished_full_seconds: float = 60.0
     stand_in: str = "greedy"
     bot_ms: float = 150.0
+
+    @property
+    def max_joining_per_client(self) -> int:
+        """Game streams one client address may have waiting for their join."""
+        return 4 * self.max_tables_per_client
 
 
 class TokenBucket:

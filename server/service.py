@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import logging
 import time
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn, TypeVar
@@ -411,15 +412,29 @@ class GameServicer(gs_grpc.GameServiceServicer):
 
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
+        self._joining: Counter[str] = Counter()  # streams waiting for their join, by address
 
     async def Play(  # type: ignore[override]
         self, request_iterator: AsyncIterator[gs.PlayRequest | _Undecodable], context: Context
     ) -> AsyncIterator[bytes]:
         limits = self.lobby.limits
+        host = _peer_host(context)
+        joining = self._joining
+        if joining[host] >= limits.max_joining_per_client:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{limits.max_joining_per_client} game streams from your address "
+                "are waiting to send their join",
+            )
+        joining[host] += 1
         try:
             first = await asyncio.wait_for(anext(request_iterator), limits.join_timeout)
         except (TimeoutError, StopAsyncIteration):
             first = None
+        finally:
+            joining[host] -= 1
+            if joining[host] <= 0:
+                del joining[host]
         if first is UNDECODED:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
         if not isinstance(first, gs.PlayRequest) or first.WhichOneof("body") != "join":

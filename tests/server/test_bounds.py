@@ -572,6 +572,35 @@ async def test_a_game_stream_that_sends_no_join_in_time_is_refused_as_invalid():
         await srv.stop(None)
 
 
+async def test_game_streams_that_never_join_are_capped_per_address():
+    """Streams waiting for their join cost memory until the join timeout: one
+    address may have only so many (4 for each table it may have open). Of five
+    at a cap of four, one is refused at once, the rest time out as usual."""
+    limits = Limits(max_tables_per_client=1, join_timeout=3)
+    assert limits.max_joining_per_client == 4
+    srv = await start_server("127.0.0.1", 0, limits=limits)
+    try:
+        async with grpc.aio.insecure_channel(srv.address) as channel:
+            play = channel.stream_stream(
+                "/unoplay.v1.GameService/Play",
+                gs.PlayRequest.SerializeToString,
+                gs.PlayResponse.FromString,
+            )
+            calls = [play(timeout=WAIT) for _ in range(5)]
+
+            async def code(call) -> grpc.StatusCode:
+                try:
+                    await call.read()
+                except grpc.aio.AioRpcError as err:
+                    return err.code()
+                raise AssertionError("a stream without a join got an answer")
+
+            codes = await asyncio.wait_for(asyncio.gather(*map(code, calls)), WAIT)
+    finally:
+        await srv.stop(None)
+    assert sorted(c.name for c in codes) == ["INVALID_ARGUMENT"] * 4 + ["RESOURCE_EXHAUSTED"]
+
+
 async def test_the_seats_a_name_holds_are_counted_as_seats_are_taken_freed_and_tables_close():
     """Lobby.seats_held is kept as seats change (JoinTable no longer walks
     every open table): it always equals a count over the open tables."""

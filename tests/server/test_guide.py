@@ -58,6 +58,8 @@ QUOTED = [
     (GUIDE, r"or open \((\d+) per client", LIMITS.max_tables_per_client),
     (GUIDE, r"open \(waiting or playing\) \| (\d+)", LIMITS.max_tables_per_client),
     (GUIDE, r"oldest finished tables beyond (\d+)", LIMITS.max_tables_per_client),
+    (GUIDE, r"waiting to send their join \| (\d+)", LIMITS.max_joining_per_client),
+    (GUIDE, r"still waiting to send their join \((\d+)\)", LIMITS.max_joining_per_client),
     (GUIDE, r"goes after (\d+)\s+minutes untouched", LIMITS.waiting_ttl / 60),
     (GUIDE, r"dropped (\d+) minutes after its last change", LIMITS.waiting_ttl / 60),
     (GUIDE, r"finished ones for (\d+) minutes after", LIMITS.finished_ttl / 60),
