@@ -553,17 +553,22 @@ async def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
     assert "advertised on the LAN as" not in "".join(seen) + rest.decode()
 
 
+def _play(channel: grpc.aio.Channel):  # type: ignore[no-untyped-def]
+    """The Play method of ``channel``, raw: a stream that may never send a join."""
+    return channel.stream_stream(
+        "/unoplay.v1.GameService/Play",
+        gs.PlayRequest.SerializeToString,
+        gs.PlayResponse.FromString,
+    )
+
+
 async def test_a_game_stream_that_sends_no_join_in_time_is_refused_as_invalid():
     """proto/README.md: no join within the limit is INVALID_ARGUMENT (do not
     retry), not a cancelled stream a client would retry."""
     srv = await start_server("127.0.0.1", 0, limits=Limits(join_timeout=0.2))
     try:
         async with grpc.aio.insecure_channel(srv.address) as channel:
-            call = channel.stream_stream(
-                "/unoplay.v1.GameService/Play",
-                gs.PlayRequest.SerializeToString,
-                gs.PlayResponse.FromString,
-            )(timeout=10)
+            call = _play(channel)(timeout=10)
             with pytest.raises(grpc.aio.AioRpcError) as err:
                 await call.read()
             assert err.value.code() is grpc.StatusCode.INVALID_ARGUMENT, err.value
@@ -581,12 +586,7 @@ async def test_game_streams_that_never_join_are_capped_per_address():
     srv = await start_server("127.0.0.1", 0, limits=limits)
     try:
         async with grpc.aio.insecure_channel(srv.address) as channel:
-            play = channel.stream_stream(
-                "/unoplay.v1.GameService/Play",
-                gs.PlayRequest.SerializeToString,
-                gs.PlayResponse.FromString,
-            )
-            calls = [play(timeout=WAIT) for _ in range(5)]
+            calls = [_play(channel)(timeout=WAIT) for _ in range(5)]
 
             async def code(call) -> grpc.StatusCode:
                 try:
