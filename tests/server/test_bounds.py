@@ -189,14 +189,15 @@ def test_catch_actions_are_made_once_per_seat_and_never_kept_for_other_values():
 # ------------------------------------------------------------------ finished tables
 
 
-async def _quick_table(lobby: Lobby, seats: int) -> Table:
+async def _quick_table(lobby: Lobby, seats: int, seed: str | None = None) -> Table:
     """The cheap table of the report: a one-round game, bots in every seat but
     the creator's, started at once; the person never connects (a stand-in
-    plays for them at once). Returns the table once its game is over."""
-    table = lobby.create("quick", seats, RuleSet(target_score=0), away_grace=0)
+    plays for them at once): random bots, or with ``seed`` a seeded table of
+    greedy bots, the same game every run. Returns the table once its game is over."""
+    table = lobby.create("quick", seats, RuleSet(target_score=0), away_grace=0, seed=seed)
     table.join("quick")
     for _ in range(seats - 1):
-        table.add_bot(make_bot("random"), "bot")
+        table.add_bot(make_bot("random" if seed is None else "greedy"), "bot")
     table.start()
     await asyncio.wait_for(_finished(table), WAIT)
     return table
@@ -274,14 +275,15 @@ async def test_a_finished_table_keeps_a_small_summary():
     """Ten seats (the costliest table): once over and compacted, a table keeps
     its final state and the last ``finished_log_messages`` of each log."""
     lobby = Lobby(limits=Limits(finished_full_seconds=0))
-    await _quick_table(lobby, 10)  # warm up the engine's and the server's interned values
+    await _quick_table(lobby, 10, "warm")  # warm up the engine's and the server's interned values
     count = 6
     _forget_shared_caches()
     gc.collect()
     tracemalloc.start()
     try:
         base = tracemalloc.get_traced_memory()[0]
-        tables = [await _quick_table(lobby, 10) for _ in range(count)]
+        # seeded games, so that the figure is the same every run
+        tables = [await _quick_table(lobby, 10, f"summary-{i}") for i in range(count)]
         lobby.sweep()  # compacts what no stream is reading
         _forget_shared_caches()
         gc.collect()
