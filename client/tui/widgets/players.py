@@ -154,6 +154,6 @@ class PlayersPanel(Widget):
         elif info is not None and info.bot:
             marks.append(" bot", style="dim")
         keep = max(room - len(marks), 3)
-        if len(base) > keep:
-            base = base[: keep - 1] + "…"
+        if len(base) > keep:  # cut in the middle: "greedy-1", "greedy-2" stay apart
+            base = base[: keep - 3] + "…" + base[-2:] if keep >= 5 else base[: keep - 1] + "…"
         return Text(base, style="bold" if i == me else "") + marks
