@@ -427,9 +427,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 "are waiting to send their join",
             )
         joining[host] += 1
+        late = False
         try:
             first = await asyncio.wait_for(anext(request_iterator), limits.join_timeout)
-        except (TimeoutError, StopAsyncIteration):
+        except TimeoutError:
+            first, late = None, True
+        except StopAsyncIteration:
             first = None
         finally:
             joining[host] -= 1
@@ -437,6 +440,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 del joining[host]
         if first is UNDECODED:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
+        if late:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"no join within {limits.join_timeout:g} s: the first message of a stream "
+                "must be a join",
+            )
         if not isinstance(first, gs.PlayRequest) or first.WhichOneof("body") != "join":
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "the first message of a stream must be a join"
