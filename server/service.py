@@ -413,10 +413,22 @@ class GameServicer(gs_grpc.GameServiceServicer):
     def __init__(self, lobby: Lobby) -> None:
         self.lobby = lobby
         self._joining: Counter[str] = Counter()  # streams waiting for their join, by address
+        #: the rpc tasks of the open game and spectator streams, until each is
+        #: over: Server.stop lets them finish before grpc's stop, which would
+        #: cancel an aborted one still ending (grpc/grpc#37239)
+        self.streams: set[asyncio.Task[Any]] = set()
+
+    def _opened(self) -> None:
+        """Note the running rpc task as an open stream until it is done."""
+        task = asyncio.current_task()
+        if task is not None and task not in self.streams:
+            self.streams.add(task)
+            task.add_done_callback(self.streams.discard)
 
     async def Play(  # type: ignore[override]
         self, request_iterator: AsyncIterator[gs.PlayRequest | _Undecodable], context: Context
     ) -> AsyncIterator[bytes]:
+        self._opened()
         limits = self.lobby.limits
         host = _peer_host(context)
         joining = self._joining
@@ -589,6 +601,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
     async def Spectate(  # type: ignore[override]
         self, request: gs.SpectateRequest, context: Context
     ) -> AsyncIterator[bytes]:
+        self._opened()
         limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
@@ -637,6 +650,7 @@ class Server:
         health_servicer: health.aio.HealthServicer | None = None,
         recorder: Recorder | None = None,
         tls: bool = False,
+        games: GameServicer | None = None,
     ) -> None:
         self.grpc_server = grpc_server
         self.lobby = lobby
@@ -645,6 +659,7 @@ class Server:
         self.health = health_servicer
         self.recorder = recorder
         self.tls = tls
+        self.games = games
         self._stopped = False
 
     @property
@@ -669,6 +684,8 @@ class Server:
                 self.recorder.submit(table.record())
         if grace:
             await asyncio.sleep(0)  # let the woken streams send their last messages
+            if self.games is not None and self.games.streams:  # and end (grpc/grpc#37239)
+                await asyncio.wait(set(self.games.streams), timeout=grace)
         await self.grpc_server.stop(grace)
         if self.recorder is not None:
             await self.recorder.close()
@@ -706,7 +723,8 @@ async def start_server(
         lobby.on_finish = save
     server = grpc.aio.server(options=[*SERVER_OPTIONS, ("grpc.so_reuseport", 0)])
     _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby), server)
-    _add_guarded(gs_grpc.add_GameServiceServicer_to_server, GameServicer(lobby), server, raw=True)
+    games = GameServicer(lobby)
+    _add_guarded(gs_grpc.add_GameServiceServicer_to_server, games, server, raw=True)
     health_servicer = health.aio.HealthServicer()
     _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)
     names = (
@@ -735,4 +753,4 @@ async def start_server(
     await server.start()
     for name in (*names[:2], ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Server(server, lobby, bound, host, health_servicer, recorder, tls is not None)
+    return Server(server, lobby, bound, host, health_servicer, recorder, tls is not None, games)

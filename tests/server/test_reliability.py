@@ -610,12 +610,14 @@ async def test_stopping_the_server_ends_streams_with_unavailable(conn, server):
     await read_response(call)
     watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
     await read_response(watcher)
+    assert len(server.games.streams) == 2  # the game stream's rpc and the spectator's
     stopping = asyncio.create_task(server.stop(5.0))
     for stream in (call, watcher):
         err = await expect_status(read_until_eof(stream), grpc.StatusCode.UNAVAILABLE)
         assert "shutting down" in err.details()
     await asyncio.wait_for(stopping, WAIT)
     assert server.lobby.closing and server.lobby.get(table_id).closing
+    assert not server.games.streams  # every stream's rpc is over once stop returns
 
 
 # ------------------------------------------------------------------ fuzz
