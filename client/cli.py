@@ -169,11 +169,12 @@ def _serve(args: argparse.Namespace) -> int:
     store = None
     if not args.no_db:
         path = args.db or default_db_path()
+        new = not os.path.exists(path)
         try:  # an existing file is checked now; a new one is made with the first game
-            store = GameStore(path, lazy=not os.path.exists(path))
+            store = GameStore(path, lazy=new)
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
-        made = "" if store is None or os.path.exists(path) else " (made with the first one)"
+        made = " (made with the first one)" if new else ""
         log.info("finished games are stored in %s%s", path, made)
     limits = Limits(
         max_tables=args.max_tables,

@@ -65,8 +65,7 @@ class Lobby:
         self.tables: dict[str, Table] = {}
         self._waiting: dict[str, Table] = {}  # not started yet
         self._waiting_owned: Counter[str] = Counter()  # waiting tables by owner
-        self._open_owned: Counter[str] = Counter()  # open tables (waiting, playing) by owner
-        self._open: set[str] = set()  # the ids of the tables _open_owned counts
+        self._open_owned: dict[str, set[str]] = {}  # ids of open tables (waiting, playing)
         self._finished_owned: dict[str, deque[Table]] = {}  # by owner, the oldest first
         self._waiting_swept = -WAITING_SWEEP_EVERY  # when the waiting tables were looked at
         # seats held at open tables (waiting or playing) by each name
@@ -104,14 +103,13 @@ class Lobby:
             done.remove(table)
             if not done:
                 del self._finished_owned[owner]
-        if is_open and table.table_id not in self._open:
-            self._open.add(table.table_id)
-            self._open_owned[owner] += 1
-        elif not is_open and table.table_id in self._open:
-            self._open.discard(table.table_id)
-            self._open_owned[owner] -= 1
-            if self._open_owned[owner] <= 0:
-                del self._open_owned[owner]
+        opened = self._open_owned
+        if is_open:
+            opened.setdefault(owner, set()).add(table.table_id)
+        elif owner in opened:
+            opened[owner].discard(table.table_id)
+            if not opened[owner]:
+                del opened[owner]
         if table.state is TableState.FINISHED and self.tables.get(table.table_id) is table:
             self._finished_owned.setdefault(owner, deque()).append(table)
 
@@ -120,7 +118,7 @@ class Lobby:
         tables, and drop its oldest finished tables beyond the same number
         (one client's finished games must not fill the server's tables)."""
         cap = self.limits.max_tables_per_client
-        if self._open_owned[owner] >= cap:
+        if len(self._open_owned.get(owner, ())) >= cap:
             raise LobbyError(
                 "resource_exhausted",
                 f"you have {cap} tables open (waiting or playing): finish or leave one first",

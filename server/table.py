@@ -1087,8 +1087,8 @@ class _Searches:
         weakref.WeakKeyDictionary()
     )
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
+        # (no reference to its loop: the loop is this queue's weak key)
         self.waiting: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
         self.scheduled = False
 
@@ -1098,15 +1098,15 @@ class _Searches:
         loop = asyncio.get_running_loop()
         searches = cls._of.get(loop)
         if searches is None:
-            searches = cls._of[loop] = cls(loop)
+            searches = cls._of[loop] = cls()
         return searches
 
     def add(self, decide: Callable[..., None], *args: Any) -> None:
-        """Queue ``decide(*args)``."""
+        """Queue ``decide(*args)`` (called on the running loop)."""
         self.waiting.append((decide, args))
         if not self.scheduled:
             self.scheduled = True
-            self.loop.call_soon(self._next)
+            asyncio.get_running_loop().call_soon(self._next)
 
     def _next(self) -> None:
         decide, args = self.waiting.popleft()
@@ -1114,7 +1114,7 @@ class _Searches:
             decide(*args)
         finally:
             if self.waiting:
-                self.loop.call_soon(self._next)
+                asyncio.get_running_loop().call_soon(self._next)
             else:
                 self.scheduled = False
 

@@ -356,14 +356,15 @@ async def test_one_client_may_have_only_so_many_tables_open_and_its_finished_one
     assert err.value.kind == "resource_exhausted" and "3 tables open" in str(err.value)
     started(other)  # someone else may
     await finish(playing)
-    assert lobby._open_owned == {other: 1}
+    assert {o: len(ids) for o, ids in lobby._open_owned.items()} == {other: 1}
     newer = [started(me) for _ in range(3)]  # room again
     assert all(t.table_id in lobby.tables for t, _ in playing)  # 3 finished: none dropped yet
     await finish(newer)
     started(me)  # 6 finished: the oldest beyond 3 go
     assert [t.table_id in lobby.tables for t, _ in playing + newer] == [False] * 3 + [True] * 3
     assert sum(1 for t in lobby.tables.values() if t.owner == me) == 4
-    assert len(lobby._finished_owned[me]) == 3 and len(lobby._open) == 2
+    assert len(lobby._finished_owned[me]) == 3
+    assert sum(map(len, lobby._open_owned.values())) == 2
     lobby.close()
 
 
