@@ -65,6 +65,7 @@ from unoplay.game.messages import (
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from unoplay.game.view import Phase, Termination
 
+from .history import History
 from .limits import Limits
 from .storage import GameRecord
 from .streamlog import StreamLog
@@ -93,6 +94,11 @@ DEFAULT_WINDOW_MS = 1500
 #: (RULES.md, "Endless rounds"): about four times the longest round seen
 #: between bots, and far beyond any round people play.
 DEFAULT_MAX_ROUND_ACTIONS = 2000
+#: A game that reaches this many actions ends with no winner, as a capped
+#: round does (RULES.md, "Endless rounds"): about five times the longest game
+#: measured (ten greedy bots to 100,000 points: 214,645 actions), so that a
+#: game whose rounds score nothing cannot go on for ever.
+MAX_GAME_ACTIONS = 1_000_000
 MIN_ROUND_ACTIONS = 100
 MAX_ROUND_ACTIONS = 100_000
 
@@ -264,12 +270,9 @@ class Table:
         self.spectator_log = StreamLog(-1, limits.log_messages, limits.log_bytes)
         self.spectators = 0
         self.game: GameState | None = None
-        self.history: list[tuple[int, Action]] = []  # every applied action, for replays
-        self.history_sources: list[str] = []  # per action: player, bot, stand_in, timer
-        self.history_ms: list[int] = []  # per action: ms after the start
-        # Every card dealt or drawn, as (actions applied before, event kind,
-        # player, cards): kept with the game, so `uno verify` can check it.
-        self.received: list[tuple[int, int, int, tuple[int, ...]]] = []
+        # every applied action (who, what, from whom, when) and every card dealt
+        # or drawn, for the game's record: replays and `uno verify`
+        self.history = History()
         self.games_started = 0
         self.rematch_votes: set[int] = set()  # seats that voted to play again (finished)
         self.deal: DealReveal | None = None  # the secret of this game's deals
@@ -367,8 +370,8 @@ class Table:
         for seat in self.seats:
             seat.log.trim(keep)
         self.spectator_log.trim(keep)
-        if self.history or self.received:  # the record went to on_finish when the game ended
-            self.history, self.history_sources, self.history_ms, self.received = [], [], [], []
+        if self.history:  # its record went to on_finish when the game ended
+            self.history = History()
         return True
 
     def free_absent_seats(self, grace: float, now: float) -> None:
@@ -496,8 +499,7 @@ class Table:
         if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
             raise LobbyError("invalid", "the position must have the table's seats and rules")
         self.games_started += 1
-        self.history, self.history_sources, self.history_ms = [], [], []
-        self.received = []
+        self.history = History()
         self.rematch_votes = set()
         self._round_actions = 0
         self.finished_at = 0.0
@@ -556,7 +558,8 @@ class Table:
         it is held and judged when the window closes (see :meth:`_resolve`).
         Returns True if it was applied or held, False if refused now. Every
         refusal, now or at the window's close, is appended to the seat's log
-        (with ``action_id``); the game goes on."""
+        (with ``action_id``: the wire id ``action`` was read from, 0 for
+        none); the game goes on."""
         game = self.game
         if game is None or self.state is not TableState.PLAYING:
             reason = "game_over" if self.state is TableState.FINISHED else "game_not_started"
@@ -574,11 +577,11 @@ class Table:
             self.refuse(seat, err.reason.value, str(err), action_id)
             penalty = getattr(err, "events", None)
             if penalty:  # refused, but it cost cards (wrong_play_penalty): part of the game
-                self._record(seat, action, source)
+                self._record(seat, action, source)  # (its id may not give it back)
                 self._publish(list(penalty), seat)
                 self._check_cap()
             return False
-        self._record(seat, action, source)
+        self._record(seat, action, source, action_id)
         if source == "timer":  # say so: the default action is not the player's own
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
@@ -586,21 +589,24 @@ class Table:
         return True
 
     def _check_cap(self) -> None:
-        """RULES.md, "Endless rounds": a round at its cap of actions ends the game."""
+        """RULES.md, "Endless rounds": a round at its cap of actions, or a game
+        at :data:`MAX_GAME_ACTIONS`, ends the game."""
         game = self.game
-        if (
-            self._round_actions >= self.max_round_actions
-            and game is not None
-            and not game.is_round_over
-            and self.state is TableState.PLAYING
-        ):
-            log.info(
-                "table %s: round %d reached %d actions; the game ends with no winner",
-                self.table_id,
-                game.round_number,
-                self._round_actions,
-            )
-            self._publish(game.cap_round(self._round_actions))
+        if game is None or game.is_round_over or self.state is not TableState.PLAYING:
+            return
+        if self._round_actions >= self.max_round_actions:
+            what, count = f"round {game.round_number}", self._round_actions
+        elif len(self.history) >= MAX_GAME_ACTIONS:
+            what, count = "the game", len(self.history)
+        else:
+            return
+        log.info(
+            "table %s: %s reached %d actions; the game ends with no winner",
+            self.table_id,
+            what,
+            count,
+        )
+        self._publish(game.cap_round(count))
 
     def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
         """Refuse an intent the service could not turn into an action (an
@@ -622,11 +628,12 @@ class Table:
         """The intents the open window holds, in arrival order (empty: no window)."""
         return tuple(self._window.held) if self._window is not None else ()
 
-    def _record(self, seat: int, action: Action, source: str) -> None:
+    def _record(self, seat: int, action: Action, source: str, action_id: int = 0) -> None:
+        """Count and record an action applied (``action_id``: the wire id it
+        was read from, 0 for none)."""
         self._round_actions += 1
-        self.history.append((seat, action))
-        self.history_sources.append(source)
-        self.history_ms.append(int((time.time() - self.started_at) * 1000))
+        ms = int((time.time() - self.started_at) * 1000)
+        self.history.append(seat, action, source, ms, action_id)
 
     def attach(self, seat: int | Seat, resuming: bool = False) -> None:
         """A stream for ``seat`` opened. The person is back: a stand-in stops.
@@ -727,14 +734,14 @@ class Table:
             if outcome.termination is Termination.ROUND_CAPPED
             else "finished"
         )
-        deal = self.deal
+        deal, history = self.deal, self.history
         return GameRecord(
             table_id=self.table_id,
             title=self.title,
             seed=game.seed,
             salt=deal.salt if deal else "",
             commitment=deal.commitment if deal else "",
-            received=list(self.received),
+            received=history.received,
             rules=self.rules.to_dict(),
             players=[
                 {
@@ -744,9 +751,9 @@ class Table:
                 }
                 for s in self.seats
             ],
-            actions=list(self.history),
-            sources=list(self.history_sources),
-            times_ms=list(self.history_ms),
+            actions=list(history),
+            sources=history.sources,
+            times_ms=history.times_ms,
             scores=game.scores,
             winners=tuple(game.game_winners),
             status=status,
@@ -846,11 +853,10 @@ class Table:
             self._updates_due = closes  # the window's close writes them, after its refusals
         else:
             movers = self._append_updates(closes)
-        received = self.received
-        step = len(self.history)
+        history = self.history
         for e in events:
             if e.kind in RECEIVED_KINDS:
-                received.append((step, int(e.kind), e.player, e.cards))
+                history.receive(int(e.kind), e.player, e.cards)
         if game.is_game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()

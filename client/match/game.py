@@ -318,7 +318,7 @@ class TableWatch:
         think = [0.0] * n
         previous = 0
         for (seat, _action), source, ms in zip(
-            table.history, table.history_sources, table.history_ms
+            table.history, table.history.sources, table.history.times_ms
         ):
             if source == "timer":
                 out.timeouts[seat] += 1

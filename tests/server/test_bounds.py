@@ -268,7 +268,7 @@ async def test_a_finished_table_keeps_every_message_for_a_while_then_the_end():
     assert log_.first_seq == kept
     table.compact(table.touched + lobby.limits.finished_full_seconds)
     assert len(log_) - log_.first_seq + 1 == lobby.limits.finished_log_messages
-    assert table.history == [] and table.received == []
+    assert len(table.history) == 0 and table.history.received == []
 
 
 async def test_a_finished_table_keeps_a_small_summary():
@@ -294,7 +294,7 @@ async def test_a_finished_table_keeps_a_small_summary():
     assert per_table < 64 * 1024, f"{per_table:.0f} bytes per finished table"
     for table in tables:
         assert all(len(s.log) - s.log.first_seq + 1 <= 64 for s in table.seats)
-        assert table.history == [] and table.received == []
+        assert len(table.history) == 0 and table.history.received == []
         assert table.game is not None and table.game.is_game_over  # the final snapshot
 
 

@@ -300,7 +300,7 @@ async def test_uno_match_with_a_seed_repeats_its_deals():
                 WAIT,
             )
             tables = sorted(server.lobby.finished, key=lambda t: t.title)
-            deals.append([(t.title, t.game.seed, t.received[:4]) for t in tables])
+            deals.append([(t.title, t.game.seed, t.history.received[:4]) for t in tables])
         finally:
             await server.stop(None)
     assert len(deals[0]) == 3 and deals[0] == deals[1]

@@ -1,5 +1,6 @@
 """A server that holds for a whole LAN night (issue 14): endless rounds end
-at the table's cap of actions (server/RULES.md, "Endless rounds")."""
+at the table's cap of actions, endless games at theirs (server/RULES.md,
+"Endless rounds")."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import asyncio
 import pytest
 
 from unoplay.game import DRAW, KEEP, Action, GameState, RuleSet
+from unoplay.game.bots import make_bot
 from unoplay.game.events import EventKind
 from unoplay.game.view import Termination
+from unoplay.server import table as table_module
 from unoplay.server.lobby import Lobby
 from unoplay.server.table import LobbyError
 
@@ -53,6 +56,26 @@ async def test_a_round_of_hoarders_ends_at_the_tables_cap():
     assert len(capped) == 1 and capped[0].count == 150
     assert table.record().status == "capped" and table.record().winners == ()
     assert table.info().max_round_actions == 150
+
+
+async def test_a_game_ends_at_its_cap_of_actions_whatever_its_rounds(monkeypatch):
+    """A game of many rounds ends at MAX_GAME_ACTIONS (lowered here) like a
+    capped round: no winner, the round void, the count in the event."""
+    monkeypatch.setattr(table_module, "MAX_GAME_ACTIONS", 300)
+    finished = asyncio.Event()
+    lobby = Lobby(on_finish=lambda table: finished.set())
+    table = lobby.create("long", 3, RuleSet(target_score=100_000), seed="long game")
+    for i in range(3):
+        table.add_bot(make_bot("greedy", seed=i), f"g{i}")
+    table.start()
+    await asyncio.wait_for(finished.wait(), WAIT)
+    game = table.game
+    assert game.round_number > 1  # rounds end normally until the cap (about 60 actions each)
+    assert game.outcome().termination is Termination.ROUND_CAPPED and not game.game_winners
+    assert len(table.history) == 300
+    capped = [m for m in table.log_for(-1) if getattr(m, "kind", None) is EventKind.ROUND_CAPPED]
+    assert [m.count for m in capped] == [300]
+    assert table.record().status == "capped"
 
 
 def test_the_cap_is_checked():

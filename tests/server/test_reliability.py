@@ -171,7 +171,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
     await until(
         table,
         lambda: (
-            any(src == "stand_in" for src in table.history_sources)
+            any(src == "stand_in" for src in table.history.sources)
             or table.state is TableState.FINISHED
         ),
         "a stand-in move",
@@ -188,7 +188,7 @@ async def test_dropped_player_is_shown_away_then_a_bot_plays_until_they_return(s
     await asyncio.wait_for(stays, WAIT)
     await back.close()
     assert table.state is TableState.FINISHED and len(table.history) > actions_before
-    assert "stand_in" in table.history_sources
+    assert "stand_in" in table.history.sources
     # The player's messages across both connections are the server's log, exactly.
     log_ = table.log_for(1)
     assert [m.seq for m in seen] == list(range(1, len(log_) + 1))
@@ -548,7 +548,7 @@ async def test_leaving_revokes_the_token_and_ends_its_streams(server, conn):
     again = await open_play(conn, table_id, me.seat_token)
     await expect_status(again.read(), grpc.StatusCode.UNAUTHENTICATED)
     await until(table, lambda: table.state is TableState.FINISHED, "the bots to finish")
-    after = list(zip(table.history, table.history_sources))[left_at:]
+    after = list(zip(table.history, table.history.sources))[left_at:]
     assert after and all(source == "bot" for (seat, _), source in after if seat == 0)
 
 
@@ -1182,7 +1182,7 @@ async def test_clients_killed_at_random_and_reconnected_finish_every_game(server
         # And the last life's view is the server's.
         assert p.session.state.view == table.game.view(p.seat)
         assert p.session.state.game_over
-        stand_in_moves += table.history_sources.count("stand_in")
+        stand_in_moves += table.history.sources.count("stand_in")
     assert sum(p.lives for p in players) > len(players)
     print(
         f"lives {sum(p.lives for p in players)} reconnects "
