@@ -12,6 +12,7 @@ options), ``table`` (lobby limits) and ``client.sdk`` (channel options).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 # ------------------------------------------------------------------ keepalive
@@ -186,3 +187,14 @@ class TokenBucket:
             return False
         self.tokens = tokens - 1.0
         return True
+
+
+def uncount(counts: Counter[str], key: str) -> None:
+    """Take one from ``counts[key]`` and forget ``key`` at zero, so a count of
+    what each client holds (tables, streams) keeps no key for a client that
+    holds nothing."""
+    left = counts[key] - 1
+    if left > 0:
+        counts[key] = left
+    else:
+        del counts[key]

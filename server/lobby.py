@@ -26,7 +26,7 @@ from collections.abc import Callable
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
-from .limits import Limits
+from .limits import Limits, uncount
 from .table import (
     DEFAULT_AWAY_GRACE,
     DEFAULT_MAX_ROUND_ACTIONS,
@@ -132,10 +132,7 @@ class Lobby:
     def _unwait(self, table: Table) -> None:
         """``table`` is no longer waiting (it started, or is dropped)."""
         if self._waiting.pop(table.table_id, None) is not None and table.owner:
-            owned = self._waiting_owned
-            owned[table.owner] -= 1
-            if owned[table.owner] <= 0:
-                del owned[table.owner]
+            uncount(self._waiting_owned, table.owner)
 
     def _finished(self, table: Table) -> None:
         self._owned(table, False)

@@ -41,7 +41,7 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from . import wire
-from .limits import SERVER_OPTIONS, Limits, TokenBucket
+from .limits import SERVER_OPTIONS, Limits, TokenBucket, uncount
 from .lobby import Lobby
 from .storage import GameStore, Recorder
 from .table import DEFAULT_MAX_ROUND_ACTIONS, LobbyError, Seat, Table, default_window_ms
@@ -447,9 +447,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         except StopAsyncIteration:
             first = None
         finally:
-            joining[host] -= 1
-            if joining[host] <= 0:
-                del joining[host]
+            uncount(joining, host)
         if first is UNDECODED:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE)
         if late:
