@@ -294,7 +294,7 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
         text.append("Your turn", style="bold reverse")
     elif k is E.ROUND_STARTED:
         text.append(
-            f"── Round {event.value}: {p} deal{'' if you else 's'} {event.count} cards each ──",
+            f"── Round {event.value} ── {p} deal{'' if you else 's'} {event.count} each",
             style="bold",
         )
     elif k is E.HAND_DEALT:
@@ -343,7 +343,7 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
         )
     elif k is E.ROUND_CAPPED:
         text.append(
-            f"The round reached {event.count} actions: the game ends with no winner",
+            f"Cap reached ({event.count:,} actions): the game ends with no winner",
             style="bold",
         )
     else:  # pragma: no cover - a kind added later

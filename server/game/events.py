@@ -49,7 +49,7 @@ class EventKind(IntEnum):
     PLAYER_OUT = 30  #: ``player`` is out of play; ``value`` their place (section 9)
     TIMED_OUT = 31  #: the table's turn timer ran out for ``player``: its default action follows (server only)
     ROUND_CAPPED = (
-        32  #: the round reached the table's cap of ``count`` actions: the game ends, no winner
+        32  #: the round (or game) reached its cap of ``count`` actions: the game ends, no winner
     )
 
 

@@ -441,7 +441,7 @@ async def test_the_log_is_laid_out_again_when_the_terminal_is_resized():
         await pilot.resize_terminal(140, 40)
         await pilot.pause()
         rows = [row.strip(" │") for row in shown_in(app, log)]
-        assert "── Round 3: Bob deals 7 cards each ──" in rows  # one row again
+        assert "── Round 3 ── Bob deals 7 each" in rows  # one row again
 
 
 async def test_a_refused_intent_is_shown():
