@@ -136,6 +136,29 @@ def _crafted_record() -> GameRecord:
     )
 
 
+async def test_a_person_who_left_is_shown_as_a_bot_only_after_their_last_own_move():
+    """Cy played their first two moves, left, and a bot played on (the record
+    names it): the replay shows Cy as a person until then, the bot after."""
+    record = _crafted_record()
+    record.players[2]["bot"] = "greedy"
+    cy_moves = [i for i, (seat, _) in enumerate(record.actions) if seat == 2]
+    left_after = cy_moves[1]
+    record.sources = [
+        "bot" if seat == 1 or (seat == 2 and i > left_after) else "player"
+        for i, (seat, _) in enumerate(record.actions)
+    ]
+    app = ReplayApp(Frames.of(record))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        screen = app.screen
+        for step in (0, left_after + 1):  # (a frame's step counts the actions applied)
+            screen.action_go(step)
+            assert [s.bot for s in screen.model.state.seats] == [False, True, False], step
+        screen.action_go(left_after + 2)
+        assert [s.bot for s in screen.model.state.seats] == [False, True, True]
+        await pilot.press("q")
+
+
 def test_replay_of_the_deal_snapshot(snap_compare):
     """The deal of a stored game: every hand shown under the board."""
     assert snap_compare(ReplayApp(Frames.of(_crafted_record())), terminal_size=(100, 32))

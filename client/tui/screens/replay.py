@@ -9,6 +9,7 @@ over), or one seat's view (Tab changes whose). The log is in step.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -84,6 +85,12 @@ class ReplayScreen(Screen[None]):
         self.seat = seat
         self.at = at  #: the frame shown
         self.table, self.seats = replay_table(frames)
+        # per seat, the step of its person's last own action (-1: none, a bot's
+        # seat, or a record that does not say who made each action)
+        self._last_own = [-1] * len(self.seats)
+        for frame in frames.frames if frames.record.sources else ():
+            if frame.source == "player" and 0 <= frame.seat < len(self.seats):
+                self._last_own[frame.seat] = frame.step
         self.board = TableBoard(hand=seat >= 0)
         self.hands = Static(id="replay-hands")
         self.model = self._model()
@@ -108,10 +115,17 @@ class ReplayScreen(Screen[None]):
             seat=seat,
             table=self.table,
             view=frame.views[max(seat, 0)],
-            seats=self.seats,
+            seats=self.seats_at(frame.step),
             events=self.frames.events_for(frame, seat),
         )
         return TableModel(state, role=Role.PLAYER if seat >= 0 else Role.SPECTATOR)
+
+    def seats_at(self, step: int) -> tuple[SeatInfo, ...]:
+        """The seats after ``step`` actions: a seat the record gives a bot is
+        shown as one only after its person's last own action (a person who
+        left mid-game played until then; a bot's seat is one throughout)."""
+        last_own = self._last_own
+        return tuple(replace(s, bot=s.bot and step > last_own[s.seat]) for s in self.seats)
 
     def show(self) -> None:
         """Draw the frame :attr:`at`."""
