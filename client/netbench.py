@@ -160,25 +160,32 @@ async def _table_loop(
     think: float = 0.0,
     target_score: int = 0,
     raw_client: bool = False,
+    setting_up: asyncio.Semaphore | None = None,
 ) -> None:
+    """One table's games, one after the other, until ``stop``; ``setting_up``
+    bounds how many tables are being made and dealt at once."""
     rules = RuleSet(target_score=target_score)
+    setting_up = setting_up or asyncio.Semaphore(1)
     game = 0
     while not stop.is_set():
         seats: list[asyncio.Task[None]] = []
         try:
-            table = await conn.create_table(
-                seats=4, rules=rules, title=f"bench {index}", seed=index * 7919 + game
-            )
-            joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
-            seats = [
-                asyncio.create_task(
-                    _raw_seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats)
-                    if raw_client
-                    else _seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats, think)
+            async with setting_up:
+                table = await conn.create_table(
+                    seats=4, rules=rules, title=f"bench {index}", seed=index * 7919 + game
                 )
-                for s, j in enumerate(joins)
-            ]
-            await conn.start_game(table.table_id, joins[0].seat_token)
+                joins = [await conn.join_table(table.table_id, f"b{index}-{s}") for s in range(4)]
+                seats = [
+                    asyncio.create_task(
+                        _raw_seat(conn, table.table_id, j.seat_token, index * 1000 + s, stats)
+                        if raw_client
+                        else _seat(
+                            conn, table.table_id, j.seat_token, index * 1000 + s, stats, think
+                        )
+                    )
+                    for s, j in enumerate(joins)
+                ]
+                await conn.start_game(table.table_id, joins[0].seat_token)
             if game == 0:
                 stats.table_started()
         except BaseException as err:  # the seats go too: none is left reading its stream
@@ -309,6 +316,15 @@ def _no_collections() -> Iterator[None]:
             gc.enable()
 
 
+#: Tables being made and dealt at once (the lobby calls and the streams'
+#: joins). Beyond, a run's start is a storm no LAN sees: a thousand tables at
+#: once kept the server's accept loop so busy that lobby calls waited over a
+#: minute and the lobby freed the seats of tables not yet started (their
+#: people showed no sign of life for ``waiting_seat_grace``). Even so, under
+#: the load of the tables already playing, grpc.aio accepts about one new
+#: call per turn of the event loop: a thousand tables take minutes to start.
+SETTING_UP = 64
+
 #: Seconds every run plays, once every table's first game has started,
 #: before its measured window: the tables are made and their first games dealt
 #: all at once (a storm of lobby calls and new streams no steady load has),
@@ -361,18 +377,26 @@ async def measure(
                 async with Connection(server.address, timeout=30) as conn:
                     await conn.wait_ready()
                     stop = asyncio.Event()
+                    setting_up = asyncio.Semaphore(SETTING_UP)
                     loops = [
                         asyncio.create_task(
                             _bare_table(conn.channel, i, stop, stats)
                             if bare
                             else _table_loop(
-                                conn, i, stop, stats, think_ms / 1000, target_score, raw_client
+                                conn,
+                                i,
+                                stop,
+                                stats,
+                                think_ms / 1000,
+                                target_score,
+                                raw_client,
+                                setting_up,
                             )
                         )
                         for i in range(tables)
                     ]
                     try:
-                        await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 10)
+                        await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 4)
                     except TimeoutError:
                         stats.error(f"{stats.started} of {tables} tables started their game")
                     await asyncio.sleep(warmup)  # not measured (and not synchronisation)
