@@ -365,6 +365,10 @@ HELP = """\
  challenge (c) or accept (a); it was a bluff if its player held a card
  of the colour in force before it (the prompt names that colour).
  A drawn card that fits: play it (p) or keep it (k).
+[b]Time[/b]
+ With a turn timer ("23s left"), a decision not made in time is made
+ for you: a draw, then keeping the card drawn; a penalty accepted;
+ a Wild starter given the colour you hold most.
 [b]Leaving[/b]
  At a LAN server your seat stays yours: the turn timer plays for you,
  and uno play --server HOST:PORT with the same name on this machine
