@@ -157,15 +157,14 @@ async def _table_loop(
     index: int,
     stop: asyncio.Event,
     stats: Stats,
+    setting_up: asyncio.Semaphore,
     think: float = 0.0,
     target_score: int = 0,
     raw_client: bool = False,
-    setting_up: asyncio.Semaphore | None = None,
 ) -> None:
     """One table's games, one after the other, until ``stop``; ``setting_up``
     bounds how many tables are being made and dealt at once."""
     rules = RuleSet(target_score=target_score)
-    setting_up = setting_up or asyncio.Semaphore(1)
     game = 0
     while not stop.is_set():
         seats: list[asyncio.Task[None]] = []
@@ -387,10 +386,10 @@ async def measure(
                                 i,
                                 stop,
                                 stats,
+                                setting_up,
                                 think_ms / 1000,
                                 target_score,
                                 raw_client,
-                                setting_up,
                             )
                         )
                         for i in range(tables)
