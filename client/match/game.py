@@ -41,6 +41,10 @@ from .entrants import Entrant, new_bot
 from .result import ADJUDICATED, CRASHED, ERROR, FINISHED, VOID, GameResult
 from .schedule import GameSpec
 
+#: The server's fixed cap of actions in a game (a ROUND_CAPPED event's count is
+#: this number when the game, not a round, reached its cap; RULES.md, "Endless rounds").
+MAX_GAME_ACTIONS = 1_000_000
+
 log = logging.getLogger("unoplay.match")
 
 #: Seconds one game may take before the match gives up on it.
@@ -331,7 +335,8 @@ class TableWatch:
         outcome = game.outcome()
         out.over = outcome is not None
         out.capped = outcome is not None and not outcome.winners
-        out.cap = table.max_round_actions
+        game_capped = len(table.history) >= MAX_GAME_ACTIONS
+        out.cap = MAX_GAME_ACTIONS if game_capped else table.max_round_actions
         out.scores = list(game.scores)
         out.winners = list(outcome.winners) if outcome is not None else []
         out.actions = len(table.history)
@@ -534,7 +539,8 @@ def _status(result: GameResult, outcome: Outcome, entrants: Sequence[Entrant]) -
         result.status, result.reason = VOID, "; ".join(server_played)
     elif outcome.capped:
         result.status = ADJUDICATED
-        result.reason = f"a round reached the cap of {outcome.cap} actions: no winner"
+        what = "the game" if outcome.cap >= MAX_GAME_ACTIONS else "a round"
+        result.reason = f"{what} reached the cap of {outcome.cap:,} actions: no winner"
     elif outcome.over:
         result.status = FINISHED
     else:

@@ -281,7 +281,7 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
 
     apart = report.get("apart", {})
     words = {
-        "adjudicated": "adjudicated (no winner: a round reached the cap of actions)",
+        "adjudicated": "adjudicated (no winner: a round, or the game, reached its cap of actions)",
         "void": "void (the server played a seat: time forfeit or stand-in)",
         "crashed": "crashed",
         "error": "not played (errors)",

@@ -260,3 +260,20 @@ def test_the_paired_interval_of_duplicate_deals_is_narrower_for_as_many_games():
     # Expected widths: 2 z sqrt(0.24 / 200) = 0.136 against 2 z sqrt(0.075 / 100) = 0.107.
     assert 0.10 < high - low < 0.17 and 0.08 < dhigh - dlow < 0.13
     assert dhigh - dlow < 0.9 * (high - low)
+
+
+def test_a_capped_game_is_adjudicated_with_what_reached_its_cap():
+    from unoplay.client.match.game import MAX_GAME_ACTIONS, Outcome, _status
+
+    entrants = parse_entrants("greedy,random")
+    reasons = []
+    for cap in (2000, MAX_GAME_ACTIONS):
+        result = _result(0, 0, (0, 1), [], FINISHED)
+        outcome = Outcome(over=True, capped=True, cap=cap, timeouts=[0, 0], stand_in=[0, 0])
+        _status(result, outcome, entrants)
+        assert result.status == ADJUDICATED
+        reasons.append(result.reason)
+    assert reasons == [
+        "a round reached the cap of 2,000 actions: no winner",
+        "the game reached the cap of 1,000,000 actions: no winner",
+    ]
