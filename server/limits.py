@@ -125,8 +125,8 @@ class Limits:
       its player can still check the deal).
     * ``stand_in``: the bot kind (:data:`unoplay.game.BOT_KINDS`) that plays
       for a person who is away or gave up their seat; ``ismcts`` is stronger
-      than ``greedy`` but thinks on the server's event loop (the searching
-      bots of every table take turns, one decision a loop iteration), a budget may
+      than ``greedy``; it thinks on the search thread while the event loop
+      goes on (the searching bots of every table take turns), a budget may
       follow it (``ismcts@100ms``: :func:`unoplay.game.bots.parse_kind`);
       ``bot_ms``: the most any server-side bot of a kind with a budget
       (a stand-in, or one added by AddBot) thinks per decision, whatever it

@@ -5,7 +5,9 @@ resuming, the rounds of one game. The lobby of tables is :mod:`.lobby`.
 This layer owns one :class:`~.engine.GameState` per table and turns its events
 into per-seat message logs. It knows nothing of gRPC: the service reads the
 logs and converts them to the wire. It runs on one asyncio event loop (timers
-and bot turns are loop callbacks); every method is called from that loop.
+and bot turns are loop callbacks; a searching bot decides on the search
+thread, and only its answer comes back to the loop); every method is
+called from that loop.
 
 After a play that opens an out-of-turn chance (a missed UNO to catch, a card
 to jump in on) a table with ``window_ms`` > 0 holds every intent for that long
@@ -36,6 +38,7 @@ import unicodedata
 import weakref
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -297,6 +300,8 @@ class Table:
         self._window: Window | None = None  # the open out-of-turn window
         self._batching = False  # judging a window: updates wait for its end
         self._updates_due: float | None = None  # (the window close they will carry)
+        #: seat -> (its bot, the events it saw since) while that bot searches
+        self._searching: dict[int, tuple[Any, list[Event]]] = {}
         self._show_seats(self.seat_infos())
         self.spectator_log.append(Welcome(-1, self.info()))
 
@@ -846,7 +851,12 @@ class Table:
                 _add_visible(seat.log, i, bodies)
             player = seat.player
             if player is not None and getattr(player, "observes", False):
-                player.observe(visible(events, i))  # a bot that learns from what its seat sees
+                seen = visible(events, i)  # a bot that learns from what its seat sees
+                searching = self._searching.get(i)
+                if searching is not None and searching[0] is player:
+                    searching[1].extend(seen)  # it thinks on the search thread: held
+                else:
+                    player.observe(seen)
         _add_visible(self.spectator_log, -1, bodies)
         movers = None
         if self._batching and not game.is_game_over:
@@ -1044,29 +1054,80 @@ class Table:
             if seat.player is not None and game.legal_actions(seat.index):
                 self._later(self.bot_delay, self._bot_turn, seat.index, self._version)
 
-    def _bot_turn(self, seat: int, version: int, queued: bool = False) -> None:
+    def _bot_turn(self, seat: int, version: int) -> None:
         """A server-side bot's (or stand-in's) turn, if the game is still where
-        it was (``version``). A bot that searches (a budgeted kind) waits its
-        turn among the searching bots of every table (:class:`_Searches`)."""
+        it was (``version``). A bot that searches (a budgeted kind) thinks on
+        the search thread instead, in its turn among the searching bots of
+        every table (:class:`_Searches`)."""
+        legal = self._bot_legal(seat, version)
+        if legal is None:
+            return
+        game, bot = self.game, self.seats[seat].player
+        assert game is not None  # (_bot_legal checked)
+        if getattr(bot, "budgeted", False):
+            _Searches.of_loop().add(self._search, seat, version)
+            return
+        self._decided(seat, version, bot, bot.decide(game.view(seat), legal))
+
+    def _bot_legal(self, seat: int, version: int) -> list[Action] | None:
+        """The legal actions of the bot playing ``seat``, if the game is still
+        where it was (``version``) and it has any; else None."""
         game = self.game
-        if version != self._version or game is None or game.is_round_over:
+        if version != self._version or game is None or game.is_round_over or self.closing:
+            return None
+        if self.seats[seat].player is None:
+            return None
+        return game.legal_actions(seat) or None
+
+    def _search(self, seat: int, version: int, executor: Executor) -> asyncio.Future[Any] | None:
+        """Start the searching bot of ``seat`` deciding on ``executor`` (its
+        thread), if its turn still stands; the future of its decision, or None.
+        Until it answers, what its seat sees is held for it (a bot's state is
+        never touched by two threads) and given in order before its move."""
+        legal = self._bot_legal(seat, version)
+        if legal is None:
+            return None
+        game = self.game
+        assert game is not None
+        bot = self.seats[seat].player
+        self._searching[seat] = (bot, [])
+        future = asyncio.get_running_loop().run_in_executor(
+            executor, bot.decide, game.view(seat), legal
+        )
+        future.add_done_callback(lambda done: self._searched(seat, version, bot, done))
+        return future
+
+    def _searched(self, seat: int, version: int, bot: Any, done: asyncio.Future[Any]) -> None:
+        """A search of :meth:`_search` ended: the events its seat saw meanwhile
+        go to the bot, then its move is played if its turn still stands (a
+        search that failed plays the turn timer's move)."""
+        _, held = self._searching.pop(seat)
+        if held:
+            bot.observe(held)
+        if done.cancelled():
             return
+        error = done.exception()
+        if error is not None:
+            log.error(
+                "table %s seat %d: the bot failed to decide", self.table_id, seat, exc_info=error
+            )
+        self._decided(seat, version, bot, None if error else done.result(), error is not None)
+
+    def _decided(
+        self, seat: int, version: int, bot: Any, action: Action | None, failed: bool = False
+    ) -> None:
+        """Play ``bot``'s decision for ``seat`` if the game is still where it
+        was (``version``) and the bot still plays the seat; a refused (or
+        failed) decision on its turn plays the turn timer's move instead."""
+        game = self.game
         s = self.seats[seat]
-        bot = s.player
-        if bot is None:
+        if version != self._version or game is None or self.closing or s.player is not bot:
             return
-        legal = game.legal_actions(seat)
-        if not legal:
-            return
-        if not queued and getattr(bot, "budgeted", False):
-            _Searches.of_loop().add(self._bot_turn, seat, version, True)
-            return
-        action = bot.decide(game.view(seat), legal)
-        if action is None:
+        if action is None and not failed:
             return
         source = "bot" if s.bot is not None else "stand_in"
         if (
-            not self.act(seat, action, source=source)
+            (action is None or not self.act(seat, action, source=source))
             and game.current == seat
             and version == self._version
         ):
@@ -1083,11 +1144,11 @@ def _add_visible(log: StreamLog, seat: int, bodies: list[tuple[int, bytes]]) -> 
 
 
 class _Searches:
-    """The decisions of the searching bots on one event loop, in order: one
-    decision a loop iteration, between everything else that is ready. A
-    search thinks on the loop for up to ``Limits.bot_ms``; however many bots
-    search at once, at any tables, the loop then stalls for one decision at
-    most, never for all of them back to back."""
+    """The decisions of the searching bots on one event loop, one at a time,
+    in order, each on this queue's thread. A search thinks for up to
+    ``Limits.bot_ms`` and the loop goes on meanwhile (sharing the interpreter
+    with it: a few milliseconds at a time), so however many bots search at
+    once, at any tables, nobody's move waits for a search to end."""
 
     _of: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Searches] = (
         weakref.WeakKeyDictionary()
@@ -1095,8 +1156,11 @@ class _Searches:
 
     def __init__(self) -> None:
         # (no reference to its loop: the loop is this queue's weak key)
-        self.waiting: deque[tuple[Callable[..., None], tuple[Any, ...]]] = deque()
-        self.scheduled = False
+        self.waiting: deque[tuple[Callable[..., asyncio.Future[Any] | None], tuple[Any, ...]]] = (
+            deque()
+        )
+        self.busy = False  # a search runs, or _next is due
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unoplay-search")
 
     @classmethod
     def of_loop(cls) -> _Searches:
@@ -1105,24 +1169,26 @@ class _Searches:
         searches = cls._of.get(loop)
         if searches is None:
             searches = cls._of[loop] = cls()
+            weakref.finalize(searches, searches.executor.shutdown, wait=False)
         return searches
 
-    def add(self, decide: Callable[..., None], *args: Any) -> None:
-        """Queue ``decide(*args)`` (called on the running loop)."""
-        self.waiting.append((decide, args))
-        if not self.scheduled:
-            self.scheduled = True
+    def add(self, start: Callable[..., asyncio.Future[Any] | None], *args: Any) -> None:
+        """Queue ``start(*args, executor)``, called on the running loop when the
+        searches before it are over; it returns the future of the search it
+        began, or None when there is nothing to search any more."""
+        self.waiting.append((start, args))
+        if not self.busy:
+            self.busy = True
             asyncio.get_running_loop().call_soon(self._next)
 
-    def _next(self) -> None:
-        decide, args = self.waiting.popleft()
-        try:
-            decide(*args)
-        finally:
-            if self.waiting:
-                asyncio.get_running_loop().call_soon(self._next)
-            else:
-                self.scheduled = False
+    def _next(self, _done: object = None) -> None:
+        while self.waiting:
+            start, args = self.waiting.popleft()
+            future = start(*args, self.executor)
+            if future is not None:
+                future.add_done_callback(self._next)  # after the table's own callback
+                return
+        self.busy = False
 
 
 def default_action(game: GameState) -> Action:

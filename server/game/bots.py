@@ -322,7 +322,7 @@ def make_bot(
     search bot: :func:`parse_kind`) seeded with ``seed``, for a table under
     ``rules`` (default official; only kinds with ``needs_rules``, such as
     ``ismcts``, use them). ``max_ms`` caps a budgeted kind's time per
-    decision, whatever its budget (a server's bots think on its event loop).
+    decision, whatever its budget (a server's search bots share its interpreter).
 
     Raises ValueError (from :func:`parse_kind`) for an unknown kind or a bad budget.
     """

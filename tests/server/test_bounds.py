@@ -16,6 +16,7 @@ import random
 import signal
 import socket
 import sys
+import threading
 import time
 import tracemalloc
 import types
@@ -30,6 +31,7 @@ from unoplay.game import RuleSet, actions
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
+from unoplay.game.events import visible
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import preset
 from unoplay.server import lobby as lobby_module
@@ -38,7 +40,7 @@ from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
 from unoplay.server.streamlog import StreamLog
-from unoplay.server.table import LobbyError, Table
+from unoplay.server.table import LobbyError, Table, default_action
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -129,11 +131,11 @@ async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_play
 
 
 async def test_searching_bots_take_turns_one_decision_a_loop_iteration():
-    """Bots that search think on the event loop: at many tables at once, their
-    decisions are spread one a loop iteration (a ticker that runs every
-    iteration is seen between any two), so the loop never stalls for all of
-    them back to back (an attack with tables of ismcts bots held every lobby
-    call for seconds)."""
+    """Bots that search decide one at a time, at many tables at once, each
+    decision between two turns of the loop (a ticker that runs every loop
+    iteration is seen between any two), so they never pile up on the
+    interpreter at once (an attack with tables of ismcts bots held every
+    lobby call for seconds)."""
     seen: list[str] = []
 
     class Searcher:
@@ -166,6 +168,68 @@ async def test_searching_bots_take_turns_one_decision_a_loop_iteration():
     decisions = seen.count("decide")
     assert decisions > 30  # three whole rounds
     assert ("decide", "decide") not in set(itertools.pairwise(seen)), "two decisions in a row"
+    lobby.close()
+
+
+async def test_a_searching_bot_thinks_on_its_thread_while_the_table_goes_on():
+    """A bot that searches decides on the search thread: while it thinks,
+    the loop serves the table (here the turn timer's move for it, which a
+    search on the loop could not let happen before it ended), its stale
+    decision is dropped, and what its seat saw meanwhile reaches it after it
+    answered, in order, never while it decides."""
+    thinking, go = threading.Event(), threading.Event()
+    main = threading.current_thread()
+
+    class Searcher:
+        budgeted = observes = True
+        name = "searcher"
+
+        def __init__(self) -> None:
+            self.observed: list = []
+            self.threads: set = set()
+            self.deciding = False
+            self.overlaps = 0
+
+        def decide(self, view, legal):
+            self.deciding = True
+            self.threads.add(threading.current_thread())
+            if not thinking.is_set():
+                thinking.set()
+                assert go.wait(WAIT), "the loop never let the first search end"
+            self.deciding = False
+            return legal[0]
+
+        def observe(self, events):
+            self.overlaps += self.deciding
+            self.observed.extend(events)
+
+    lobby = Lobby()
+    table = lobby.create("think", 2, RuleSet(target_score=0), seed="search-thread")
+    searcher = Searcher()
+    seat = table.add_bot(searcher, "s").index
+    table.add_bot(make_bot("greedy", seed=1), "g")
+    published: list = []
+    publish = table._publish
+
+    def spy(events, actor=-1):
+        published.extend(visible(events, seat))
+        publish(events, actor)
+
+    table._publish = spy
+    table.start()
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, thinking.wait, WAIT), "no search began"
+    game = table.game
+    assert game.current == seat
+    timed_out = len(table.history)
+    assert table.act(seat, default_action(game), source="timer")  # events while it thinks
+    go.set()
+    await until(table, lambda: table.state is TableState.FINISHED, "the game")
+    assert main not in searcher.threads and len(searcher.threads) == 1
+    assert searcher.overlaps == 0
+    assert searcher.observed == published  # every event its seat saw, in order
+    sources = table.history.sources
+    assert sources[timed_out] == "timer" and "bot" in sources[timed_out + 1 :]
     lobby.close()
 
 
