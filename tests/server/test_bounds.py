@@ -233,6 +233,37 @@ async def test_a_searching_bot_thinks_on_its_thread_while_the_table_goes_on():
     lobby.close()
 
 
+async def test_a_search_that_fails_plays_the_turn_timers_move(caplog):
+    """A searching bot that raises does not stall its table: the turn timer's
+    move is played for it at once, and the failure is logged."""
+
+    class Broken:
+        budgeted = True
+        name = "broken"
+        calls = 0
+
+        def decide(self, view, legal):
+            Broken.calls += 1
+            if Broken.calls == 1:
+                raise RuntimeError("search blew up")
+            return legal[0]
+
+    lobby = Lobby()
+    table = lobby.create("broken", 2, RuleSet(target_score=0), seed="search-fails")
+    seat = table.add_bot(Broken(), "b").index
+    table.add_bot(make_bot("greedy", seed=2), "g")
+    with caplog.at_level(logging.ERROR, logger="unoplay.server.table"):
+        table.start()
+        await until(table, lambda: table.state is TableState.FINISHED, "the game")
+    first = next(i for i, (s, _) in enumerate(table.history) if s == seat)
+    game = GameState.new(2, RuleSet(target_score=0), table.game.seed)[0]
+    for s, action in list(table.history)[:first]:
+        game.apply(s, action)
+    assert list(table.history)[first][1] == default_action(game)
+    assert "the bot failed to decide" in caplog.text
+    lobby.close()
+
+
 class _Idle:
     """A bot that never acts (the table waits for it)."""
 
