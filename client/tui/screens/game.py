@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
@@ -64,6 +64,8 @@ log = logging.getLogger("unoplay.tui")
 
 #: The key of the hand's order in the app's Prefs.
 HAND_ORDER = "hand_order"
+#: The narrowest terminal (columns) whose footer keeps its padding.
+WIDE_FOOTER = 60
 
 PLAY, DRAW, KEEP = ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP
 CHALLENGE, ACCEPT = ActionKind.CHALLENGE, ActionKind.ACCEPT
@@ -171,8 +173,8 @@ class GameScreen(BoardScreen):
         Binding("o", "sort", "Sort", show=False),
         Binding("b", "add_bot", "Add bot"),
         Binding("s", "start", "Start"),
-        Binding("question_mark", "help", "Help"),
         Binding("q", "leave", "Leave"),
+        Binding("question_mark", "help", "Help"),  # last: the first a narrow footer cuts
     ]
 
     def __init__(
@@ -230,6 +232,11 @@ class GameScreen(BoardScreen):
     def compose(self) -> ComposeResult:
         yield self.board
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Below :data:`WIDE_FOOTER` columns the footer drops its padding, so
+        at 40 every game key up to Leave still shows."""
+        self.query_one(Footer).compact = event.size.width < WIDE_FOOTER
 
     def on_mount(self) -> None:
         prefs = getattr(self.app, "prefs", None)  # (a test's app may keep none)
