@@ -1184,7 +1184,11 @@ class _Searches:
     def _next(self, _done: object = None) -> None:
         while self.waiting:
             start, args = self.waiting.popleft()
-            future = start(*args, self.executor)
+            try:
+                future = start(*args, self.executor)
+            except Exception:  # that table's bot turn is lost; the others' are not
+                log.exception("a search could not start")
+                continue
             if future is not None:
                 future.add_done_callback(self._next)  # after the table's own callback
                 return

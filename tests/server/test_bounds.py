@@ -264,6 +264,39 @@ async def test_a_search_that_fails_plays_the_turn_timers_move(caplog):
     lobby.close()
 
 
+async def test_a_search_that_cannot_start_does_not_stop_the_other_tables(caplog):
+    """A search whose start fails (here: always, at one table) is logged and
+    the queue goes on: the other table's searching bots finish their game."""
+
+    class Searcher:
+        budgeted = True
+        name = "searcher"
+
+        def decide(self, view, legal):
+            return legal[0]
+
+    lobby = Lobby()
+    broken, fine = (
+        lobby.create(name, 2, RuleSet(target_score=0), seed=f"search-{name}")
+        for name in ("broken", "fine")
+    )
+    for table in (broken, fine):
+        table.add_bot(Searcher(), "a")
+        table.add_bot(Searcher(), "b")
+
+    def cannot_start(seat, version, executor):
+        raise RuntimeError("no view")
+
+    broken._search = cannot_start
+    with caplog.at_level(logging.ERROR, logger="unoplay.server.table"):
+        broken.start()
+        fine.start()
+        await until(fine, lambda: fine.state is TableState.FINISHED, "the other table's game")
+    assert "a search could not start" in caplog.text
+    assert broken.state is TableState.PLAYING
+    lobby.close()
+
+
 class _Idle:
     """A bot that never acts (the table waits for it)."""
 
