@@ -11,7 +11,7 @@ $(STAMP): pyproject.toml
 	@echo "Installing unoplay and its extras into $(VENV) (once; a minute or two)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[dev,bench,rl]'
+	$(PIP) install --quiet -e '.[dev,bench,rl,plot]'
 	$(PIP) install --quiet -e '.[cluster]' \
 		|| echo "NOTICE: the cluster extra (Ray) did not install: uno match --ray and its test are skipped"
 	touch $(STAMP)

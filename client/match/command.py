@@ -30,7 +30,8 @@ EPILOG = """\
 examples:
   uno match --games 200 --concurrency 2               (greedy against three randoms)
   uno match --games 400 --bots greedy,random --duplicate
-  uno match --games 5000 --bots greedy,random,random,random --sprt elo0=0 elo1=50
+  uno match --games 5000 --bots v2.py:Bot,v1.py:Bot,random,random --sprt elo0=0 elo1=20 \
+            --plot sprt.svg                         (is v2 better than v1, at four seats?)
   uno match --games 50 --seat "node client/node_bot/bot.js" --move-time 2 --on-crash continue
   uno match --games 20 --bots my_bot.py:Bot,greedy --max-actions 500
   uno match --games 1000 --out runs.sqlite3 --resume  (after a Ctrl-C: the missing games)
@@ -134,11 +135,25 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         nargs="*",
         default=None,
         metavar="KEY=VALUE",
-        help="stop once a sequential test decides whether the first entrant beats the "
-        "field: elo0=0 elo1=10 alpha=0.05 beta=0.05 (the defaults), or p0= p1= win rates. "
-        "Elo for k seats is Luce's choice model (a player 10^(elo/400) times as strong wins "
-        "r/(r+k-1)); the test is fishtest's GSPRT on the candidate's share of the wins, per "
-        "game (per deal with --duplicate); its LLR and bounds show as it goes",
+        help="stop once a sequential test decides whether the candidate (the first "
+        "entrant) is better than the baseline (the second, or --baseline): elo0=0 elo1=10 "
+        "alpha=0.05 beta=0.05 (the defaults), or p0= p1= mean scores. Every deal is played "
+        "twice, the two swapping seats against the same field; a game scores 1 if the "
+        "candidate wins, 0 if the baseline does, 1/2 otherwise, and Elo is logistic on that "
+        "score. The test is fishtest's GSPRT on each deal's mean score (pentanomial at two "
+        "games a deal); its LLR and bounds show as it goes",
+    )
+    match.add_argument(
+        "--baseline",
+        metavar="NAME",
+        help="the entrant the SPRT compares the candidate with, by its label "
+        "(default: the second entrant)",
+    )
+    match.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="draw the SPRT's LLR path and Elo estimate into FILE (.svg or .png; "
+        "needs matplotlib, the plot extra)",
     )
     match.add_argument(
         "--max-actions",
@@ -182,7 +197,13 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         "--resume",
         action="store_true",
         help="continue the latest match of --out with the same settings: play only "
-        "the games it lacks",
+        "the games it lacks (refused when an entrant's code changed; a match the SPRT "
+        "decided is reported, not reopened)",
+    )
+    match.add_argument(
+        "--allow-changed",
+        action="store_true",
+        help="with --resume: play on even though an entrant's code changed since",
     )
     match.add_argument(
         "--jsonl", metavar="FILE", help="write every game's record to FILE, one JSON a line"
@@ -300,6 +321,10 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
         raise refuse("--concurrency must be 1 or more")
     if args.resume and args.no_out:
         raise refuse("--resume continues a match of --out: not with --no-out")
+    if args.allow_changed and not args.resume:
+        raise refuse("--allow-changed goes with --resume")
+    if (args.baseline or args.plot) and args.sprt is None:
+        raise refuse(f"{'--baseline' if args.baseline else '--plot'} goes with --sprt")
     if args.ray and args.workers == "inline":
         raise refuse("--ray and --workers inline do not go together")
     try:
@@ -354,12 +379,15 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
                     schedule=args.schedule,
                     table_size=args.table_size,
                     sprt=sprt,
+                    baseline=args.baseline,
                     max_actions=args.max_actions,
                     move_time=args.move_time,
                     away_grace=args.away_grace,
                     on_crash=args.on_crash,
                     out=out,
                     resume=args.resume,
+                    allow_changed=args.allow_changed,
+                    plot=args.plot,
                     jsonl=args.jsonl,
                     log_dir=log_dir,
                     ray=args.ray,

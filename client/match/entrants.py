@@ -182,3 +182,54 @@ def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[E
         Entrant(label, kind, command)
         for label, kind, command in zip(_unique(labels), kinds, commands)
     ]
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _code_files(entrant: Entrant) -> list[Path]:
+    """The files whose content decides how ``entrant`` plays: a built-in
+    kind's modules (unoplay.game.bots and .search), a ``file.py:attr`` bot's
+    file, a ``module:attr`` bot's module source, an external command's
+    executable (found on PATH) and every argument naming an existing file
+    (``node bot.js``: node and bot.js)."""
+    if entrant.external:
+        import shutil
+
+        found = shutil.which(entrant.command[0])
+        paths = [Path(found)] if found else []
+        paths += [Path(a) for a in entrant.command[1:] if os.path.isfile(a)]
+        return paths
+    if not is_plugin(entrant.kind):
+        from unoplay.game import bots, search
+
+        return [Path(m.__file__) for m in (bots, search) if m.__file__]
+    where = entrant.kind.rpartition(":")[0]
+    if where.endswith(".py"):
+        return [Path(where)]
+    spec = importlib.util.find_spec(where)
+    return [Path(spec.origin)] if spec is not None and spec.origin else []
+
+
+def code_fingerprints(entrants: list[Entrant]) -> list[dict[str, Any]]:
+    """Each entrant's identity (JSON): its label, kind or command, and the
+    SHA-256 of each file of its code (:func:`_code_files`: ``files``, a list
+    of [path, hex digest]). ``uno match --resume`` compares them with those
+    stored with the match, so results of two versions of a bot never mix."""
+    out = []
+    for entrant in entrants:
+        files = []
+        for path in _code_files(entrant):
+            try:
+                files.append([str(path), _sha256(path)])
+            except OSError:
+                files.append([str(path), "unreadable"])
+        out.append({**entrant.to_dict(), "files": files})
+    return out

@@ -8,7 +8,9 @@ OpenSkill's scale (a new player is 25 +- 8.33, so an ordinal of 0).
 from __future__ import annotations
 
 import math
+import os
 import sys
+from collections.abc import Sequence
 from typing import IO, Any
 
 from unoplay.game.rules import RuleSet, Scoring, differences, preset_name
@@ -32,6 +34,8 @@ def build_report(
     concurrency: int,
     workers: str,
     sprt: Sprt | None = None,
+    pair: tuple[int, int] = (0, 1),
+    after_decision: Sequence[int] = (),
     stopped: str = "",
     match_id: int | None = None,
     out: str | None = None,
@@ -43,7 +47,9 @@ def build_report(
     ``concurrency`` is the number of workers (each plays one game at a
     time), ``most_running`` the most games they held at one time;
     ``elapsed`` is in seconds, ``played_now`` the games of this run (not
-    those resumed from the file)."""
+    those resumed from the file). With ``sprt``, ``pair`` is its (candidate,
+    baseline) and ``after_decision`` the games that finished after it
+    decided (in flight then: not part of the verdict)."""
     entrants = stats.entrants
     ratings = stats.ratings()
     duplicate = bool(stats.schedule.duplicate)
@@ -133,10 +139,10 @@ def build_report(
         }
     if sprt is not None:
         info = sprt.to_dict()
-        seats = stats.schedule.table_size
-        copies = sum(1 for e in entrants if e.identity == entrants[0].identity)
-        info["candidate"] = entrants[0].label
-        info["elo_estimate"] = _finite(elo_of_score(sprt.mean, seats, max(1, copies)))
+        info["candidate"] = entrants[pair[0]].label
+        info["baseline"] = entrants[pair[1]].label
+        info["spec_text"] = sprt.spec.describe()
+        info["after_decision"] = sorted(after_decision)
         report["sprt"] = info
     report["apart"] = {
         status: [
@@ -150,12 +156,61 @@ def build_report(
     return report
 
 
-def _finite(x: float) -> float | None:
-    return x if math.isfinite(x) else None
-
-
 def _pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.1%}"
+
+
+def report_width(out: IO[str]) -> int | None:
+    """The report's width: ``COLUMNS`` when set, else the terminal's (None:
+    rich asks it), else wide enough that nothing is cut when piped."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return None if out.isatty() else 1000
+
+
+def _elo(score: float) -> str:
+    """A mean score as Elo for people (+inf and -inf at the ends)."""
+    value = elo_of_score(score)
+    return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+
+
+def sprt_lines(s: dict[str, Any]) -> list[str]:
+    """The SPRT's part of the report for people: the question, the verdict
+    at its crossing, the Elo difference with its interval, the deal scores
+    seen and the games that finished after the decision."""
+    decided = s["decision"]
+    games = f"{s['observations']} deals ({s['games']} games)"
+    if decided:
+        bound = s["upper"] if decided == "H1" else s["lower"]
+        verdict = (
+            f"{decided} accepted: the LLR reached {s['llr']:+.3f} (bound {bound:+.3f}) "
+            f"after {games}"
+        )
+    else:
+        verdict = f"undecided: LLR {s['llr']:+.3f} in ({s['lower']:+.3f}, {s['upper']:+.3f}) after {games}"
+    low, high = s["score_interval"]
+    lines = [
+        f"SPRT: is {s['candidate']} better than {s['baseline']}? ({s['spec_text']}; "
+        f"a deal is played with the two swapped, against the same field)",
+        f"  {verdict}",
+        f"  Elo {s['candidate']} - {s['baseline']}: "
+        + f"{_elo(s['mean_score'])} (95%: {_elo(low)} .. {_elo(high)}), "
+        f"mean score {s['mean_score']:.4f}"
+        f" (H0 {s['s0']:.4f}, H1 {s['s1']:.4f})",
+        "  deal scores (1: candidate won, 0: baseline won, 1/2: neither): "
+        + ", ".join(f"{k}: {v:g}" for k, v in s["counts"].items()),
+    ]
+    after = s.get("after_decision") or []
+    if after:
+        listed = ", ".join(map(str, after[:LISTED])) + (", ..." if len(after) > LISTED else "")
+        lines.append(
+            f"  {len(after)} game{'s' if len(after) != 1 else ''} in flight at the decision "
+            f"finished after it, not part of the verdict (games {listed})"
+        )
+    if s.get("plot"):
+        lines.append(f"  plot: {s['plot']}")
+    return lines
 
 
 def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
@@ -164,7 +219,7 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
     from rich.table import Table
 
     out = file or sys.stdout
-    console = Console(file=out, width=None if out.isatty() else 120)
+    console = Console(file=out, width=report_width(out))
     rules = RuleSet.from_dict(report["rules"])
     name = preset_name(rules)
     changed = [f"{k}={v}" for k, v in differences(rules)] if name == "custom" else []
@@ -262,22 +317,8 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         console.print(h2h)
 
     if "sprt" in report:
-        s = report["sprt"]
-        decision = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(s["decision"], "undecided")
-        spec = s["spec"]
-        form = (
-            f"p0={spec['p0']:g} p1={spec['p1']:g}"
-            if spec.get("p0") is not None
-            else f"elo0={spec['elo0']:g} elo1={spec['elo1']:g}"
-        )
-        elo = s.get("elo_estimate")
-        console.print(
-            f"SPRT of {s['candidate']} against the field ({form}, alpha={spec['alpha']:g}, "
-            f"beta={spec['beta']:g}; scores {s['s0']:.4f} vs {s['s1']:.4f}): "
-            f"LLR {s['llr']:+.3f} in ({s['lower']:+.3f}, {s['upper']:+.3f}) after "
-            f"{s['observations']} {'deals' if duplicate else 'games'}: {decision}"
-            + (f"; Elo estimate {elo:+.1f}" if elo is not None else "")
-        )
+        for line in sprt_lines(report["sprt"]):
+            console.print(line, markup=False)
 
     apart = report.get("apart", {})
     words = {

@@ -21,7 +21,7 @@ from typing import Any
 from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
-from .entrants import Entrant
+from .entrants import Entrant, code_fingerprints
 from .game import Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
 from .report import build_report
@@ -87,10 +87,21 @@ class Progress:
     result: GameResult | None
 
 
-def _identity_copies(schedule: Schedule, entrants: list[Entrant], identity: str) -> set[int]:
-    """How many seats the candidate's identity holds at each table of the schedule."""
-    tables = set(schedule.cycle) | {s for g in schedule.groups for s in g}
-    return {sum(1 for e in t if entrants[e].identity == identity) for t in tables}
+def pick_pair(entrants: list[Entrant], baseline: str | None) -> tuple[int, int]:
+    """(candidate, baseline) entrant indices of the SPRT: the first entrant
+    against the second, or against the entrant labelled ``baseline``.
+    Raises ValueError for an unknown label or the candidate itself."""
+    if baseline is None:
+        return 0, 1
+    labels = [e.label for e in entrants]
+    if baseline not in labels:
+        raise ValueError(f"--baseline {baseline!r}: no such entrant; they are {', '.join(labels)}")
+    index = labels.index(baseline)
+    if index == 0:
+        raise ValueError(
+            f"--baseline {baseline!r} is the candidate (the first entrant): name another"
+        )
+    return 0, index
 
 
 class MatchRun:
@@ -104,6 +115,7 @@ class MatchRun:
         specs: list[GameSpec],
         stats: MatchStats,
         sprt: Sprt | None,
+        pair: tuple[int, int],
         store: MatchStore | None,
         match_id: int | None,
         control: MatchControl,
@@ -118,13 +130,14 @@ class MatchRun:
         self.specs = specs
         self.stats = stats
         self.sprt = sprt
+        self.pair = pair
+        self.after_decision: list[int] = []  #: games recorded after the SPRT decided
         self.store = store
         self.match_id = match_id
         self.control = control
         self.on_crash = on_crash
         self.progress = progress
         self.labels = [e.label for e in entrants]
-        self.identity = entrants[0].identity
         self.running = 0
         self.most_running = 0  #: the most games in the workers' hands at one time
         self.played = 0
@@ -135,19 +148,18 @@ class MatchRun:
     # -------------------------------------------------------- results
 
     def feed_sprt(self, result: GameResult) -> None:
-        """The SPRT's observation for this game, or for its deal once complete."""
+        """The SPRT's observation for this game's deal once it is complete
+        (every game of it counted). After the decision a game changes
+        nothing: it is listed in :attr:`after_decision`."""
         sprt = self.sprt
         if sprt is None:
             return
-        if not self.schedule.duplicate:
-            if result.counted:
-                wins, games = self.stats.identity_score([result], self.identity)
-                sprt.add(wins / games)
-        elif result.deal not in self._fed_deals and self.stats.deal_complete(result.deal):
+        if sprt.decision:
+            self.after_decision.append(result.index)
+            return
+        if result.deal not in self._fed_deals and self.stats.deal_complete(result.deal):
             self._fed_deals.add(result.deal)
-            deal = self.stats.deal_results[result.deal]
-            wins, games = self.stats.identity_score(deal, self.identity)
-            sprt.add(wins / games)
+            sprt.add(*self.stats.pair_score(result.deal, *self.pair))
         if sprt.decision and not self.control.stopping:
             self.control.stop(f"SPRT: {sprt.decision} accepted")
 
@@ -254,10 +266,18 @@ def _lost(spec: GameSpec, why: str) -> GameResult:
 
 
 def match_settings(
-    entrants: list[Entrant], rules: RuleSet, seed: int, schedule: Schedule, setup: Setup
+    entrants: list[Entrant],
+    rules: RuleSet,
+    seed: int,
+    schedule: Schedule,
+    setup: Setup,
+    sprt: SprtSpec | None = None,
+    pair: tuple[int, int] = (0, 1),
 ) -> dict[str, Any]:
-    """What decides the games of a match (its fingerprint's input; also stored)."""
-    return {
+    """What decides the games of a match (its fingerprint's input; also
+    stored), and with ``sprt`` the test's hypotheses and its (candidate,
+    baseline) ``pair``."""
+    settings: dict[str, Any] = {
         "entrants": [e.to_dict() for e in entrants],
         "rules": rules.to_dict(),
         "seed": seed,
@@ -269,6 +289,9 @@ def match_settings(
         "move_time": setup.move_time,
         "away_grace": setup.away_grace,
     }
+    if sprt is not None:
+        settings["sprt"] = {**sprt.to_dict(), "pair": list(pair)}
+    return settings
 
 
 def default_concurrency() -> int:
@@ -294,12 +317,15 @@ async def run_match(
     schedule: str = "rotation",
     table_size: int | None = None,
     sprt: SprtSpec | None = None,
+    baseline: str | None = None,
     max_actions: int | None = None,
     move_time: int = 0,
     away_grace: int | None = None,
     on_crash: str = "stop",
     out: str | Path | None = None,
     resume: bool = False,
+    allow_changed: bool = False,
+    plot: str | Path | None = None,
     jsonl: str | Path | None = None,
     log_dir: str | Path | None = None,
     ray: str | None = None,
@@ -317,12 +343,17 @@ async def run_match(
     initialised Ray is used as it is). No ``server``: every worker embeds
     one on loopback. ``out``: the SQLite file of results (none: kept in
     memory); ``resume`` continues the latest match of ``out`` with the same
-    settings, playing only the games it lacks. ``sprt`` stops the match
-    once the test decides (the candidate is the first entrant). ``faults``
-    (tests): game indices whose worker exits in the middle of their first
-    attempt. Raises MatchError (a crash with ``on_crash="stop"``, workers
-    that cannot start, nothing to resume) and ValueError for settings that
-    make no match.
+    settings, playing only the games it lacks; it refuses an entrant whose
+    code changed since (:func:`.entrants.code_fingerprints`) unless
+    ``allow_changed``, and a match the SPRT decided is reported, not
+    reopened. ``sprt`` tests the candidate (the first entrant) against the
+    baseline (the second, or the entrant labelled ``baseline``) on deals
+    played in swapped pairs (:mod:`.sprt`, :mod:`.schedule`) and stops the
+    match once it decides. ``plot``: an SVG or PNG file of the SPRT's path
+    (:mod:`.plot`). ``faults`` (tests): game indices whose worker exits in
+    the middle of their first attempt. Raises MatchError (a crash with
+    ``on_crash="stop"``, workers that cannot start, nothing to resume, a
+    changed entrant) and ValueError for settings that make no match.
     """
     if games <= 0:
         raise ValueError("a match needs at least one game (--games 1 or more)")
@@ -336,21 +367,16 @@ async def run_match(
     if kind not in WORKER_KINDS:
         raise ValueError(f"workers are {', '.join(WORKER_KINDS)}, not {kind!r}")
     identities = [e.identity for e in entrants]
-    plan = make_schedule(identities, schedule, table_size, duplicate)
+    pair = pick_pair(entrants, baseline) if sprt is not None else (0, 1)
+    if sprt is not None and teams_format(rules):
+        raise ValueError("--sprt compares two entrants, not teams")
+    plan = make_schedule(
+        identities, schedule, table_size, duplicate, pair if sprt is not None else None
+    )
     if plan.kind == "partner-rotation" and not teams_format(rules):
         raise ValueError("partner rotation is played in the teams format (--rule format=teams)")
     rules.check_players(plan.table_size)  # RuleError (a ValueError) for a format it cannot seat
-    test: Sprt | None = None
-    if sprt is not None:
-        if plan.kind != "rotation":
-            raise ValueError("--sprt needs every entrant at every table (no round-robin)")
-        if teams_format(rules):
-            raise ValueError("--sprt tests one entrant against a field, not teams")
-        if len(set(identities)) < 2:
-            raise ValueError("--sprt needs a field different from the candidate")
-        copies = _identity_copies(plan, entrants, identities[0])
-        s0, s1 = sprt.scores(plan.table_size, copies.pop())
-        test = Sprt(sprt, s0, s1)
+    test = Sprt(sprt) if sprt is not None else None
     setup = Setup(
         tuple(entrants),
         rules.to_dict(),
@@ -364,8 +390,9 @@ async def run_match(
     )
     if log_dir:
         Path(log_dir).mkdir(parents=True, exist_ok=True)
-    settings = match_settings(entrants, rules, seed, plan, setup)
+    settings = match_settings(entrants, rules, seed, plan, setup, sprt, pair)
     print_ = fingerprint(settings)
+    settings["code"] = code_fingerprints(entrants)  # kept, but not part of the fingerprint
     total = plan.total(games)
     store = MatchStore(out) if out else None
     control = control or MatchControl()
@@ -379,10 +406,18 @@ async def run_match(
                 if match_id is None:
                     raise MatchError(
                         f"nothing to resume: {out} has no match with these settings "
-                        "(the same entrants, rules, seed, schedule and table options)"
+                        "(the same entrants, rules, seed, schedule, table options and --sprt)"
                     )
-                stored = [r for r in store.results(match_id) if r.status not in (CRASHED, ERROR)]
-                store.set_state(match_id, "running", planned=total)
+                previous = store.match(match_id)
+                if not allow_changed:
+                    _check_unchanged(previous.settings.get("code"), settings["code"], match_id)
+                stored = [
+                    r
+                    for r in store.results(match_id, arrival=True)
+                    if r.status not in (CRASHED, ERROR)
+                ]
+                if not (test is not None and previous.state == "done"):
+                    store.set_state(match_id, "running", planned=total)
             else:
                 match_id = store.create(settings, print_, total)
         elif resume:
@@ -402,6 +437,7 @@ async def run_match(
             specs,
             stats,
             test,
+            pair,
             store,
             match_id,
             control,
@@ -409,11 +445,11 @@ async def run_match(
             progress,
             total,
         )
-        for result in sorted(stored, key=lambda r: r.index):
+        for result in stored:  # in the order they arrived: the SPRT's path again
             stats.add(result)
             run.feed_sprt(result)
-        if test is not None and test.decision:
-            control.stop(f"SPRT: {test.decision} accepted")
+        if test is not None and test.decision:  # decided in an earlier run
+            control.stopping = f"SPRT: {test.decision} accepted before; --resume does not reopen it"
         count = min(concurrency, len(specs)) if concurrency else 0  # 0: Ray's CPUs
         pool: list[Worker] = []
         if specs and not control.stopping:
@@ -440,6 +476,8 @@ async def run_match(
             concurrency=count if specs else 0,
             workers=kind,
             sprt=test,
+            pair=pair,
+            after_decision=run.after_decision,
             stopped=control.stopping,
             match_id=match_id,
             out=str(out) if out else None,
@@ -449,6 +487,11 @@ async def run_match(
         if store is not None and match_id is not None:
             finished = len(stats.results) >= total or bool(test and test.decision)
             store.set_state(match_id, "done" if finished else "stopped")
+        if plot and test is not None:
+            from .plot import plot_sprt
+
+            report["sprt"]["plot"] = str(plot)
+            plot_sprt(test, plot, title=_plot_title(report))
         if jsonl:
             write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants])
         if run.crash is not None:
@@ -464,6 +507,44 @@ async def run_match(
     finally:
         if store is not None:
             store.close()
+
+
+def _check_unchanged(before: Any, now: list[dict[str, Any]], match_id: int) -> None:
+    """Raise MatchError when an entrant's code differs from what played the
+    stored games of match ``match_id`` (``before``: its stored fingerprints,
+    None for a match stored without them)."""
+    if not isinstance(before, list) or len(before) != len(now):
+        return
+    changed = [
+        f"{new['label']} ({', '.join(_changed_parts(old, new))})"
+        for old, new in zip(before, now)
+        if old != new
+    ]
+    if changed:
+        raise MatchError(
+            f"match {match_id}'s entrants changed since its games were played: "
+            + "; ".join(changed)
+            + ". Its results would mix two versions; start a new match (without --resume), "
+            "or --allow-changed to play on anyway"
+        )
+
+
+def _changed_parts(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """What differs between two fingerprints of one entrant, for people."""
+    files_before = dict(old.get("files", []))
+    parts = []
+    for path, digest in new.get("files", []):
+        if files_before.get(path) != digest:
+            parts.append(f"{path} is {'new' if path not in files_before else 'changed'}")
+    return parts or ["its command or kind"]
+
+
+def _plot_title(report: dict[str, Any]) -> str:
+    sprt = report["sprt"]
+    return (
+        f"SPRT {sprt['candidate']} vs {sprt['baseline']} "
+        f"({sprt['spec_text']}), {report['table_size']} seats"
+    )
 
 
 async def _start_workers(

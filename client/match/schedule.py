@@ -23,6 +23,14 @@ its table's seats (as in duplicate bridge: every entrant holds every hand,
 from every seat), and with ``duplicate="permutations"`` once for every
 distinct arrangement of the entrants (entrants with one identity are
 interchangeable), all with seed ``seed + deal``.
+
+Pairs (``--sprt``: candidate against baseline, :mod:`.sprt`): every deal's
+games come in pairs that differ only by the candidate and the baseline
+swapping seats, so both meet the same field in the same seats with the same
+cards. Without ``--duplicate`` a deal is one pair (``duplicate="pairs"``:
+the seating of rotation ``deal % seats`` and its swap); with ``rotations``
+every rotation and its swap (2 x seats games); ``permutations`` is a swap's
+own closure once the two are told apart.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ Seating = tuple[int, ...]
 
 SCHEDULES = ("rotation", "round-robin", "partner-rotation")
 DUPLICATES = ("rotations", "permutations")
+#: The duplicate of a candidate-baseline SPRT without ``--duplicate``: a deal is one pair.
+PAIRS = "pairs"
 #: Most distinct tables a round-robin may have.
 MAX_TABLES = 10_000
 
@@ -96,6 +106,11 @@ def permutations(seating: Seating, identities: Sequence[str]) -> list[Seating]:
             seen.add(key)
             out.append(perm)
     return out
+
+
+def swap(seating: Seating, a: int, b: int) -> Seating:
+    """``seating`` with entrants ``a`` and ``b`` in each other's seat."""
+    return tuple(b if e == a else a if e == b else e for e in seating)
 
 
 def partner_pairings(n: int) -> list[list[tuple[tuple[int, int], tuple[int, int]]]]:
@@ -184,7 +199,9 @@ class Schedule:
             f"({len(self.groups)} tables, {len(self.cycle)} games a cycle)",
             "partner-rotation": f"partner rotation ({len(self.cycle)} games a cycle)",
         }[self.kind]
-        if self.duplicate:
+        if self.duplicate == PAIRS:
+            what += ", every deal twice: candidate and baseline swap seats"
+        elif self.duplicate:
             sizes = sorted(set(self.per_deal))
             what += f", duplicate deals ({'/'.join(map(str, sizes))} games each, {self.duplicate})"
         return what
@@ -195,9 +212,12 @@ def make_schedule(
     kind: str = "rotation",
     table_size: int | None = None,
     duplicate: str = "",
+    pair: tuple[int, int] | None = None,
 ) -> Schedule:
     """The schedule of entrants with these ``identities`` (see the module
     docstring). ``table_size`` None seats every entrant at one table.
+    ``pair``: (candidate, baseline) entrant indices whose seats every deal
+    swaps (the SPRT's pairs; every entrant must sit at every table).
     Raises ValueError for a schedule these entrants cannot play."""
     n = len(identities)
     if kind not in SCHEDULES:
@@ -230,6 +250,8 @@ def make_schedule(
         kind = "round-robin"
     if kind == "round-robin" and size == n:
         kind = "rotation"
+    if pair is not None:
+        return _paired(identities, kind, size, duplicate, pair)
     if math.comb(n, size) > MAX_TABLES:
         raise ValueError(
             f"{n} entrants at tables of {size} make {math.comb(n, size)} tables, "
@@ -242,3 +264,32 @@ def make_schedule(
     else:
         groups = [tuple(rotations(b)) for b in bases]
     return Schedule(kind, duplicate, size, tuple(cycle), tuple(groups))
+
+
+def _paired(
+    identities: Sequence[str], kind: str, size: int, duplicate: str, pair: tuple[int, int]
+) -> Schedule:
+    """The schedule of a candidate-baseline SPRT (the module docstring's
+    "Pairs"). Raises ValueError unless every entrant sits at every table."""
+    n = len(identities)
+    a, b = pair
+    if kind != "rotation" or size != n:
+        raise ValueError(
+            "--sprt compares two entrants at the same tables: every entrant at every table "
+            "(no round-robin, no --table-size below the entrants)"
+        )
+    if a == b or not (0 <= a < n and 0 <= b < n):
+        raise ValueError("the candidate and the baseline must be two different entrants")
+    base = tuple(range(n))
+    cycle = tuple(rotations(base))
+    if duplicate == "permutations":
+        told_apart = list(identities)
+        told_apart[a] += "\0candidate"
+        told_apart[b] += "\0baseline"
+        groups: tuple[tuple[Seating, ...], ...] = (tuple(permutations(base, told_apart)),)
+    elif duplicate == "rotations":
+        groups = (cycle + tuple(swap(s, a, b) for s in cycle),)
+    else:
+        duplicate = PAIRS
+        groups = tuple((s, swap(s, a, b)) for s in cycle)
+    return Schedule(kind, duplicate, size, cycle, groups)

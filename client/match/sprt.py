@@ -1,19 +1,29 @@
-"""The sequential probability ratio test that stops a match once it has decided.
+"""The sequential probability ratio test that stops a match once it has
+decided whether the candidate is better than the baseline.
 
-**The model.** Elo for more than two players, in the form of Luce's choice
-axiom (R. D. Luce, *Individual Choice Behavior*, 1959), the first place of
-a Plackett-Luce ranking (R. L. Plackett, "The analysis of permutations",
-1975; also what OpenSkill's PlackettLuce model rates): a player of strength
-``r = 10^(elo/400)`` wins a game against ``k - 1`` players of strength 1
-with probability ``r / (r + k - 1)``; with ``c`` copies of it at the table,
-one of them wins with probability ``c r / (c r + k - c)``. At two seats this
-is the logistic Elo of chess without draws (elo 0: 50%); at four seats
-against a field, elo 0 is a 25% share and elo 10 is 25.9%. The candidate is
-the match's first entrant and the field everyone else: the statistic is the
-candidate's share of the wins, per game, or per deal with ``--duplicate``
-(the share of a deal's games it won), so a deal's correlated games count as
-one observation, as fishtest's pentanomial model does for game pairs. Ties
-for first share the win.
+**The question.** "Is the candidate (by default the first entrant) better
+than the baseline (by default the second)?", asked at tables of any size.
+The field (the other entrants) plays against both, so its strength must not
+enter the answer. This is fishtest's design of game pairs (the same opening
+played with colours swapped) carried to N seats: every deal is played twice
+(or more: :mod:`.schedule`, ``pairs``) with the candidate and the baseline
+swapped, each in the other's seat, against the same field in the same seats
+with the same cards. Whatever a seat or a deal is worth, both had it.
+
+**The observation.** A game's head-to-head score is 1 when the candidate
+won it, 0 when the baseline did, and 1/2 when neither did (another seat
+won, or they tied for first): ``1/2 + (credit_c - credit_b) / 2``. A deal's
+observation is the mean score of its games, so its correlated games count
+as one observation, as fishtest's pentanomial model counts a game pair (a
+pair of two games: 0, 1/4, 1/2, 3/4 or 1). At two seats this is exactly
+chess's pair of games with colours reversed, a field win being a draw.
+
+**The Elo.** Logistic, as in chess: a score ``s`` is
+``-400 log10(1/s - 1)`` Elo (0.5: 0; 0.64: +100). Games the field wins
+count as draws, so at tables where the field often wins the same skill gap
+shows a smaller Elo; the sign and the test's error rates are unaffected.
+The estimate's 95% interval is the normal interval of the mean deal score
+(the pentanomial variance), mapped to Elo.
 
 **The test.** The generalized SPRT of fishtest (M. Van den Bergh, "A
 practical introduction to the GSPRT", and fishtest's ``LLRcalc.py``): the
@@ -22,11 +32,13 @@ the distribution is the maximum-likelihood one with the hypothesis' mean
 score (``s0`` for ``elo0``, ``s1`` for ``elo1``), and the log-likelihood
 ratio is ``N * sum p_i ln(p1_i / p0_i)``. With only wins and losses this is
 exactly Wald's SPRT for a Bernoulli variable (A. Wald, *Sequential Analysis*,
-1947): ``W ln(s1/s0) + L ln((1-s1)/(1-s0))``. The match stops when the LLR
-leaves ``(ln(beta/(1-alpha)), ln((1-beta)/alpha))``: at the upper bound H1
-(the candidate is at least ``elo1`` better) is accepted, at the lower H0.
+1947). The match stops when the LLR leaves
+``(ln(beta/(1-alpha)), ln((1-beta)/alpha))``: at the upper bound H1 (the
+candidate is at least ``elo1`` better) is accepted, at the lower H0. The
+verdict is the crossing itself: once decided, the test takes no more
+observations (games in flight at that moment are reported apart).
 
-The win-rate form ``p0=0.25 p1=0.27`` gives the two mean scores directly.
+The score form ``p0=0.5 p1=0.52`` gives the two mean scores directly.
 """
 
 from __future__ import annotations
@@ -40,30 +52,31 @@ from typing import Any
 #: so that the MLE under both hypotheses exists from the first observation
 #: (fishtest regularizes its counts in the same way).
 REGULARIZE = 1e-3
+#: The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
 
 
-def expected_score(elo: float, seats: int, copies: int = 1) -> float:
-    """The share of wins of ``copies`` players ``elo`` stronger than the
-    other ``seats - copies`` (Luce's choice model; see the module docstring)."""
-    r = 10.0 ** (elo / 400.0)
-    return copies * r / (copies * r + seats - copies)
+def expected_score(elo: float) -> float:
+    """The head-to-head score (0..1) of a player ``elo`` stronger: logistic Elo."""
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
-def elo_of_score(score: float, seats: int, copies: int = 1) -> float:
+def elo_of_score(score: float) -> float:
     """The inverse of :func:`expected_score`: the Elo difference that gives
-    ``score``; +-inf at 1 and 0."""
+    ``score``; -inf at 0 and +inf at 1."""
     if score <= 0.0:
         return -math.inf
     if score >= 1.0:
         return math.inf
-    return 400.0 * math.log10(score * (seats - copies) / (copies * (1.0 - score)))
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: never -0.0
 
 
 @dataclass(frozen=True)
 class SprtSpec:
-    """The two hypotheses and the error rates: ``elo0``/``elo1`` (Elo of the
-    candidate over the field, :func:`expected_score`), or the win-rate form
-    ``p0``/``p1`` (mean scores themselves) when given."""
+    """The two hypotheses and the error rates: ``elo0``/``elo1`` (logistic
+    Elo of the candidate over the baseline), or the score form ``p0``/``p1``
+    (mean head-to-head scores themselves) when given. Raises ValueError for
+    rates outside (0, 1) or hypotheses in the wrong order."""
 
     elo0: float = 0.0
     elo1: float = 10.0
@@ -76,7 +89,7 @@ class SprtSpec:
         if not (0 < self.alpha < 1 and 0 < self.beta < 1):
             raise ValueError("alpha and beta must be between 0 and 1")
         if (self.p0 is None) != (self.p1 is None):
-            raise ValueError("the win-rate form needs both p0 and p1")
+            raise ValueError("the score form needs both p0 and p1")
         if self.p0 is not None and self.p1 is not None:
             if not 0 < self.p0 < self.p1 < 1:
                 raise ValueError("p0 and p1 need 0 < p0 < p1 < 1")
@@ -93,12 +106,11 @@ class SprtSpec:
         """The LLR at which H1 is accepted."""
         return math.log((1 - self.beta) / self.alpha)
 
-    def scores(self, seats: int, copies: int = 1) -> tuple[float, float]:
-        """(s0, s1): the mean scores under H0 and H1 at tables of ``seats``
-        with ``copies`` of the candidate."""
+    def scores(self) -> tuple[float, float]:
+        """(s0, s1): the mean head-to-head scores under H0 and H1."""
         if self.p0 is not None and self.p1 is not None:
             return self.p0, self.p1
-        return expected_score(self.elo0, seats, copies), expected_score(self.elo1, seats, copies)
+        return expected_score(self.elo0), expected_score(self.elo1)
 
     def describe(self) -> str:
         """The hypotheses and error rates as ``--sprt`` takes them."""
@@ -115,7 +127,7 @@ class SprtSpec:
     @classmethod
     def parse(cls, tokens: Iterable[str]) -> SprtSpec:
         """From ``elo0=0 elo1=10 alpha=0.05 beta=0.05`` (any subset; the rest
-        default) or ``p0=0.25 p1=0.27 ...``. Raises ValueError."""
+        default) or ``p0=0.5 p1=0.52 ...``. Raises ValueError."""
         values: dict[str, float] = {}
         for token in tokens:
             for part in token.replace(",", " ").split():
@@ -178,36 +190,92 @@ def llr(counts: dict[float, float], s0: float, s1: float) -> float:
     return n * sum(p * math.log(b / a) for p, a, b in zip(probs, p0, p1) if p > 0)
 
 
+@dataclass(frozen=True)
+class Point:
+    """The test after one more observation: a point of its path (for ``--plot``)."""
+
+    observations: int
+    games: int  #: games behind those observations
+    llr: float
+    elo: float | None  #: the estimate (None: not finite yet)
+    elo_low: float | None  #: its 95% interval (None: unbounded)
+    elo_high: float | None
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
 @dataclass
 class Sprt:
-    """A running test: feed each observation (a score in 0..1) to :meth:`add`;
-    ``decision`` becomes "H1" or "H0" when the LLR crosses a bound."""
+    """A running test: feed each observation (a deal's mean head-to-head
+    score, 0..1, and its number of games) to :meth:`add`; ``decision``
+    becomes "H1" or "H0" when the LLR crosses a bound, and from then on the
+    test is frozen (:meth:`add` raises ValueError)."""
 
     spec: SprtSpec
-    s0: float
-    s1: float
     counts: dict[float, float] = field(default_factory=dict)
-    n: int = 0
+    n: int = 0  #: observations (deals)
+    games: int = 0  #: games behind them
     llr: float = 0.0
     decision: str = ""  #: "", "H0" (not better than elo0) or "H1" (at least elo1)
+    path: list[Point] = field(default_factory=list)
+    _sum: float = 0.0
+    _squares: float = 0.0
 
-    def add(self, score: float) -> str:
-        """One more observation; returns the decision so far."""
-        key = round(min(1.0, max(0.0, score)), 9)
+    @property
+    def s0(self) -> float:
+        """The mean score under H0."""
+        return self.spec.scores()[0]
+
+    @property
+    def s1(self) -> float:
+        """The mean score under H1."""
+        return self.spec.scores()[1]
+
+    def add(self, score: float, games: int = 1) -> str:
+        """One more observation (``games``: how many games it stands for);
+        returns the decision so far. Raises ValueError once decided."""
+        if self.decision:
+            raise ValueError(f"the test has decided ({self.decision}): it takes no more")
+        score = min(1.0, max(0.0, score))
+        key = round(score, 9)
         self.counts[key] = self.counts.get(key, 0) + 1
         self.n += 1
-        self.llr = llr(self.counts, self.s0, self.s1)
-        if not self.decision:
-            if self.llr >= self.spec.upper:
-                self.decision = "H1"
-            elif self.llr <= self.spec.lower:
-                self.decision = "H0"
+        self.games += games
+        self._sum += score
+        self._squares += score * score
+        s0, s1 = self.spec.scores()
+        self.llr = llr(self.counts, s0, s1)
+        if self.llr >= self.spec.upper:
+            self.decision = "H1"
+        elif self.llr <= self.spec.lower:
+            self.decision = "H0"
+        elo, low, high = self.elo_interval()
+        self.path.append(Point(self.n, self.games, self.llr, elo, low, high))
         return self.decision
 
     @property
     def mean(self) -> float:
-        """The mean score observed."""
-        return sum(k * v for k, v in self.counts.items()) / self.n if self.n else 0.0
+        """The mean score observed (0.5 before any)."""
+        return self._sum / self.n if self.n else 0.5
+
+    def score_interval(self, z: float = Z95) -> tuple[float, float, float]:
+        """(mean, low, high): the normal interval of the mean observation
+        (clipped to 0..1); (mean, 0, 1) with fewer than two observations."""
+        n = self.n
+        mean = self.mean
+        if n < 2:
+            return mean, 0.0, 1.0
+        var = max(0.0, (self._squares - n * mean * mean) / (n - 1))
+        half = z * math.sqrt(var / n)
+        return mean, max(0.0, mean - half), min(1.0, mean + half)
+
+    def elo_interval(self) -> tuple[float | None, float | None, float | None]:
+        """(estimate, low, high) in Elo of the candidate over the baseline,
+        95%; None where it is not finite (no observation against a bound)."""
+        mean, low, high = self.score_interval()
+        return _finite(elo_of_score(mean)), _finite(elo_of_score(low)), _finite(elo_of_score(high))
 
     def status(self) -> str:
         """A line for people: the LLR, the bounds and the decision."""
@@ -219,18 +287,28 @@ class Sprt:
         return line
 
     def to_dict(self) -> dict[str, Any]:
-        """The test so far (JSON): its hypotheses, observations, mean score, LLR, bounds and
-        decision."""
+        """The test (JSON): hypotheses, observations and their games, the
+        counts of each deal score, mean score, LLR, bounds, decision ("H0",
+        "H1" or None), the Elo estimate and its 95% interval ([low, high],
+        None where unbounded), and that interval as mean scores."""
+        elo, low, high = self.elo_interval()
+        s0, s1 = self.spec.scores()
+        _mean, score_low, score_high = self.score_interval()
         return {
             "spec": self.spec.to_dict(),
-            "s0": self.s0,
-            "s1": self.s1,
+            "s0": s0,
+            "s1": s1,
             "observations": self.n,
+            "games": self.games,
+            "counts": {f"{k:g}": v for k, v in sorted(self.counts.items())},
             "mean_score": self.mean,
+            "score_interval": [score_low, score_high],
             "llr": self.llr,
             "lower": self.spec.lower,
             "upper": self.spec.upper,
-            "decision": self.decision,
+            "decision": self.decision or None,
+            "elo": elo,
+            "elo_interval": [low, high],
         }
 
 

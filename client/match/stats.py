@@ -181,20 +181,19 @@ class MatchStats:
                 out.append(wins / games)
         return out
 
-    def identity_score(self, results: Sequence[GameResult], identity: str) -> tuple[float, int]:
-        """(wins, games) of the entrants with ``identity`` (their share of the
-        wins at each table, summed) over counted ``results``."""
-        wins = 0.0
-        games = 0
-        for r in results:
-            if not r.counted:
-                continue
+    def pair_score(self, deal: int, candidate: int, baseline: int) -> tuple[float, int]:
+        """(score, games) of a complete ``deal`` for the SPRT (:mod:`.sprt`):
+        the mean over its games of the head-to-head score of entrant
+        ``candidate`` against ``baseline`` (1: the candidate won, 0: the
+        baseline did, 1/2: neither, or a tie between them)."""
+        games = self.deal_results[deal]
+        total = 0.0
+        for r in games:
             credits = r.credits(self.teams)
-            games += 1
-            wins += sum(
-                credits[s] for s, e in enumerate(r.seats) if self.entrants[e].identity == identity
-            )
-        return wins, games
+            c = sum(credits[s] for s, e in enumerate(r.seats) if e == candidate)
+            b = sum(credits[s] for s, e in enumerate(r.seats) if e == baseline)
+            total += 0.5 + (c - b) / 2
+        return total / len(games), len(games)
 
     # -------------------------------------------------------------- ratings
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .result import GameResult
+from .result import CRASHED, ERROR, GameResult
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -150,8 +150,14 @@ class MatchStore:
 
     def add(self, match_id: int, result: GameResult, labels: list[str]) -> bool:
         """Store one game, in a transaction of its own. False (nothing
-        written) when that game index is already stored."""
+        written) when that game index is already stored, unless as crashed
+        or an error (``--resume`` plays those again: the new result replaces
+        it)."""
         with self.db:
+            self.db.execute(
+                "DELETE FROM games WHERE match_id = ? AND idx = ? AND status IN (?, ?)",
+                (match_id, result.index, CRASHED, ERROR),
+            )
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games (match_id, idx, deal, seed, seats, entrants,"
                 " status, winners, scores, actions, duration, finished, record)"
@@ -174,10 +180,12 @@ class MatchStore:
             )
             return cursor.rowcount == 1
 
-    def results(self, match_id: int) -> list[GameResult]:
-        """Every stored game of the match, by index."""
+    def results(self, match_id: int, arrival: bool = False) -> list[GameResult]:
+        """Every stored game of the match, by index (``arrival``: in the
+        order they were stored, which is the order the SPRT saw them)."""
+        order = "rowid" if arrival else "idx"
         rows = self.db.execute(
-            "SELECT record FROM games WHERE match_id = ? ORDER BY idx", (match_id,)
+            f"SELECT record FROM games WHERE match_id = ? ORDER BY {order}", (match_id,)
         )
         return [GameResult.from_dict(json.loads(r[0])) for r in rows]
 

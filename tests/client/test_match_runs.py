@@ -163,7 +163,7 @@ async def test_process_workers_play_the_games_of_the_inline_runner(tmp_path):
 
 async def test_the_sprt_stops_a_real_match_once_it_decides():
     # greedy wins about 97% of single rounds against random: H1 (elo 100 and
-    # more, a 64% share) is accepted after a dozen or so games of the 200.
+    # more, a 64% head-to-head score) is accepted after a dozen or so deals.
     lines: list[str] = []
     report = await asyncio.wait_for(
         run_match(
@@ -179,9 +179,169 @@ async def test_the_sprt_stops_a_real_match_once_it_decides():
     )
     sprt = report["sprt"]
     assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"]
+    assert (sprt["candidate"], sprt["baseline"]) == ("greedy", "random")
     assert report["stopped"] == "SPRT: H1 accepted"
-    assert sprt["observations"] == report["played"] < 50
+    # one game at a time: every game played is in the verdict, two a deal
+    assert sprt["games"] == 2 * sprt["observations"] == report["played"] < 60
+    assert sprt["after_decision"] == []
+    # greedy won every pair: the estimate and its interval are unbounded above
+    low, high = sprt["score_interval"]
+    assert sprt["mean_score"] > 0.9 and low > 0.5 and high == 1.0
     assert lines[-1].endswith("H1 accepted") and lines[-2].startswith("LLR +")
+
+
+async def test_the_verdict_is_the_crossing_and_games_in_flight_change_nothing(tmp_path):
+    # Two workers: when the test decides, the other worker's game is still
+    # being played; it is stored and listed apart, and the verdict stays.
+    jsonl = tmp_path / "games.jsonl"
+    report = await asyncio.wait_for(
+        run_match(
+            parse_entrants("greedy,random"),
+            200,
+            93,
+            ROUNDS,
+            concurrency=2,
+            sprt=SprtSpec(elo0=0, elo1=100),
+            jsonl=jsonl,
+        ),
+        WAIT,
+    )
+    sprt = report["sprt"]
+    assert sprt["decision"] == "H1" and sprt["llr"] >= sprt["upper"]
+    played = {r.index for r in _records(jsonl)}
+    after = set(sprt["after_decision"])
+    assert after <= played and len(played) == report["played"]
+    assert sprt["games"] + len(after) <= report["played"] <= sprt["games"] + len(after) + 2
+    from unoplay.client.match.report import sprt_lines
+
+    text = "\n".join(sprt_lines(sprt))
+    assert f"the LLR reached {sprt['llr']:+.3f}" in text
+    assert (f"{len(after)} game" in text) == bool(after)
+
+
+async def test_identical_candidate_and_baseline_at_four_seats_do_not_accept_h1(tmp_path):
+    # The report's own example: greedy and a copy of greedy beside two random
+    # bots. Pooled against the field, the first was "+195 Elo" after 45
+    # deals; paired, the two swap seats on every deal and score even.
+    copy = tmp_path / "greedy_copy.py"
+    copy.write_text(
+        "from unoplay.game.bots import make_bot\n"
+        "def Bot(seed=0):\n"
+        "    return make_bot('greedy', seed=seed)\n"
+    )
+    report = await asyncio.wait_for(
+        run_match(
+            parse_entrants(f"greedy,{copy}:Bot,random,random"),
+            60,
+            4242,
+            ROUNDS,
+            concurrency=2,
+            sprt=SprtSpec(elo0=0, elo1=20),
+        ),
+        WAIT,
+    )
+    sprt = report["sprt"]
+    assert sprt["decision"] != "H1"
+    low, high = sprt["elo_interval"]
+    assert (low is None or low <= 0) and (high is None or high >= 0)
+    assert abs(sprt["elo"]) < 20
+
+
+async def test_baseline_names_the_entrant_the_candidate_meets(tmp_path):
+    plot = tmp_path / "sprt.svg"
+    report = await asyncio.wait_for(
+        run_match(
+            parse_entrants("greedy,random,random"),
+            200,
+            95,
+            ROUNDS,
+            workers="inline",
+            sprt=SprtSpec(elo0=0, elo1=100),
+            baseline="random#2",
+            plot=plot,
+        ),
+        WAIT,
+    )
+    sprt = report["sprt"]
+    assert (sprt["candidate"], sprt["baseline"], sprt["decision"]) == ("greedy", "random#2", "H1")
+    assert sprt["plot"] == str(plot)
+    svg = plot.read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    with pytest.raises(ValueError, match="no such entrant"):
+        await run_match(
+            parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="nobody"
+        )
+    with pytest.raises(ValueError, match="is the candidate"):
+        await run_match(
+            parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="greedy"
+        )
+
+
+async def test_resume_does_not_reopen_a_match_the_sprt_decided(tmp_path):
+    out = tmp_path / "match.sqlite3"
+    entrants = parse_entrants("greedy,random")
+
+    async def play(**kw):
+        return await asyncio.wait_for(
+            run_match(
+                entrants, 400, 97, ROUNDS, concurrency=2, sprt=SprtSpec(elo0=0, elo1=100),
+                out=out, **kw,
+            ),
+            WAIT,
+        )  # fmt: skip
+
+    first = await play()
+    stored = _stored(out)
+    again = await play(resume=True)
+    assert again["played_now"] == 0 and _stored(out) == stored
+    for key in ("decision", "llr", "observations", "games", "after_decision", "elo"):
+        assert again["sprt"][key] == first["sprt"][key], key
+    assert "does not reopen" in again["stopped"]
+
+
+async def test_resume_refuses_an_entrant_whose_code_changed(tmp_path):
+    bot = tmp_path / "mybot.py"
+    bot.write_text(
+        "from unoplay.game.bots import make_bot\n"
+        "def Bot(seed=0):\n"
+        "    return make_bot('greedy', seed=seed)\n"
+    )
+    out = tmp_path / "match.sqlite3"
+    entrants = parse_entrants(f"{bot}:Bot,random")
+    await asyncio.wait_for(run_match(entrants, 2, 99, ROUNDS, out=out), WAIT)
+    bot.write_text(bot.read_text() + "# version 2\n")
+    with pytest.raises(MatchError, match=r"changed since .*mybot\.py is changed.*--allow-changed"):
+        await run_match(entrants, 4, 99, ROUNDS, out=out, resume=True)
+    assert len(_stored(out)) == 2
+    report = await asyncio.wait_for(
+        run_match(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True), WAIT
+    )
+    assert report["played_now"] == 2 and len(_stored(out)) == 4
+
+
+def test_the_report_is_not_cut_when_piped_and_follows_columns(monkeypatch):
+    import io
+
+    from unoplay.client.match.report import print_report
+
+    row = {
+        "label": "a-rather-long-bot-name-" + "x" * 30, "kind": "greedy", "games": 10,
+        "wins": 5.0, "win_rate": 0.5, "ci95": [0.2366, 0.7634], "mean_score": 12.5,
+        "rating": 1.0, "ms_per_decision": 1.5, "deals": 5, "deal_score": 0.5,
+        "deal_ci95": [0.1234, 0.8766],
+    }  # fmt: skip
+    report = {
+        "games": 10, "played": 10, "seed": 1, "rules": ROUNDS.to_dict(),
+        "duplicate": "rotations", "entrants": [row, {**row, "label": "b"}],
+    }  # fmt: skip
+    monkeypatch.delenv("COLUMNS", raising=False)
+    piped = io.StringIO()
+    print_report(report, piped)
+    assert "12.3%..87.7%" in piped.getvalue() and row["label"] in piped.getvalue()
+    monkeypatch.setenv("COLUMNS", "70")
+    narrow = io.StringIO()
+    print_report(report, narrow)
+    assert max(len(line) for line in narrow.getvalue().splitlines()) <= 70
 
 
 # ------------------------------------------------------------------ games kept apart

@@ -142,3 +142,37 @@ def test_labels_name_the_command_and_are_unique():
         parse_entrants("greedy,nobody")
     with pytest.raises(ValueError, match=r"2\.\.64 entrants"):
         parse_entrants("greedy")
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_sprt_pairs_swap_candidate_and_baseline_on_every_deal(n):
+    identities = ["v2"] + ["v1"] + [f"field{i}" for i in range(n - 2)]
+    schedule = make_schedule(identities, pair=(0, 1))
+    assert schedule.duplicate == "pairs"
+    specs = schedule.specs(4 * n, SEED)
+    assert len(specs) == 4 * n
+    for deal in range(2 * n):
+        first, second = (s for s in specs if s.deal == deal)
+        assert first.seed == second.seed == SEED + deal
+        # the same seats for the field; candidate and baseline each in the other's
+        for seat, (a, b) in enumerate(zip(first.seats, second.seats)):
+            assert b == {0: 1, 1: 0}.get(a, a), (deal, seat)
+    # over a cycle of deals the pair sits in every pair of seats' rotation
+    assert {s.seats for s in specs if s.rotation == 0} == set(schedule.cycle)
+
+
+def test_sprt_pairs_with_duplicate_rotations_and_permutations_are_swap_closed():
+    identities = ["same", "same", "r", "r"]  # identical candidate and baseline stay apart
+    for duplicate, size in (("rotations", 8), ("permutations", 12)):
+        schedule = make_schedule(identities, duplicate=duplicate, pair=(0, 1))
+        (group,) = schedule.groups
+        assert len(group) == size
+        swapped = {tuple({0: 1, 1: 0}.get(e, e) for e in s) for s in group}
+        assert swapped == set(group)
+
+
+def test_sprt_pairs_need_every_entrant_at_the_table():
+    with pytest.raises(ValueError, match="every entrant at every table"):
+        make_schedule(["a", "b", "c"], table_size=2, pair=(0, 1))
+    with pytest.raises(ValueError, match="two different entrants"):
+        make_schedule(["a", "b"], pair=(1, 1))

@@ -23,16 +23,16 @@ from unoplay.client.match.sprt import (
 from unoplay.client.match.stats import MatchStats, mean_interval, wilson_interval
 
 
-def test_the_multi_player_elo_model():
-    assert expected_score(0, 2) == pytest.approx(0.5)
-    assert expected_score(0, 4) == pytest.approx(0.25)
-    assert expected_score(400, 2) == pytest.approx(10 / 11)  # chess's logistic Elo
-    assert expected_score(0, 4, copies=2) == pytest.approx(0.5)
-    assert elo_of_score(expected_score(35, 4), 4) == pytest.approx(35)
+def test_the_elo_model_is_chess_logistic_elo():
+    assert expected_score(0) == pytest.approx(0.5)
+    assert expected_score(400) == pytest.approx(10 / 11)
+    assert elo_of_score(expected_score(35)) == pytest.approx(35)
+    assert str(elo_of_score(0.5)) == "0.0"  # never "-0.0" in a report
+    assert elo_of_score(0.0) == -math.inf and elo_of_score(1.0) == math.inf
 
 
 def test_with_wins_and_losses_only_the_gsprt_is_walds_sprt():
-    s0, s1 = 0.25, expected_score(10, 4)
+    s0, s1 = 0.5, expected_score(10)
     wins, losses = 31, 69
     wald = wins * math.log(s1 / s0) + losses * math.log((1 - s1) / (1 - s0))
     assert llr({1.0: wins, 0.0: losses}, s0, s1) == pytest.approx(wald, rel=1e-12)
@@ -43,18 +43,18 @@ def test_the_spec_parses_both_forms_and_refuses_nonsense():
     assert spec == SprtSpec()
     assert spec.lower == pytest.approx(math.log(0.05 / 0.95))
     assert spec.upper == pytest.approx(math.log(0.95 / 0.05))
-    assert SprtSpec.parse(["p0=0.25 p1=0.3"]).scores(4) == (0.25, 0.3)
+    assert SprtSpec.parse(["p0=0.5 p1=0.53"]).scores() == (0.5, 0.53)
     for bad in (["elo0=10", "elo1=0"], ["alpha=2"], ["p0=0.3"], ["tau=1"], ["elo1=x"]):
         with pytest.raises(ValueError):
             SprtSpec.parse(bad)
 
 
-def _simulate(spec, s0, s1, draw, runs, rng, limit=100_000):
+def _simulate(spec, draw, runs, rng, limit=100_000):
     """Run the SPRT ``runs`` times on observations from ``draw(rng)``:
     (decisions, units used by each run)."""
     decisions, used = [], []
     for _ in range(runs):
-        test = Sprt(spec, s0, s1)
+        test = Sprt(spec)
         while not test.decision and test.n < limit:
             test.add(draw(rng))
         decisions.append(test.decision)
@@ -63,25 +63,21 @@ def _simulate(spec, s0, s1, draw, runs, rng, limit=100_000):
 
 
 def test_sprt_stops_for_a_clearly_better_bot_within_the_expected_games():
-    # One bot against three at four seats; it wins 45% (elo +135), H1 is elo 50.
+    # Head to head, the candidate wins 65% (elo +108); H1 is elo 50.
     spec = SprtSpec(elo0=0, elo1=50)
-    s0, s1 = spec.scores(4)
-    p = 0.45
-    decisions, used = _simulate(
-        spec, s0, s1, lambda r: float(r.random() < p), 100, random.Random(1)
-    )
+    s0, s1 = spec.scores()
+    p = 0.65
+    decisions, used = _simulate(spec, lambda r: float(r.random() < p), 100, random.Random(1))
     assert decisions.count("H1") == 100
     expected = wald_expected_units(spec, p, s0, s1)
-    assert 10 < expected < 60
+    assert 40 < expected < 150
     assert 0.7 * expected < sum(used) / len(used) < 1.5 * expected
 
 
 def test_sprt_stops_for_equal_bots_within_the_expected_games_and_errs_as_seldom_as_asked():
     spec = SprtSpec(elo0=0, elo1=40, alpha=0.05, beta=0.05)
-    s0, s1 = spec.scores(2)  # head to head: 50% vs 55.7%
-    decisions, used = _simulate(
-        spec, s0, s1, lambda r: float(r.random() < s0), 100, random.Random(2)
-    )
+    s0, s1 = spec.scores()  # head to head: 50% vs 55.7%
+    decisions, used = _simulate(spec, lambda r: float(r.random() < s0), 100, random.Random(2))
     expected = wald_expected_units(spec, s0, s0, s1)
     assert 300 < expected < 600
     assert 0.7 * expected < sum(used) / len(used) < 1.5 * expected
@@ -89,27 +85,68 @@ def test_sprt_stops_for_equal_bots_within_the_expected_games_and_errs_as_seldom_
     assert decisions.count("H1") <= 15 and decisions.count("") == 0
 
 
-def test_sprt_on_deal_scores_of_duplicate_games():
-    # Deals of four games (every rotation): the observation is the share won,
-    # 0, 1/4, ... 1; a bot at elo +120 against three, and equal bots.
-    spec = SprtSpec(elo0=0, elo1=60)
-    s0, s1 = spec.scores(4)
+def _four_seat_deal(strength, rng, luck=0.8):
+    """One deal of a four-seat pair (:mod:`schedule`'s pairs): entrants 0
+    (candidate) and 1 (baseline) in two seats, 2 and 3 (the field) in the
+    others, then the two swapped. A deal gives each seat a luck shared by
+    both games (its cards); a game's winner is drawn in proportion to
+    ``strength[entrant] * luck[seat]``. Returns the deal's mean
+    head-to-head score (1: candidate won, 0: baseline, 1/2: the field)."""
+    lucks = [math.exp(rng.gauss(0.0, luck)) for _ in range(4)]
+    seats = [0, 1, 2, 3]
+    rng.shuffle(seats)
+    total = 0.0
+    for seating in (seats, [{0: 1, 1: 0}.get(e, e) for e in seats]):
+        weights = [strength[e] * lucks[s] for s, e in enumerate(seating)]
+        winner = seating[rng.choices(range(4), weights)[0]]
+        total += {0: 1.0, 1: 0.0}.get(winner, 0.5)
+    return total / 2
 
-    def deal(p):
-        return lambda r: sum(r.random() < p for _ in range(4)) / 4
 
-    strong = expected_score(120, 4)
-    decisions, used_strong = _simulate(spec, s0, s1, deal(strong), 40, random.Random(3))
-    assert decisions.count("H1") == 40
-    decisions, used_equal = _simulate(spec, s0, s1, deal(s0), 40, random.Random(4))
-    assert decisions.count("H0") >= 34
-    # The normal approximation of the GSPRT's drift: (s1-s0)(2m-s0-s1)/(2 var) per deal.
-    for p, used in ((strong, used_strong), (s0, used_equal)):
-        var = p * (1 - p) / 4
-        drift = (s1 - s0) * (2 * p - s0 - s1) / (2 * var)
-        bound = spec.upper if drift > 0 else -spec.lower
-        expected = bound / abs(drift)
-        assert 0.5 * expected < sum(used) / len(used) < 2.0 * expected
+def test_identical_candidate_and_baseline_at_four_seats_accept_h1_about_alpha_of_the_time():
+    # The bug this design fixes: the first entrant tested against the pooled
+    # field accepted H1 for two identical bots beside two randoms. Paired
+    # deals: the candidate's and the baseline's chances are equal, whatever
+    # the field (randoms, a quarter as strong) and the seats' luck.
+    spec = SprtSpec(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    strength = [1.0, 1.0, 0.25, 0.25]
+    runs = 200
+    decisions, used = _simulate(
+        spec, lambda r: _four_seat_deal(strength, r), runs, random.Random(11)
+    )
+    assert decisions.count("") == 0
+    # alpha = 5%: the H1 count is at most Binomial(200, 0.05), mean 10, sd 3.1
+    assert decisions.count("H1") <= 20
+    assert 50 < sum(used) / runs < 2000
+
+
+def test_a_clearly_better_candidate_at_four_seats_accepts_h1():
+    spec = SprtSpec(elo0=0, elo1=40, alpha=0.05, beta=0.05)
+    strength = [2.0, 1.0, 0.5, 0.5]  # twice the baseline: +120 Elo, head to head
+    decisions, _ = _simulate(spec, lambda r: _four_seat_deal(strength, r), 50, random.Random(12))
+    assert decisions.count("H1") == 50
+    test = Sprt(spec)
+    rng = random.Random(13)
+    while not test.decision:
+        test.add(_four_seat_deal(strength, rng), games=2)
+    elo, low, high = test.elo_interval()
+    assert low < elo < high and low > 0  # the interval lies above no difference
+    assert test.games == 2 * test.n == test.path[-1].games
+    with pytest.raises(ValueError, match="decided"):
+        test.add(0.5)  # the verdict is the crossing: nothing after it
+
+
+def test_equal_bots_interval_holds_zero():
+    test = Sprt(SprtSpec(elo0=0, elo1=40))
+    rng = random.Random(14)
+    for _ in range(40):
+        if test.decision:
+            break
+        test.add(_four_seat_deal([1.0, 1.0, 0.25, 0.25], rng), games=2)
+    _elo, low, high = test.elo_interval()
+    assert low is not None and high is not None and low < 0 < high
+    data = test.to_dict()
+    assert data["elo_interval"] == [low, high] and data["decision"] in (None, "H0", "H1")
 
 
 def test_wilson_and_mean_intervals():
@@ -205,7 +242,7 @@ def test_the_gsprt_llr_of_deal_scores_is_the_known_value():
     # GSPRT's LLR (fishtest's LLRcalc.LLR_jumps in general form) is
     # N sum p_i ln(p1_i / p0_i) with p0, p1 the MLEs of mean s0, s1.
     counts = {0.0: 9, 0.5: 12, 1.0: 15}
-    s0, s1 = 0.5, expected_score(40, 2)
+    s0, s1 = 0.5, expected_score(40)
     p, p0 = _three_point_mle(counts, s0)
     _, p1 = _three_point_mle(counts, s1)
     known = 36 * sum(pi * math.log(b / a) for pi, a, b in zip(p, p0, p1))
@@ -218,12 +255,12 @@ def test_the_sprt_decides_a_run_of_wins_or_losses_at_walds_count():
     # Head to head, elo0=0 elo1=40 (s0 = 0.5, s1 = 0.5573): bounds +-ln(19);
     # Wald's LLR of k straight wins is k ln(s1/s0), of k losses k ln((1-s1)/(1-s0)).
     spec = SprtSpec(elo0=0, elo1=40)
-    s0, s1 = spec.scores(2)
+    s0, s1 = spec.scores()
     wins_needed = math.ceil(spec.upper / math.log(s1 / s0))
     losses_needed = math.ceil(spec.lower / math.log((1 - s1) / (1 - s0)))
     assert (wins_needed, losses_needed) == (28, 25)
     for outcome, needed, decision in ((1.0, wins_needed, "H1"), (0.0, losses_needed, "H0")):
-        test = Sprt(spec, s0, s1)
+        test = Sprt(spec)
         for k in range(1, needed):
             assert test.add(outcome) == "", k
         assert test.add(outcome) == decision
