@@ -141,6 +141,18 @@ def _unique(labels: list[str]) -> list[str]:
     return out
 
 
+def _plugin_label(kind: str, kinds: list[str]) -> str:
+    """A bot of one's own is labelled by its attribute (``Bot``), or by its
+    file's or module's last name and attribute (``v2:Bot``) when another bot
+    of the match has that attribute elsewhere (``v2.py:Bot,v1.py:Bot``)."""
+    where, _, attr = kind.rpartition(":")
+    others = {k.rpartition(":")[0] for k in kinds if is_plugin(k) and k.rpartition(":")[2] == attr}
+    if len(others) < 2:
+        return attr
+    name = Path(where).stem if where.endswith(".py") else where.rpartition(".")[2]
+    return f"{name}:{attr}"
+
+
 def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[Entrant]:
     """Entrants from ``--bots greedy,random`` and ``--seat CMD`` options.
 
@@ -152,10 +164,11 @@ def parse_entrants(bots: str, seats: list[str] | tuple[str, ...] = ()) -> list[E
     kinds: list[str] = []
     labels: list[str] = []
     commands: list[tuple[str, ...]] = []
-    for kind in (k.strip() for k in bots.split(",") if k.strip()):
+    given = [k.strip() for k in bots.split(",") if k.strip()]
+    for kind in given:
         if is_plugin(kind):
             load_bot_factory(kind)  # fail now, not in a worker
-            labels.append(kind.rpartition(":")[2])
+            labels.append(_plugin_label(kind, given))
         else:
             try:
                 parse_kind(kind)  # a bad budget of a known kind: its ValueError as it is

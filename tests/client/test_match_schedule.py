@@ -144,6 +144,15 @@ def test_labels_name_the_command_and_are_unique():
         parse_entrants("greedy")
 
 
+def test_two_versions_of_a_bot_of_ones_own_are_told_apart_by_their_file(tmp_path):
+    for version in ("v1", "v2"):
+        (tmp_path / f"{version}.py").write_text("from unoplay.game.bots import GreedyBot as Bot\n")
+    v1, v2 = tmp_path / "v1.py", tmp_path / "v2.py"
+    labels = [e.label for e in parse_entrants(f"{v2}:Bot,{v1}:Bot,random,{v2}:Bot")]
+    assert labels == ["v2:Bot", "v1:Bot", "random", "v2:Bot#2"]
+    assert [e.label for e in parse_entrants(f"{v2}:Bot,greedy")] == ["Bot", "greedy"]
+
+
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_sprt_pairs_swap_candidate_and_baseline_on_every_deal(n):
     identities = ["v2"] + ["v1"] + [f"field{i}" for i in range(n - 2)]
