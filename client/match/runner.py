@@ -22,7 +22,7 @@ from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
 from .entrants import Entrant
-from .game import Setup, teams_format
+from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT, Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
 from .report import build_report
 from .result import CRASHED, ERROR, GameResult
@@ -155,14 +155,15 @@ class MatchRun:
         """A game's result: stored (once), counted, tested."""
         if result.index in self.stats.results:
             return  # a game replayed after a lost worker: already counted
+        record, result.packed_record = result.packed_record, None  # to the file, not kept here
         if self.store is not None and self.match_id is not None:
-            self.store.add(self.match_id, result, [self.labels[e] for e in result.seats])
+            self.store.add(self.match_id, result, [self.labels[e] for e in result.seats], record)
         self.stats.add(result)
         self.played += 1
         self.feed_sprt(result)
         if result.status == CRASHED and self.on_crash == "stop":
             self.crash = self.crash or result
-            self.control.stop("an external bot crashed")
+            self.control.stop(f"game {result.index}: {result.reason}")
         self._progress(result)
 
     def _progress(self, result: GameResult | None) -> None:
@@ -268,6 +269,8 @@ def match_settings(
         "max_actions": setup.max_actions,
         "move_time": setup.move_time,
         "away_grace": setup.away_grace,
+        "illegal_limit": setup.illegal_limit,
+        "illegal_budget": setup.illegal_budget,
     }
 
 
@@ -297,6 +300,8 @@ async def run_match(
     max_actions: int | None = None,
     move_time: int = 0,
     away_grace: int | None = None,
+    illegal_limit: int = ILLEGAL_LIMIT,
+    illegal_budget: int = ILLEGAL_BUDGET,
     on_crash: str = "stop",
     out: str | Path | None = None,
     resume: bool = False,
@@ -318,7 +323,9 @@ async def run_match(
     one on loopback. ``out``: the SQLite file of results (none: kept in
     memory); ``resume`` continues the latest match of ``out`` with the same
     settings, playing only the games it lacks. ``sprt`` stops the match
-    once the test decides (the candidate is the first entrant). ``faults``
+    once the test decides (the candidate is the first entrant). A bot whose
+    intents are refused more than ``illegal_limit`` times in one decision, or
+    more than ``illegal_budget`` times in a game, forfeits it (void). ``faults``
     (tests): game indices whose worker exits in the middle of their first
     attempt. Raises MatchError (a crash with ``on_crash="stop"``, workers
     that cannot start, nothing to resume) and ValueError for settings that
@@ -358,6 +365,8 @@ async def run_match(
         max_actions=max_actions,
         move_time=move_time,
         away_grace=away_grace,
+        illegal_limit=illegal_limit,
+        illegal_budget=illegal_budget,
         server=server,
         log_dir=str(log_dir) if log_dir else None,
         sys_path=tuple(p for p in sys.path if p),
@@ -450,7 +459,7 @@ async def run_match(
             finished = len(stats.results) >= total or bool(test and test.decision)
             store.set_state(match_id, "done" if finished else "stopped")
         if jsonl:
-            write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants])
+            write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants], store, match_id)
         if run.crash is not None:
             crash = run.crash.crash or {}
             tail = (crash.get("stderr") or "").rstrip()
