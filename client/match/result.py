@@ -62,7 +62,7 @@ class GameResult:
     #: of its own: RULES.md, "Refused intents"); None: not known (an external bot
     #: on a remote server)
     refusals: list[int | None] = field(default_factory=list)
-    forfeit: dict[str, Any] | None = None  #: illegal actions: {"seat", "label", "refusals", "last"}
+    forfeit: dict[str, Any] | None = None  #: illegal actions: {"seat", "label", "why"}
     #: the game's full record (server/storage.py's, :func:`.store.pack_record`), on
     #: its way from the worker to the results file; None once stored, or when not
     #: known (a remote server: its own store may hold the game, as ``table_id``)
