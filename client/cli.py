@@ -10,6 +10,7 @@ import logging
 import os
 import signal
 import sys
+from typing import Any
 
 log = logging.getLogger("unoplay")
 #: What a missing game store means (replay, verify).
@@ -309,10 +310,13 @@ def _replay(args: argparse.Namespace) -> int:
 
     from .replay import Frames, jsonl_lines, write_game_list, write_move_list
 
-    path = args.db or default_db_path()
-    if not os.path.exists(path):
-        raise SystemExit(f"uno replay: no game store at {path} yet{NO_STORE_YET}")
-    store = GameStore(path)
+    if args.match:
+        store: Any = _MatchGames(args.match, args.match_id)
+    else:
+        path = args.db or default_db_path()
+        if not os.path.exists(path):
+            raise SystemExit(f"uno replay: no game store at {path} yet{NO_STORE_YET}")
+        store = GameStore(path)
     text = args.text or args.jsonl or not sys.stdout.isatty()
     try:
         if args.game is None:
@@ -350,6 +354,51 @@ def _replay(args: argparse.Namespace) -> int:
     finally:
         store.close()
     return 0
+
+
+class _MatchGames:
+    """The games of one match of a ``uno match`` results file, as ``uno
+    replay`` reads a game store (``games``, ``load``, ``close``): game N is the
+    match's game index N. Raises SystemExit when the file or the match is not there."""
+
+    def __init__(self, path: str, match_id: int | None) -> None:
+        from .match.store import MatchStore
+
+        if not os.path.exists(path):
+            raise SystemExit(f"uno replay: no match results at {path}")
+        self.store = MatchStore(path)
+        self.match_id = match_id if match_id is not None else self.store.latest()
+        try:
+            if self.match_id is None:
+                raise KeyError(f"{path} holds no match")
+            self.store.match(self.match_id)
+        except KeyError as err:
+            self.store.close()
+            raise SystemExit(f"uno replay: {err.args[0]}") from None
+
+    def games(self, limit: int) -> list[dict]:
+        """The match's games by index (the first ``limit``)."""
+        assert self.match_id is not None
+        return self.store.game_list(self.match_id)[:limit]
+
+    def load(self, game: int | str):
+        """The full record of the match's game ``game`` (its index). Raises
+        KeyError when there is no such game, or it has no record."""
+        assert self.match_id is not None
+        if not str(game).isdigit():
+            raise KeyError(f"a match's game is its number, not {game!r}")
+        record = self.store.game_record(self.match_id, int(game))
+        if record is None:
+            raise KeyError(
+                f"game {game} of match {self.match_id} has no record: it was played on a "
+                "remote server (--server), whose own store (uno serve --db) may hold it"
+            )
+        record.game_id = int(game)
+        return record
+
+    def close(self) -> None:
+        """Close the file."""
+        self.store.close()
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -656,8 +705,21 @@ def build_parser() -> argparse.ArgumentParser:
     replay = sub.add_parser(
         "replay", help="step through a stored game (or list them), or export it"
     )
-    replay.add_argument("game", nargs="?", help="game id, table id or 'last' (none: list games)")
+    replay.add_argument(
+        "game",
+        nargs="?",
+        help="game id, table id or 'last' (with --match: the game's number in the match; "
+        "none: list games)",
+    )
     replay.add_argument("--db", help="SQLite file (default: the one uno serve uses)")
+    replay.add_argument(
+        "--match",
+        metavar="FILE",
+        help="a game of a uno match results file (its --out) instead: the latest match's",
+    )
+    replay.add_argument(
+        "--match-id", type=int, default=None, metavar="ID", help="with --match: this match's"
+    )
     replay.add_argument(
         "--jsonl",
         action="store_true",

@@ -723,15 +723,24 @@ class SpectatorSession(GameSession):
         return False
 
 
-async def run_bot(bot, session: GameSession) -> SessionState:
+async def run_bot(
+    bot,
+    session: GameSession,
+    on_refusal: Callable[[Refusal, int], None] | None = None,
+) -> SessionState:
     """Play ``bot`` (``decide(view, legal) -> Action | None``) on ``session``
     until the game is over; returns what the session saw.
 
     As proto/README.md asks, it decides on the latest update only, and after
     sending an intent it waits for the answer (the next update, or a refusal,
     after which it decides again on what it knows) before sending another.
-    A bot with ``observes`` set gets every event first (``observe([event])``)."""
+    A bot with ``observes`` set gets every event first (``observe([event])``).
+    ``on_refusal(refusal, in_row)`` is called with each refusal of the bot's
+    intents and how many it got in a row (since it last decided on a new
+    update: 1 for the first); what it raises ends the bot (a match runner
+    stops a bot that keeps sending illegal actions so)."""
     waiting = False  # an intent is out and unanswered
+    in_row = 0  # refusals since the bot last decided on a new update
     observes = getattr(bot, "observes", False)
     async for received in session:
         if observes and isinstance(received.message, Event):
@@ -739,8 +748,13 @@ async def run_bot(bot, session: GameSession) -> SessionState:
         if isinstance(received.message, Refusal):
             if not waiting:
                 continue
+            in_row += 1
+            if on_refusal is not None:
+                on_refusal(received.message, in_row)
         elif not session.is_decision(received):
             continue
+        else:
+            in_row = 0
         waiting = False
         state = session.state
         if state.legal and state.view is not None and not state.game_over:

@@ -140,6 +140,79 @@ class GameRecord:
         rng = LegacyRandom(int(self.seed)) if self.prng == LEGACY_PRNG else None
         return GameState.new(len(self.players), self.rule_set(), self.seed, rng=rng)
 
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON values: the store's columns of the game (``actions``: its
+        row count; ``game_id``: ``id``), and ``moves``, its rows of the
+        ``actions`` table in order: ``[seat, action, source, t_ms]`` with the
+        action as the store writes it (``[kind, card, colour, uno, target]``
+        and the extra cards of a multi-card play). ``uno match`` keeps its
+        games' records in this form (:meth:`from_dict` reads it back)."""
+        n = len(self.actions)
+        sources = self.sources or ["player"] * n
+        times = self.times_ms or [0] * n
+        return {
+            "id": self.game_id,
+            "table_id": self.table_id,
+            "title": self.title,
+            "seed": str(self.seed),
+            "rules": self.rules,
+            "players": self.players,
+            "scores": list(self.scores),
+            "winners": list(self.winners),
+            "status": self.status,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "actions": n,
+            "prng": self.prng,
+            "salt": self.salt,
+            "commitment": self.commitment,
+            "received": _received_rows(self.received),
+            "moves": [
+                [seat, _action_fields(action), sources[i], times[i]]
+                for i, (seat, action) in enumerate(self.actions)
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """The record of :meth:`to_dict`'s values. Raises KeyError or
+        ValueError for values that are not such a record."""
+        moves = data["moves"]
+        if len(moves) != data["actions"]:
+            raise ValueError(f"{len(moves)} of {data['actions']} actions in the record")
+        return cls(
+            table_id=data["table_id"],
+            title=data["title"],
+            seed=data["seed"],
+            rules=data["rules"],
+            players=data["players"],
+            actions=[(seat, _action_from_fields(a)) for seat, a, _, _ in moves],
+            sources=[source for _, _, source, _ in moves],
+            times_ms=[t for _, _, _, t in moves],
+            scores=tuple(data["scores"]),
+            winners=tuple(data["winners"]),
+            status=data["status"],
+            started_at=data["started_at"],
+            finished_at=data["finished_at"],
+            game_id=data.get("id"),
+            prng=data["prng"],
+            salt=data["salt"],
+            commitment=data["commitment"],
+            received=_received_tuples(data["received"]),
+        )
+
+
+def _received_rows(
+    received: list[tuple[int, int, int, tuple[int, ...]]],
+) -> list[list[Any]]:
+    """The cards received as JSON rows: ``[step, event kind, player, [cards]]``."""
+    return [[s, k, p, list(c)] for s, k, p, c in received]
+
+
+def _received_tuples(rows: list[list[Any]]) -> list[tuple[int, int, int, tuple[int, ...]]]:
+    """:func:`_received_rows`' rows as the record holds them."""
+    return [(s, k, p, tuple(c)) for s, k, p, c in rows]
+
 
 class LegacyRandom(random.Random):
     """The chance source of games stored before fair deals (format 1): Mersenne
@@ -162,20 +235,28 @@ class LegacyRandom(random.Random):
         return other
 
 
-@functools.lru_cache(maxsize=4096)
-def _action_json(action: Action) -> str:
+def _action_fields(action: Action) -> list[Any]:
     """``[kind, card, colour, uno, target]``, plus the list of extra cards of a
-    multi-card play (section 8) when there are any. Cached: a game repeats a
-    few hundred distinct actions, and encoding them was half of a save."""
+    multi-card play (section 8) when there are any."""
     kind, card, colour, uno, target, extra = action
     fields: list[Any] = [int(kind), int(card), int(colour), bool(uno), int(target)]
     if extra:
         fields.append(list(extra))
-    return json.dumps(fields)
+    return fields
+
+
+@functools.lru_cache(maxsize=4096)
+def _action_json(action: Action) -> str:
+    """:func:`_action_fields` as JSON text. Cached: a game repeats a few
+    hundred distinct actions, and encoding them was half of a save."""
+    return json.dumps(_action_fields(action))
 
 
 def _action_from_json(text: str) -> Action:
-    fields = json.loads(text)
+    return _action_from_fields(json.loads(text))
+
+
+def _action_from_fields(fields: list[Any]) -> Action:
     kind = fields[0]
     try:
         kind = ActionKind(kind)
@@ -265,7 +346,7 @@ class GameStore:
                         record.prng,
                         record.salt,
                         record.commitment,
-                        json.dumps([[s, k, p, list(c)] for s, k, p, c in record.received]),
+                        json.dumps(_received_rows(record.received)),
                     ),
                 )
                 game_id = cursor.lastrowid
@@ -372,7 +453,7 @@ class GameStore:
             prng=prng,
             salt=salt,
             commitment=commitment_,
-            received=[(s, k, p, tuple(c)) for s, k, p, c in json.loads(received)],
+            received=_received_tuples(json.loads(received)),
         )
 
 

@@ -125,6 +125,21 @@ class LobbyError(Exception):
         self.kind = kind
 
 
+#: Refusal reasons that are no fault of the seat: the game is not on (not
+#: started, over, the server stopping), the server failed, or another seat's
+#: jump-in was judged first in an out-of-turn window. Every other refusal is
+#: counted against the seat (:attr:`Seat.refusals`).
+BLAMELESS_REFUSALS = frozenset(
+    {
+        "game_not_started",
+        "game_over",
+        "server_closing",
+        "internal_error",
+        "jump_in_lost",
+        "jumped_in",
+    }
+)
+
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
 SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
@@ -153,6 +168,14 @@ class Seat:
     credited: int = 0  # earned_updates already credited to ``budget``
     joins: Any = None
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
+    #: This game's refused intents of the seat's own making (not those of
+    #: BLAMELESS_REFUSALS); of them, those since the last action applied at
+    #: the table (``refused_in_row``; ``refused_at``: the actions applied then);
+    #: and the last one's "reason: message". A match runner reads them (uno match).
+    refusals: int = 0
+    refused_in_row: int = 0
+    refused_at: int = -1
+    last_refusal: str = ""
     last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
 
     @property
@@ -505,6 +528,9 @@ class Table:
             raise LobbyError("invalid", "the position must have the table's seats and rules")
         self.games_started += 1
         self.history = History()
+        for s in self.seats:
+            s.refusals = s.refused_in_row = 0
+            s.refused_at, s.last_refusal = -1, ""
         self.rematch_votes = set()
         self._round_actions = 0
         self.finished_at = 0.0
@@ -721,8 +747,17 @@ class Table:
         self.spectator_log.append(reveal)
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
-        """Append a refusal to ``seat``'s log and wake its streams (only theirs)."""
-        self.seats[seat].log.append(Refusal(reason, message, action_id))
+        """Append a refusal to ``seat``'s log, count it against the seat unless
+        it is blameless (:data:`BLAMELESS_REFUSALS`), and wake its streams (only
+        theirs) and the watchers in this process."""
+        s = self.seats[seat]
+        s.log.append(Refusal(reason, message, action_id))
+        if reason not in BLAMELESS_REFUSALS:
+            applied = len(self.history)
+            s.refused_in_row = s.refused_in_row + 1 if s.refused_at == applied else 1
+            s.refused_at = applied
+            s.refusals += 1
+            s.last_refusal = f"{reason}: {message}"
         self._touch()
         self._wake(seat)
 

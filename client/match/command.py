@@ -15,6 +15,7 @@ from typing import Any
 from unoplay.game.rules import RuleSet
 
 from .entrants import Entrant, parse_entrants
+from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .report import print_report
 from .runner import MatchControl, MatchError, Progress, default_concurrency, run_match
 from .schedule import DUPLICATES, SCHEDULES
@@ -39,10 +40,15 @@ examples:
 
 Games that do not count are reported apart, never as a win: adjudicated (a
 round reached --max-actions), void (the turn timer or the stand-in played a
-seat), crashed (an external bot exited early; its error output's end is
-shown). Ctrl-C starts no more games and prints the report so far (again:
-abandons the games in flight). Exit codes: 0 done (or decided by the SPRT),
-1 a failure, 130 interrupted, 143 terminated."""
+seat, or a bot forfeited for illegal actions: --illegal-limit/--illegal-budget;
+its refused intents are counted per entrant), crashed (an external bot exited
+early: its error output's end is shown; a bot of the match's own raised: the
+end of its traceback). With --server, an external bot's illegal actions are
+not seen: only --move-time and the game's timeout stop it. Every game's moves
+go to the --out file (not with --server): uno replay --match FILE N steps
+through game N; --jsonl exports them. Ctrl-C starts no more games and prints
+the report so far (again: abandons the games in flight). Exit codes: 0 done
+(or decided by the SPRT), 1 a failure, 130 interrupted, 143 terminated."""
 
 
 def external_log_dir(log_dir: str | None, out: Path | None, entrants: list[Entrant]) -> str | None:
@@ -180,11 +186,28 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         "(default: the server's, 30); such a game is void",
     )
     match.add_argument(
+        "--illegal-limit",
+        type=int,
+        default=ILLEGAL_LIMIT,
+        metavar="N",
+        help=f"a bot whose intents are refused more than N times in one decision (no action "
+        f"applied at the table between them) forfeits its game, which is void "
+        f"(default {ILLEGAL_LIMIT})",
+    )
+    match.add_argument(
+        "--illegal-budget",
+        type=int,
+        default=ILLEGAL_BUDGET,
+        metavar="N",
+        help=f"a bot whose intents are refused more than N times in one game forfeits it, "
+        f"which is void (default {ILLEGAL_BUDGET})",
+    )
+    match.add_argument(
         "--on-crash",
         choices=("stop", "continue"),
         default="stop",
-        help="when an external bot crashes: stop the match (default), or count the game "
-        "apart and go on",
+        help="when a bot crashes (an external bot exits early, a bot of the match's own "
+        "raises): stop the match (default), or count the game apart and go on",
     )
     match.add_argument(
         "--out",
@@ -317,6 +340,8 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
         raise refuse(f"--move-time must be 1..{MAX_TURN_SECONDS} seconds")
     if args.away_grace is not None and not 0 <= args.away_grace <= 3600:
         raise refuse("--away-grace must be 0..3600 seconds")
+    if args.illegal_limit < 0 or args.illegal_budget < 0:
+        raise refuse("--illegal-limit and --illegal-budget must be 0 or more")
     if args.concurrency is not None and args.concurrency < 1:
         raise refuse("--concurrency must be 1 or more")
     if args.resume and args.no_out:
@@ -383,6 +408,8 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
                     max_actions=args.max_actions,
                     move_time=args.move_time,
                     away_grace=args.away_grace,
+                    illegal_limit=args.illegal_limit,
+                    illegal_budget=args.illegal_budget,
                     on_crash=args.on_crash,
                     out=out,
                     resume=args.resume,

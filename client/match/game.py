@@ -31,15 +31,17 @@ from typing import IO, Any
 
 from unoplay.game.actions import Action
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import SeatsChanged, TableState, Update
+from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
+from unoplay.server.table import BLAMELESS_REFUSALS
 
 from ..sdk import Connection, ServerError, run_bot
 from . import procs
 from .entrants import Entrant, new_bot
 from .result import ADJUDICATED, CRASHED, ERROR, FINISHED, VOID, GameResult
 from .schedule import GameSpec
+from .store import pack_record
 
 #: The server's fixed cap of actions in a game (a ROUND_CAPPED event's count is
 #: this number when the game, not a round, reached its cap; RULES.md, "Endless rounds").
@@ -53,8 +55,14 @@ GAME_TIMEOUT = 600.0
 CONNECT_TIMEOUT = 60.0
 #: Seconds an external bot has to exit by itself after its game ended.
 EXIT_GRACE = 10.0
-#: Characters of an external bot's error output kept with a crash.
+#: Characters of an external bot's error output (a bot's traceback) kept with a crash.
 TAIL_CHARS = 2000
+#: A bot whose intents are refused more than this many times in one decision
+#: (no action applied at the table between them) forfeits its game (--illegal-limit).
+ILLEGAL_LIMIT = 3
+#: A bot whose intents are refused more than this many times in a game forfeits it
+#: (--illegal-budget).
+ILLEGAL_BUDGET = 50
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,8 @@ class Setup:
     sys_path: tuple[str, ...] = ()  #: the runner's import path (bots of your own)
     game_timeout: float = GAME_TIMEOUT
     connect_timeout: float = CONNECT_TIMEOUT
+    illegal_limit: int = ILLEGAL_LIMIT  #: refusals in one decision a bot may have
+    illegal_budget: int = ILLEGAL_BUDGET  #: refusals in one game a bot may have
 
     def ruleset(self) -> RuleSet:
         """The rules of the match's tables."""
@@ -91,6 +101,51 @@ class Setup:
         values["entrants"] = tuple(Entrant.from_dict(e) for e in data["entrants"])
         values["sys_path"] = tuple(data.get("sys_path", ()))
         return cls(**values)
+
+
+# ------------------------------------------------------------------ illegal actions
+
+
+def illegal_forfeit(refusals: int, in_row: int, setup: Setup) -> str | None:
+    """Why a seat forfeits its game for illegal actions, given its refused
+    intents in the game and in a row (in one decision); None when it does not
+    (within ``setup.illegal_limit`` and ``setup.illegal_budget``)."""
+    if in_row > setup.illegal_limit:
+        return (
+            f"forfeited: {in_row} illegal actions refused in one decision "
+            f"(more than --illegal-limit {setup.illegal_limit})"
+        )
+    if refusals > setup.illegal_budget:
+        return (
+            f"forfeited: {refusals} illegal actions refused in the game "
+            f"(more than --illegal-budget {setup.illegal_budget})"
+        )
+    return None
+
+
+class IllegalActions(Exception):
+    """A bot's intents were refused beyond the match's limits: it forfeits its game."""
+
+
+class RefusalCount:
+    """A bot's refused intents as the SDK sees them (``run_bot``'s
+    ``on_refusal``), for a remote server, whose tables are not in reach; those
+    no fault of the bot's (:data:`BLAMELESS_REFUSALS`) do not count."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        self.refusals = 0
+        self.last = ""
+
+    def __call__(self, refusal: Refusal, in_row: int) -> None:
+        """Count one refusal. Raises IllegalActions beyond the limits."""
+        if refusal.reason in BLAMELESS_REFUSALS:
+            return
+        self.refusals += 1
+        self.last = f"{refusal.reason}: {refusal.message}"
+        why = illegal_forfeit(self.refusals, in_row, self.setup)
+        if why is not None:
+            raise IllegalActions(f"{why}; the last: {self.last}")
 
 
 # ------------------------------------------------------------------ seats
@@ -122,11 +177,19 @@ class TimedBot:
 class BotSeat:
     """A bot (built-in or of your own) playing a seat through the SDK."""
 
-    def __init__(self, seat: int, entrant: Entrant, bot: TimedBot, task: asyncio.Task[Any]) -> None:
+    def __init__(
+        self,
+        seat: int,
+        entrant: Entrant,
+        bot: TimedBot,
+        task: asyncio.Task[Any],
+        refusals: RefusalCount | None = None,
+    ) -> None:
         self.seat = seat
         self.entrant = entrant
         self.bot = bot
         self.task = task
+        self.refusals = refusals  #: counted here (a remote server), or None (by the table)
 
     @classmethod
     def start(
@@ -138,25 +201,46 @@ class BotSeat:
         token: str,
         seed: int,
         rules: RuleSet,
+        refusals: RefusalCount | None = None,
     ) -> BotSeat:
         """Seat ``entrant``'s bot, seeded ``seed``, for a table under ``rules``,
-        on the table's stream (a task of this loop)."""
+        on the table's stream (a task of this loop); ``refusals`` counts its
+        refused intents (None: the table does)."""
         bot = TimedBot(new_bot(entrant.kind, seed, rules))
-        task = asyncio.create_task(run_bot(bot, conn.session(table_id, token)))
-        return cls(seat, entrant, bot, task)
+        session = conn.session(table_id, token)
+        task = asyncio.create_task(run_bot(bot, session, on_refusal=refusals))
+        return cls(seat, entrant, bot, task, refusals)
 
     @property
     def waiter(self) -> asyncio.Future[Any]:
         """Done when the bot's stream ended (the game's end, or a failure)."""
         return self.task
 
-    def failure(self) -> str | None:
-        """Why the bot stopped before its game ended (None: it did not fail)."""
+    @property
+    def error(self) -> BaseException | None:
+        """What the bot's task raised (None: nothing, or it still runs)."""
         if not self.task.done() or self.task.cancelled():
             return None
-        err = self.task.exception()
+        return self.task.exception()
+
+    def failure(self) -> str | None:
+        """Why the bot stopped before its game ended, in a few words: "raised
+        ValueError: ..." (the last line of its traceback), "lost its stream:
+        ...", or an illegal-action forfeit (None: it did not fail)."""
+        err = self.error
         if err is None:
             return None
+        if isinstance(err, IllegalActions):
+            return str(err)
+        if isinstance(err, ServerError):
+            return f"lost its stream: {err}"
+        return "raised " + traceback.format_exception_only(err)[-1].strip()
+
+    def tail(self) -> str:
+        """The end of the traceback of what the bot raised ("" if nothing)."""
+        err = self.error
+        if err is None:
+            return ""
         return "".join(traceback.format_exception(err))[-TAIL_CHARS:]
 
     async def stop(self) -> None:
@@ -283,10 +367,13 @@ class Outcome:
 
 class TableWatch:
     """Watches a table of the server embedded in this process, through the
-    table itself (no stream, no cost)."""
+    table itself (no stream, no cost): its record of every action, and its
+    count of every seat's refused intents (a bot of any kind, external too,
+    forfeits past ``setup``'s limits: :func:`illegal_forfeit`)."""
 
-    def __init__(self, table: Any) -> None:
+    def __init__(self, table: Any, setup: Setup) -> None:
         self.table = table
+        self.setup = setup
 
     async def open(self) -> None:
         """Nothing to open: the table is in this process."""
@@ -306,8 +393,28 @@ class TableWatch:
         return self.table.state is TableState.FINISHED or self.table.closing
 
     async def over(self) -> None:
-        """Wait until :meth:`is_over`."""
-        await self._until(self.is_over)
+        """Wait until :meth:`is_over`, or a seat forfeits (:meth:`forfeit`)."""
+        await self._until(lambda: self.is_over() or self.forfeit() is not None)
+
+    def forfeit(self) -> tuple[int, str] | None:
+        """(seat, why) of the first seat whose refused intents went beyond the
+        match's limits (the table counts them), or None."""
+        for seat in self.table.seats:
+            why = illegal_forfeit(seat.refusals, seat.refused_in_row, self.setup)
+            if why is not None:
+                return seat.index, f"{why}; the last: {seat.last_refusal}"
+        return None
+
+    def refusals(self) -> list[int | None]:
+        """Per seat: its intents refused in this game (the table's count)."""
+        return [seat.refusals for seat in self.table.seats]
+
+    def record(self) -> str | None:
+        """The game's full record as the table keeps it, packed
+        (:func:`.store.pack_record`); None before the start."""
+        if self.table.game is None:
+            return None
+        return pack_record(self.table.record())
 
     def outcome(self) -> Outcome:
         """The game as the table recorded it: who made every action (player, timer, stand-in),
@@ -422,6 +529,20 @@ class SpectatorWatch:
         """Wait until :meth:`is_over`. Raises ServerError when the stream ends first."""
         await self._until(self.is_over)
 
+    def forfeit(self) -> tuple[int, str] | None:
+        """None: a spectator sees no refusal (the bots' own counts do,
+        :class:`RefusalCount`; external bots' are not seen)."""
+        return None
+
+    def refusals(self) -> list[int | None]:
+        """Per seat: None, not seen by a spectator."""
+        return [None] * self.n
+
+    def record(self) -> str | None:
+        """None: a spectator does not see the hands (the remote server's own
+        store, ``uno serve --db``, may hold the game)."""
+        return None
+
     def outcome(self) -> Outcome:
         """The game as the stream showed it (actions counted from its updates; no per-seat
         decisions)."""
@@ -471,7 +592,7 @@ class GameContext:
         """A watch of the table: the table itself when the server is embedded here, else a spectator
         stream."""
         if self.embedded is not None:
-            return TableWatch(self.embedded.lobby.get(table_id))
+            return TableWatch(self.embedded.lobby.get(table_id), self.setup)
         return SpectatorWatch(self.conn, table_id, seats)
 
 
@@ -479,6 +600,13 @@ class _Failed(Exception):
     def __init__(self, player: Player, why: str) -> None:
         super().__init__(why)
         self.player = player
+        self.why = why
+
+
+class _Forfeited(Exception):
+    def __init__(self, seat: int, why: str) -> None:
+        super().__init__(why)
+        self.seat = seat
         self.why = why
 
 
@@ -628,11 +756,16 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                             tokens[seat],
                             spec.bot_seed(seat),
                             ctx.rules,
+                            RefusalCount(setup) if ctx.embedded is None else None,
                         )
                     )
                 except Exception as err:  # a bot of one's own that cannot be made
                     result.status = CRASHED
-                    result.reason = f"seat {seat + 1} ({entrant.label}): {err!r}"
+                    result.reason = (
+                        f"seat {seat + 1} ({entrant.label}) raised "
+                        + traceback.format_exception_only(err)[-1].strip()
+                        + " when it was made"
+                    )
                     result.crash = {
                         "seat": seat,
                         "label": entrant.label,
@@ -654,8 +787,11 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             await _until_or_failure(ended, players, setup.game_timeout, watch)
         finally:
             ended.cancel()
-        over = True
         result.duration = time.monotonic() - start
+        forfeit = watch.forfeit()
+        if forfeit is not None:
+            raise _Forfeited(*forfeit)
+        over = True
         await _finish(players)
         outcome = watch.outcome()
         _status(result, outcome, entrants)
@@ -670,11 +806,19 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             if isinstance(player, ExternalSeat) and player.process.returncode not in (0, None):
                 _crashed(result, player, f"exited with code {player.process.returncode}")
                 break
-            if isinstance(player, BotSeat) and player.failure():
-                _crashed(result, player, "raised an exception")
+            if isinstance(player, BotSeat) and (why := player.failure()):
+                _failed(result, player, why)
                 break
     except _Failed as failed:
-        _crashed(result, failed.player, failed.why)
+        _failed(result, failed.player, failed.why)
+    except _Forfeited as forfeited:
+        seat = forfeited.seat
+        _forfeited(result, seat, entrants[spec.seats[seat]].label, forfeited.why)
+        if watch is not None:  # how far the game went
+            outcome = watch.outcome()
+            result.scores = outcome.scores
+            result.actions = outcome.actions
+            result.rounds = outcome.rounds
     except TimeoutError:
         result.status = ERROR
         result.reason = (
@@ -689,6 +833,8 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
         for player in players:
             await player.stop()
         if watch is not None:
+            _refusals(result, watch, players)
+            result.packed_record = watch.record()
             await watch.close()
         if not over and tokens:  # abandoned: the server's bots play the seats out
             for token in tokens:
@@ -705,6 +851,32 @@ async def _finish(players: list[Player]) -> None:
         await asyncio.wait(waiters, timeout=EXIT_GRACE)
 
 
+def _failed(result: GameResult, player: Player, why: str) -> None:
+    """A player that failed: it forfeited for illegal actions (a bot that
+    counts its own refusals), or it crashed."""
+    if isinstance(player, BotSeat) and isinstance(player.error, IllegalActions):
+        _forfeited(result, player.seat, player.entrant.label, why)
+    else:
+        _crashed(result, player, why)
+
+
+def _forfeited(result: GameResult, seat: int, label: str, why: str) -> None:
+    """The seat forfeited the game for illegal actions: void, credited to no one."""
+    result.status = VOID
+    result.winners = []
+    result.reason = f"seat {seat + 1} ({label}) {why}"
+    result.forfeit = {"seat": seat, "label": label, "why": why}
+
+
+def _refusals(result: GameResult, watch: Watch, players: list[Player]) -> None:
+    """Refused intents per seat: the table's count when the server is
+    embedded, else the bots' own (external bots': not known)."""
+    result.refusals = watch.refusals()
+    for player in players:
+        if isinstance(player, BotSeat) and player.refusals is not None:
+            result.refusals[player.seat] = player.refusals.refusals
+
+
 def _crashed(result: GameResult, player: Player, why: str) -> None:
     label = player.entrant.label
     result.status = CRASHED
@@ -716,7 +888,7 @@ def _crashed(result: GameResult, player: Player, why: str) -> None:
         if player.path:
             result.reason += f"; its error output: {player.path}"
     else:
-        stderr = player.failure() or ""
+        stderr = player.tail()
         code = None
     result.crash = {"seat": player.seat, "label": label, "code": code, "stderr": stderr}
 

@@ -94,6 +94,8 @@ def build_report(
             "decisions": t.decisions,
             "ms_per_decision": t.ms_per_decision,
             "timeouts": t.timeouts,
+            "illegal_forfeits": t.illegal_forfeits,
+            "refusals": t.refusals,
             "stand_in_games": t.stand_in,
             "crashes": t.crashes,
             "adjudicated": t.adjudicated,
@@ -256,6 +258,8 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         (key, col)
         for key, col in (
             ("timeouts", "time forfeits"),
+            ("illegal_forfeits", "illegal forfeits"),
+            ("refusals", "refusals"),
             ("stand_in_games", "stand-in"),
             ("crashes", "crashes"),
         )
@@ -323,7 +327,7 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
     apart = report.get("apart", {})
     words = {
         "adjudicated": "adjudicated (no winner: a round, or the game, reached its cap of actions)",
-        "void": "void (the server played a seat: time forfeit or stand-in)",
+        "void": "void (the server played a seat: time forfeit or stand-in; or illegal actions)",
         "crashed": "crashed",
         "error": "not played (errors)",
     }

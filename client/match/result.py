@@ -8,11 +8,16 @@
   winner; reported apart, never a win.
 * ``void``: the server played a seat for some decision: its turn timer
   (``--move-time``: a time forfeit, announced by EVENT_KIND_TIMED_OUT) or
-  its stand-in bot (a seat whose player was away); reported apart, never
-  credited to the seat's entrant (nor to the others).
-* ``crashed``: an external bot exited before its game ended, or a bot
-  raised; ``crash`` names the seat, the exit code and the tail of its
-  error output.
+  its stand-in bot (a seat whose player was away); or a bot forfeited the
+  game for illegal actions (``forfeit``: more than ``--illegal-limit``
+  intents refused in one decision, or more than ``--illegal-budget`` in the
+  game). Reported apart, never credited to the seat's entrant (nor to the
+  others).
+* ``crashed``: an external bot exited before its game ended (``crash``:
+  the seat, its exit code and the end of its error output), or a bot
+  running in the match's workers (built-in, ``module:attr``,
+  ``file.py:attr``) raised (``crash``: the seat, no code, the end of its
+  traceback).
 * ``error``: the game could not be played (the server refused, a timeout).
 """
 
@@ -53,6 +58,15 @@ class GameResult:
     timeouts: list[int] = field(default_factory=list)  #: per seat: turn-timer actions
     stand_in: list[int] = field(default_factory=list)  #: per seat: stand-in actions
     crash: dict[str, Any] | None = None  #: {"seat", "label", "code", "stderr"}
+    #: per seat: its intents the server refused (not for a reason that is no fault
+    #: of its own: RULES.md, "Refused intents"); None: not known (an external bot
+    #: on a remote server)
+    refusals: list[int | None] = field(default_factory=list)
+    forfeit: dict[str, Any] | None = None  #: illegal actions: {"seat", "label", "why"}
+    #: the game's full record (server/storage.py's, :func:`.store.pack_record`), on
+    #: its way from the worker to the results file; None once stored, or when not
+    #: known (a remote server: its own store may hold the game, as ``table_id``)
+    packed_record: str | None = None
     table_id: str = ""
     worker: str = ""
     attempt: int = 0

@@ -22,7 +22,7 @@ from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
 from .entrants import Entrant, code_fingerprints
-from .game import Setup, teams_format
+from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT, Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
 from .report import build_report
 from .result import CRASHED, ERROR, GameResult
@@ -167,14 +167,15 @@ class MatchRun:
         """A game's result: stored (once), counted, tested."""
         if result.index in self.stats.results:
             return  # a game replayed after a lost worker: already counted
+        record, result.packed_record = result.packed_record, None  # to the file, not kept here
         if self.store is not None and self.match_id is not None:
-            self.store.add(self.match_id, result, [self.labels[e] for e in result.seats])
+            self.store.add(self.match_id, result, [self.labels[e] for e in result.seats], record)
         self.stats.add(result)
         self.played += 1
         self.feed_sprt(result)
         if result.status == CRASHED and self.on_crash == "stop":
             self.crash = self.crash or result
-            self.control.stop("an external bot crashed")
+            self.control.stop(f"game {result.index}: {result.reason}")
         self._progress(result)
 
     def _progress(self, result: GameResult | None) -> None:
@@ -288,6 +289,8 @@ def match_settings(
         "max_actions": setup.max_actions,
         "move_time": setup.move_time,
         "away_grace": setup.away_grace,
+        "illegal_limit": setup.illegal_limit,
+        "illegal_budget": setup.illegal_budget,
     }
     if sprt is not None:
         settings["sprt"] = {**sprt.to_dict(), "pair": list(pair)}
@@ -321,6 +324,8 @@ async def run_match(
     max_actions: int | None = None,
     move_time: int = 0,
     away_grace: int | None = None,
+    illegal_limit: int = ILLEGAL_LIMIT,
+    illegal_budget: int = ILLEGAL_BUDGET,
     on_crash: str = "stop",
     out: str | Path | None = None,
     resume: bool = False,
@@ -349,7 +354,9 @@ async def run_match(
     reopened. ``sprt`` tests the candidate (the first entrant) against the
     baseline (the second, or the entrant labelled ``baseline``) on deals
     played in swapped pairs (:mod:`.sprt`, :mod:`.schedule`) and stops the
-    match once it decides. ``plot``: an SVG or PNG file of the SPRT's path
+    match once it decides. A bot whose intents are refused more than
+    ``illegal_limit`` times in one decision, or more than ``illegal_budget``
+    times in a game, forfeits it (void). ``plot``: an SVG or PNG file of the SPRT's path
     (:mod:`.plot`). ``faults`` (tests): game indices whose worker exits in
     the middle of their first attempt. Raises MatchError (a crash with
     ``on_crash="stop"``, workers that cannot start, nothing to resume, a
@@ -384,6 +391,8 @@ async def run_match(
         max_actions=max_actions,
         move_time=move_time,
         away_grace=away_grace,
+        illegal_limit=illegal_limit,
+        illegal_budget=illegal_budget,
         server=server,
         log_dir=str(log_dir) if log_dir else None,
         sys_path=tuple(p for p in sys.path if p),
@@ -493,7 +502,7 @@ async def run_match(
             report["sprt"]["plot"] = str(plot)
             plot_sprt(test, plot, title=_plot_title(report))
         if jsonl:
-            write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants])
+            write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants], store, match_id)
         if run.crash is not None:
             crash = run.crash.crash or {}
             tail = (crash.get("stderr") or "").rstrip()

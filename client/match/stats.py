@@ -61,6 +61,8 @@ class Totals:
     timed: int = 0  #: decisions whose time is known
     think_ms: float = 0.0
     timeouts: int = 0  #: turn-timer actions (time forfeits), in any game
+    illegal_forfeits: int = 0  #: games it forfeited for illegal actions (void)
+    refusals: int = 0  #: its intents the server refused, in any game (where known)
     stand_in: int = 0  #: games where the server's stand-in played its seat
     crashes: int = 0
     adjudicated: int = 0
@@ -120,6 +122,10 @@ class MatchStats:
                 t.stand_in += 1
             if result.crash is not None and result.crash.get("seat") == seat:
                 t.crashes += 1
+            if result.forfeit is not None and result.forfeit.get("seat") == seat:
+                t.illegal_forfeits += 1
+            if seat < len(result.refusals):
+                t.refusals += result.refusals[seat] or 0
             if result.status == ADJUDICATED:
                 t.adjudicated += 1
             elif result.status == VOID:

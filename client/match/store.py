@@ -9,20 +9,33 @@ replayed game (a lost worker) is not counted twice. ``--resume`` finds the
 latest match of the file with the same fingerprint and plays only the game
 indices it lacks.
 
+Beside each game's result, its full record (``game_records``): the record
+``uno serve --db`` stores for ``uno replay`` (server/storage.py's
+:class:`~unoplay.server.storage.GameRecord`, as its ``to_dict()`` values in
+JSON, zlib-compressed, in base64: :func:`pack_record`), so that ``uno replay
+--match FILE N`` steps through game N. Only with the server embedded in the
+match's workers (the default): a remote server's (``--server``) tables are
+not in reach, and its own store (``uno serve --db``) holds their games.
+
 Default file: ``matches.sqlite3`` in the data directory of ``uno serve``'s
 games (``unoplay.server.storage.default_db_path``: ``$XDG_DATA_HOME/unoplay``).
 """
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import hashlib
 import json
 import sqlite3
 import time
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from unoplay.server.storage import GameRecord
 
 from .result import CRASHED, ERROR, GameResult
 
@@ -53,7 +66,29 @@ CREATE TABLE IF NOT EXISTS games (
     record TEXT NOT NULL,
     PRIMARY KEY (match_id, idx)
 );
+CREATE TABLE IF NOT EXISTS game_records (
+    match_id INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    record TEXT NOT NULL,  -- pack_record(): base64 of zlib-compressed JSON
+    PRIMARY KEY (match_id, idx),
+    FOREIGN KEY (match_id, idx) REFERENCES games (match_id, idx)
+);
 """
+
+
+def pack_record(record: GameRecord) -> str:
+    """A game's full record as text: ``record.to_dict()`` in JSON, zlib-compressed,
+    in base64 (a worker packs it, the file keeps it as it is)."""
+    data = json.dumps(record.to_dict(), separators=(",", ":")).encode()
+    return base64.b64encode(zlib.compress(data)).decode("ascii")
+
+
+def unpack_record(text: str) -> GameRecord:
+    """The record of :func:`pack_record`'s text. Raises ValueError for text that is not one."""
+    try:
+        return GameRecord.from_dict(json.loads(zlib.decompress(base64.b64decode(text))))
+    except (KeyError, TypeError, zlib.error) as err:
+        raise ValueError(f"not a packed game record: {err!r}") from None
 
 
 def default_path() -> Path:
@@ -148,16 +183,24 @@ class MatchStore:
                     (state, planned, time.time(), match_id),
                 )
 
-    def add(self, match_id: int, result: GameResult, labels: list[str]) -> bool:
-        """Store one game, in a transaction of its own. False (nothing
-        written) when that game index is already stored, unless as crashed
-        or an error (``--resume`` plays those again: the new result replaces
-        it)."""
+    def add(
+        self, match_id: int, result: GameResult, labels: list[str], record: str | None = None
+    ) -> bool:
+        """Store one game, in a transaction of its own, with its full record
+        when there is one (``record``: :func:`pack_record`'s text). False
+        (nothing written) when that game index is already stored, unless as
+        crashed or an error (``--resume`` plays those again: the new result
+        replaces it)."""
         with self.db:
-            self.db.execute(
+            replaced = self.db.execute(
                 "DELETE FROM games WHERE match_id = ? AND idx = ? AND status IN (?, ?)",
                 (match_id, result.index, CRASHED, ERROR),
             )
+            if replaced.rowcount:
+                self.db.execute(
+                    "DELETE FROM game_records WHERE match_id = ? AND idx = ?",
+                    (match_id, result.index),
+                )
             cursor = self.db.execute(
                 "INSERT OR IGNORE INTO games (match_id, idx, deal, seed, seats, entrants,"
                 " status, winners, scores, actions, duration, finished, record)"
@@ -175,10 +218,69 @@ class MatchStore:
                     result.actions,
                     result.duration,
                     time.time(),
-                    json.dumps(result.to_dict()),
+                    json.dumps({**result.to_dict(), "packed_record": None}),
                 ),
             )
-            return cursor.rowcount == 1
+            if cursor.rowcount != 1:
+                return False
+            if record is not None:
+                self.db.execute(
+                    "INSERT INTO game_records (match_id, idx, record) VALUES (?, ?, ?)",
+                    (match_id, result.index, record),
+                )
+            return True
+
+    def latest(self) -> int | None:
+        """The id of the file's latest match, or None when it has none."""
+        row = self.db.execute("SELECT MAX(id) FROM matches").fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def game_record(self, match_id: int, index: int) -> GameRecord | None:
+        """The full record of game ``index`` of the match; None when it was
+        stored without one (played on a remote server). Raises KeyError when
+        the match has no such game."""
+        row = self.db.execute(
+            "SELECT r.record FROM games g LEFT JOIN game_records r"
+            " ON r.match_id = g.match_id AND r.idx = g.idx"
+            " WHERE g.match_id = ? AND g.idx = ?",
+            (match_id, index),
+        ).fetchone()
+        if row is None:
+            raise KeyError(f"match {match_id} of {self.path} has no game {index}")
+        return None if row[0] is None else unpack_record(row[0])
+
+    def game_list(self, match_id: int) -> list[dict[str, Any]]:
+        """The match's games, by index, as ``uno replay`` lists stored games
+        (``GameStore.games``' keys; ``id`` is the game's index in the match,
+        ``title`` says when it has no record, ``players`` the entrants' labels)."""
+        rows = self.db.execute(
+            "SELECT g.idx, g.entrants, g.scores, g.winners, g.status, g.record, g.finished,"
+            " r.idx IS NOT NULL FROM games g LEFT JOIN game_records r"
+            " ON r.match_id = g.match_id AND r.idx = g.idx"
+            " WHERE g.match_id = ? ORDER BY g.idx",
+            (match_id,),
+        )
+        games = []
+        for idx, labels, scores, winners, status, data, finished, recorded in rows:
+            result = GameResult.from_dict(json.loads(data))
+            games.append(
+                {
+                    "id": idx,
+                    "table_id": result.table_id,
+                    "title": "" if recorded else "no record (remote server)",
+                    "players": [
+                        {"seat": s, "name": name, "bot": ""}
+                        for s, name in enumerate(json.loads(labels))
+                    ],
+                    "scores": json.loads(scores),
+                    "winners": json.loads(winners),
+                    "status": status,
+                    "started_at": result.started_at,
+                    "finished_at": finished,
+                    "actions": result.actions,
+                }
+            )
+        return games
 
     def results(self, match_id: int, arrival: bool = False) -> list[GameResult]:
         """Every stored game of the match, by index (``arrival``: in the
@@ -196,15 +298,29 @@ class MatchStore:
         }
 
 
-def write_jsonl(path: str | Path, results: Iterable[GameResult], labels: list[str]) -> int:
-    """Every game, one JSON object a line (its record, the entrants' labels
-    in ``players``, seat by seat), for notebooks (``pandas.read_json(path,
-    lines=True)``). Returns the number of lines."""
+def write_jsonl(
+    path: str | Path,
+    results: Iterable[GameResult],
+    labels: list[str],
+    store: MatchStore | None = None,
+    match_id: int | None = None,
+) -> int:
+    """Every game, one JSON object a line (its result, the entrants' labels
+    in ``players``, seat by seat, and its moves: ``game_record``, the full
+    record of the match's ``store``, as ``GameRecord.to_dict()`` gives it,
+    null without one), for notebooks (``pandas.read_json(path, lines=True)``).
+    Returns the number of lines."""
     n = 0
     with open(path, "w", encoding="utf-8") as f:
         for result in sorted(results, key=lambda r: r.index):
             record = result.to_dict()
+            del record["packed_record"]  # the record itself follows, in plain values
             record["players"] = [labels[e] for e in result.seats]
+            moves = None
+            if store is not None and match_id is not None:
+                with contextlib.suppress(KeyError):
+                    moves = store.game_record(match_id, result.index)
+            record["game_record"] = None if moves is None else moves.to_dict()
             f.write(json.dumps(record) + "\n")
             n += 1
     return n

@@ -416,6 +416,162 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
     assert stopped.value.report["counts"]["crashed"] == 1  # the match stopped there
 
 
+# Bots of one's own (file.py:attr) that go wrong: one plays a card it does not
+# hold, every time; one raises; and an external bot that plays as the first.
+BAD_BOTS = """\
+from unoplay.game.actions import Action, ActionKind
+
+
+class Illegal:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        card = next(c for c in range(108) if c not in view.hand)
+        return Action(ActionKind.PLAY, card, -1, False, -1)
+
+
+class Bad:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        raise ValueError("no luck today")
+"""
+EXTERNAL_ILLEGAL = """\
+import asyncio, os
+from bots import Illegal
+from unoplay.client.sdk import Connection, run_bot
+
+async def main():
+    async with Connection(os.environ["UNO_SERVER"]) as conn:
+        session = conn.session(os.environ["UNO_TABLE"], os.environ["UNO_TOKEN"])
+        await run_bot(Illegal(), session)
+
+asyncio.run(main())
+"""
+
+
+def _bad_bots(tmp_path) -> str:
+    path = tmp_path / "bots.py"
+    path.write_text(BAD_BOTS)
+    return str(path)
+
+
+async def test_a_bot_that_keeps_playing_illegal_actions_forfeits_and_the_match_goes_on(tmp_path):
+    # Three entrants at tables of two: Illegal forfeits its four games, the two
+    # games of greedy and random count.
+    entrants = parse_entrants(f"greedy,random,{_bad_bots(tmp_path)}:Illegal")
+    report = await asyncio.wait_for(
+        run_match(entrants, 6, 61, ROUNDS, table_size=2, workers="inline"), WAIT
+    )
+    assert (report["counts"]["counted"], report["counts"]["void"]) == (2, 4)
+    greedy, random_, illegal = report["entrants"]
+    assert (greedy["games"], random_["games"], illegal["games"]) == (2, 2, 0)
+    assert (greedy["illegal_forfeits"], random_["illegal_forfeits"]) == (0, 0)
+    # the table counts every refusal; a forfeit comes after more than 3 in a row
+    assert illegal["illegal_forfeits"] == 4 and illegal["refusals"] >= 4 * 4
+    for game in report["apart"]["void"]:
+        assert "(Illegal) forfeited: " in game["reason"]
+        assert "in one decision (more than --illegal-limit 3)" in game["reason"]
+        assert "; the last: " in game["reason"]  # card_not_in_hand, or what the engine checks first
+
+
+async def test_an_external_bot_that_keeps_playing_illegal_actions_forfeits(tmp_path):
+    _bad_bots(tmp_path)
+    script = tmp_path / "illegal.py"
+    script.write_text(EXTERNAL_ILLEGAL)
+    entrants = parse_entrants("greedy", [shlex.join([sys.executable, str(script)])])
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 63, ROUNDS, workers="inline", log_dir=tmp_path), WAIT
+    )
+    greedy, external = report["entrants"]
+    assert report["counts"]["void"] == 2 and report["counts"]["crashed"] == 0
+    assert (external["illegal_forfeits"], greedy["illegal_forfeits"]) == (2, 0)
+    assert external["refusals"] >= 2 * 4
+
+
+async def test_on_a_remote_server_our_bots_count_their_refusals_themselves(tmp_path):
+    from unoplay.server.service import start_server
+
+    server = await start_server("127.0.0.1", 0)
+    try:
+        entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Illegal")
+        report = await asyncio.wait_for(
+            run_match(
+                entrants,
+                2,
+                65,
+                ROUNDS,
+                server=server.address,
+                workers="inline",
+                illegal_limit=10,
+                illegal_budget=5,
+            ),
+            WAIT,
+        )
+    finally:
+        await server.stop(None)
+    greedy, illegal = report["entrants"]
+    assert report["counts"]["void"] == 2
+    # the bot stops at the refusal beyond its budget: exactly 6 a game
+    assert (illegal["illegal_forfeits"], illegal["refusals"], greedy["refusals"]) == (2, 12, 0)
+    assert all(
+        "6 illegal actions refused in the game (more than --illegal-budget 5)" in g["reason"]
+        for g in report["apart"]["void"]
+    )
+
+
+async def test_a_bot_of_ours_that_raises_is_named_with_the_end_of_its_traceback(tmp_path):
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Bad")
+    with pytest.raises(MatchError, match="no luck today") as stopped:
+        await asyncio.wait_for(run_match(entrants, 3, 71, ROUNDS, workers="inline"), WAIT)
+    report = stopped.value.report
+    assert report is not None and report["counts"]["crashed"] == 1
+    game = report["apart"]["crashed"][0]
+    assert game["reason"] == "seat 2 (Bad) raised ValueError: no luck today"
+    assert game["crash"]["code"] is None and "Traceback" in game["crash"]["stderr"]
+    assert report["stopped"] == f"game 0: {game['reason']}"
+    assert "external" not in str(stopped.value)
+
+
+async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
+    from unoplay.client.match.store import MatchStore
+    from unoplay.server.storage import GameRecord, final_state
+
+    out, jsonl = tmp_path / "match.sqlite3", tmp_path / "games.jsonl"
+    entrants = parse_entrants("greedy,random,random")
+    await asyncio.wait_for(
+        run_match(entrants, 3, 81, ROUNDS, workers="inline", out=out, jsonl=jsonl), WAIT
+    )
+    lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
+    store = MatchStore(out)
+    try:
+        match_id = store.latest()
+        assert match_id is not None
+        results = store.results(match_id)
+        assert [r.status for r in results] == [FINISHED] * 3
+        for result, line in zip(results, lines, strict=True):
+            assert result.packed_record is None  # the record is kept apart
+            record = store.game_record(match_id, result.index)
+            assert record is not None and record.table_id == result.table_id
+            assert len(record.actions) == result.actions
+            assert [p["name"] for p in record.players] == line["players"]
+            final = final_state(record)  # the engine, again, from the seed and the moves
+            assert list(final.scores) == result.scores == list(record.scores)
+            assert list(final.game_winners) == result.winners
+            assert GameRecord.from_dict(line["game_record"]) == record  # the export's moves
+    finally:
+        store.close()
+    replay = await asyncio.create_subprocess_exec(
+        UNO, "replay", "--match", str(out), "2", "--text", stdout=asyncio.subprocess.PIPE
+    )
+    text, _ = await asyncio.wait_for(replay.communicate(), WAIT)
+    assert replay.returncode == 0
+    assert text.decode().startswith(f"game 2 at table {results[2].table_id}")
+    assert text.decode().rstrip().endswith("(as stored)")
+
+
 def test_external_bots_logs_go_beside_out_or_nowhere_with_no_out(tmp_path):
     bots = parse_entrants("greedy", ["node bot.js"])
     out = tmp_path / "matches.sqlite3"

@@ -111,6 +111,42 @@ async def test_the_list_of_games_has_a_header_date_and_winner_and_opens_one(tmp_
     store.close()
 
 
+async def test_a_game_of_a_match_opens_from_its_results_file_and_ends_as_it_did(tmp_path):
+    from unoplay.client.cli import _MatchGames
+    from unoplay.client.match import parse_entrants, run_match
+
+    out = tmp_path / "match.sqlite3"
+    await asyncio.wait_for(
+        run_match(
+            parse_entrants("greedy,random"),
+            2,
+            5,
+            RuleSet(target_score=0),
+            workers="inline",
+            out=out,
+        ),
+        WAIT,
+    )
+    games = _MatchGames(str(out), None)  # what `uno replay --match FILE` reads
+    listed = games.games(50)
+    assert [g["id"] for g in listed] == [0, 1]
+
+    def load(index: int) -> Frames:
+        return Frames.of(games.load(index))
+
+    app = ReplayApp(games=listed, load=load)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list")
+        await pilot.press("enter")  # the first row: game 0
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        await pilot.press("end")
+        view = app.screen.model.view
+        assert view is not None and list(view.scores) == listed[0]["scores"]
+        assert "final scores" in _text(app)
+        await pilot.press("q")
+    games.close()
+
+
 def _crafted_record() -> GameRecord:
     """A one-round game of three seeded greedy bots (each acting on its own
     turn only), recorded as the server would, with nothing that changes

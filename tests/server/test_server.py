@@ -127,10 +127,19 @@ async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, co
     await session.send(4_000_000_000)  # no such action id (ids end near 3.1 million)
     error = await next_of(messages, Refusal)
     assert error.reason == "unknown_action_id"
+    # Both counted against the seat, in a row (no action applied between);
+    # a refusal that is not its fault is not.
+    table.refuse(other, "internal_error", "the server failed on this intent", 0)
+    seat = table.seats[other]
+    assert (seat.refusals, seat.refused_in_row) == (2, 2)
+    assert seat.last_refusal.startswith("unknown_action_id: ")
     # The mover can still play: the game goes on.
     table.act(mover, table.game.legal_actions(mover)[-1])
     update = await next_of(messages, Update)
     assert update.view.current in (0, 1)
+    await session.send(4_000_000_000)  # after an action applied: a new run of refusals
+    await next_of(messages, Refusal)
+    assert (seat.refusals, seat.refused_in_row, table.seats[mover].refusals) == (3, 1, 0)
     await session.close()
 
 

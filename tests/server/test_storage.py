@@ -75,6 +75,20 @@ def test_store_round_trip_and_lookups(tmp_path):
     store.close()
 
 
+def test_a_record_as_plain_values_comes_back_whole():
+    # uno match keeps its games' records in this form (client/match/store.py)
+    multi = Action(ActionKind.PLAY, 5, -1, False, -1, (30,))
+    original = record(
+        actions=[(0, DRAW), (1, multi)], received=[(0, 1, 0, (1, 2)), (1, 9, 1, (3,))]
+    )
+    data = json.loads(json.dumps(original.to_dict()))
+    assert data["moves"][1] == [1, [int(ActionKind.PLAY), 5, -1, False, -1, [30]], "bot", 20]
+    assert GameRecord.from_dict(data) == original
+    data["moves"].pop()
+    with pytest.raises(ValueError, match="1 of 2 actions"):
+        GameRecord.from_dict(data)
+
+
 def test_a_failed_write_leaves_no_half_record(tmp_path, monkeypatch):
     store = GameStore(tmp_path / "games.sqlite3")
     store.save(record())
