@@ -27,15 +27,8 @@ from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
 from .limits import Limits, uncount
-from .table import (
-    DEFAULT_AWAY_GRACE,
-    DEFAULT_MAX_ROUND_ACTIONS,
-    MAX_NAME,
-    LobbyError,
-    Seat,
-    Table,
-    clean_text,
-)
+from .seats import MAX_NAME, LobbyError, Seat, clean_text
+from .table import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS, Table
 
 log = logging.getLogger("unoplay.lobby")
 

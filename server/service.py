@@ -43,8 +43,9 @@ from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 from . import wire
 from .limits import SERVER_OPTIONS, Limits, TokenBucket, uncount
 from .lobby import Lobby
+from .seats import LobbyError, Seat
 from .storage import GameStore, Recorder
-from .table import DEFAULT_MAX_ROUND_ACTIONS, LobbyError, Seat, Table, default_window_ms
+from .table import DEFAULT_MAX_ROUND_ACTIONS, Table, default_window_ms
 
 log = logging.getLogger("unoplay.server")
 

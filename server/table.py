@@ -1,48 +1,41 @@
-"""A table: seats, secret seat tokens, bots in seats, the turn timer, away
-players and their stand-in bot, per-seat message logs for streaming and
-resuming, the rounds of one game. The lobby of tables is :mod:`.lobby`.
+"""A table: the coordinator of one game's table. It owns the
+:class:`~.engine.GameState` and routes every request to the collaborator
+that holds its concern:
 
-This layer owns one :class:`~.engine.GameState` per table and turns its events
-into per-seat message logs. It knows nothing of gRPC: the service reads the
-logs and converts them to the wire. It runs on one asyncio event loop (timers
-and bot turns are loop callbacks; a searching bot decides on the search
-thread, and only its answer comes back to the loop); every method is
-called from that loop.
+* :mod:`.seats`: who sits where, seat tokens, bots seated for good;
+* :mod:`.fanout`: the per-seat and spectator message logs, and which
+  streams are woken when;
+* :mod:`.window`: holding and judging intents in an out-of-turn window;
+* :mod:`.timers`: the table's pending timers (turn timer, away grace,
+  round pause, the window's close, bot turns);
+* :mod:`.history`: every action applied and every card dealt, for the record.
+
+The table itself keeps the game's lifecycle (start, rounds, the end, the
+reveal of its deals, rematch votes), the turn timer, away players and their
+stand-in bot, and the bots' turns. The lobby of tables is :mod:`.lobby`.
+It knows nothing of gRPC: the service reads the logs and converts them to
+the wire. It runs on one asyncio event loop (timers and bot turns are loop
+callbacks; a searching bot decides on the search thread, and only its
+answer comes back to the loop); every method is called from that loop.
 
 After a play that opens an out-of-turn chance (a missed UNO to catch, a card
 to jump in on) a table with ``window_ms`` > 0 holds every intent for that long
 and then judges them by a fixed rule (:mod:`.window`), so that the fastest
 packet does not win (server/RULES.md, "Out-of-turn window (server)").
-
-Every log entry is fixed when it is appended (an update carries the seat list
-as it was then), so a stream resumed at any sequence number sends exactly what
-the first stream sent.
-
-A change wakes at once the streams of the seat whose intent caused it and of
-every seat that may act after it (legal actions: its turn, a catch, a jump-in);
-the other seats' streams and the spectators' are woken at most
-:data:`OBSERVER_DELAY` later, or sooner when they may act, and then send every
-change since in one response (proto/README.md, section 2). A seat that can do
-nothing with a change learns it a few tens of milliseconds late; a busy table
-writes to them a fraction of the time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
-import secrets
 import time
-import unicodedata
 import weakref
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from unoplay.game.actions import ACCEPT, DRAW, KEEP, NONE, Action, ActionKind, choose_colour
+from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import COLOUR, RANK, Rank
 from unoplay.game.deals import (
@@ -56,11 +49,10 @@ from unoplay.game.deals import (
 )
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction, Reason
-from unoplay.game.events import EVERYONE, Event, EventKind, visible
+from unoplay.game.events import Event, EventKind, visible
 from unoplay.game.messages import (
     Refusal,
     SeatInfo,
-    SeatsChanged,
     TableInfo,
     TableState,
     Welcome,
@@ -68,21 +60,18 @@ from unoplay.game.messages import (
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
 from unoplay.game.view import Phase, Termination
 
+from .fanout import Fanout
 from .history import History
 from .limits import Limits
+from .seats import LobbyError, Seat, Seats, clean_text
 from .storage import GameRecord
 from .streamlog import StreamLog
+from .timers import Timers
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
-from .wire import UpdateEncoder, event_body, seat_list_pb
 
 log = logging.getLogger("unoplay.table")
 
-#: Seconds a change may wait before it wakes the streams of the seats that
-#: cannot act on it (and the spectators'): see the module docstring.
-OBSERVER_DELAY = 0.05
-
 MAX_TITLE = 40
-MAX_NAME = 24
 MAX_TURN_SECONDS = 3600
 MAX_BOT_DELAY = 10.0
 MAX_AWAY_GRACE = 3600
@@ -114,120 +103,9 @@ def default_window_ms(rules: RuleSet) -> int:
     return DEFAULT_WINDOW_MS if rules.uno_penalty > 0 or rules.jump_in else 0
 
 
-class LobbyError(Exception):
-    """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
-    ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
-    ``failed_precondition``, ``resource_exhausted``, ``out_of_range``,
-    ``unavailable``."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-#: Refusal reasons that are no fault of the seat: the game is not on (not
-#: started, over, the server stopping), the server failed, or another seat's
-#: jump-in was judged first in an out-of-turn window. Every other refusal is
-#: counted against the seat (:attr:`Seat.refusals`).
-BLAMELESS_REFUSALS = frozenset(
-    {
-        "game_not_started",
-        "game_over",
-        "server_closing",
-        "internal_error",
-        "jump_in_lost",
-        "jumped_in",
-    }
-)
-
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
 SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
-
-
-@dataclass
-class Seat:
-    """One seat: who sits there and the log of messages sent to it."""
-
-    index: int
-    name: str = ""
-    token: str = ""
-    bot: Any = None  # a game.bots.Bot seated for good, or None for a person
-    stand_in: Any = None  # a greedy bot playing while the person is away
-    connections: int = 0
-    #: The messages sent to the seat; a placeholder keeping nothing until a
-    #: person sits (a server-side bot's seat never keeps any).
-    log: StreamLog = field(default_factory=lambda: StreamLog(-1, 0, 0))
-    # Updates that refill the seat's message budget: every update it is sent,
-    # except the one after its own costly mistake (a false UNO call, a wrong
-    # play under wrong_play_penalty), or such moves could fund themselves.
-    earned_updates: int = 0
-    # The seat's message budget and join budget (limits.TokenBucket), made by the
-    # service on first use: shared by all its streams, so reconnecting earns nothing.
-    budget: Any = None
-    credited: int = 0  # earned_updates already credited to ``budget``
-    joins: Any = None
-    away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
-    #: This game's refused intents of the seat's own making (not those of
-    #: BLAMELESS_REFUSALS); of them, those since the last action applied at
-    #: the table (``refused_in_row``; ``refused_at``: the actions applied then);
-    #: and the last one's "reason: message". A match runner reads them (uno match).
-    refusals: int = 0
-    refused_in_row: int = 0
-    refused_at: int = -1
-    last_refusal: str = ""
-    last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
-
-    @property
-    def occupied(self) -> bool:
-        return bool(self.name)
-
-    @property
-    def connected(self) -> bool:
-        return self.bot is not None or self.connections > 0
-
-    @property
-    def player(self) -> Any:
-        """The bot that plays this seat now (seated bot or stand-in), or None."""
-        return self.bot if self.bot is not None else self.stand_in
-
-    def info(self) -> SeatInfo:
-        return SeatInfo(
-            self.index, self.name, self.player is not None, self.occupied, self.connected
-        )
-
-
-_SPACES = re.compile(r" {2,}")
-
-
-def clean_text(what: str, text: str, limit: int) -> str:
-    """``text`` normalised (NFC, outer blanks stripped, runs of spaces made one)
-    if it is 1..``limit`` printable characters that are not all decoration.
-    Raises LobbyError("invalid") otherwise.
-
-    Printable excludes control and format characters (bidi overrides, zero
-    width joiners), line breaks, private-use and unassigned code points. A
-    combining mark may not start the text, nor follow more than one other.
-    """
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip())
-    problem = None
-    if not 1 <= len(text) <= limit:
-        problem = f"must be 1..{limit} characters"
-    elif not text.isprintable():
-        problem = "may contain only printable characters (no control or format characters)"
-    else:
-        run = 0
-        for i, ch in enumerate(text):
-            if unicodedata.category(ch).startswith("M"):
-                run += 1
-                if i == 0 or run > 2:
-                    problem = "has too many combining marks"
-                    break
-            else:
-                run = 0
-    if problem:
-        raise LobbyError("invalid", f"{what} {problem}")
-    return text
 
 
 class Table:
@@ -292,8 +170,9 @@ class Table:
         self.round_pause = 3 * bot_delay if round_pause is None else round_pause
         self.state = TableState.WAITING
         self.limits = limits = limits or Limits()
-        self.seats = [Seat(i) for i in range(seats)]
-        self.spectator_log = StreamLog(-1, limits.log_messages, limits.log_bytes)
+        self.seats = Seats(seats)
+        self.fanout = Fanout(self.seats, limits)
+        self.timers = Timers()
         self.spectators = 0
         self.game: GameState | None = None
         # every applied action (who, what, from whom, when) and every card dealt
@@ -304,35 +183,36 @@ class Table:
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
-        self.touched = time.monotonic()  # last change, for evicting idle tables
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
         self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
         self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
-        self._changed = asyncio.Event()  # any change (watchers in this process)
-        # what a stream of seat i waits on (index -1, the last: the spectators'),
-        # made when a stream first waits (a bot's seat never has one)
-        self._wakes: list[asyncio.Event | None] = [None] * (seats + 1)
-        self._deferred: set[int] = set()  # streams to wake at the flush (OBSERVER_DELAY)
-        self._flush: asyncio.TimerHandle | None = None
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
-        #: (when, handle) of every pending timer, for close() to cancel
-        self._timers: list[tuple[float, asyncio.TimerHandle]] = []
         self._turn_timer: asyncio.TimerHandle | None = None
         self._window: Window | None = None  # the open out-of-turn window
         self._batching = False  # judging a window: updates wait for its end
         self._updates_due: float | None = None  # (the window close they will carry)
         #: seat -> (its bot, the events it saw since) while that bot searches
         self._searching: dict[int, tuple[Any, list[Event]]] = {}
-        self._show_seats(self.seat_infos())
+        self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
+
+    @property
+    def spectator_log(self) -> StreamLog:
+        """The spectators' message log."""
+        return self.fanout.spectator_log
+
+    @property
+    def touched(self) -> float:
+        """When the table last changed (``time.monotonic()``; idle tables are evicted)."""
+        return self.fanout.touched
 
     # ------------------------------------------------------------ lobby side
 
     def seat_infos(self) -> tuple[SeatInfo, ...]:
         """Every seat's public status."""
-        return tuple(s.info() for s in self.seats)
+        return self.seats.infos()
 
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
@@ -352,29 +232,16 @@ class Table:
             self.games_started,
         )
 
-    def _free_seat(self, wanted: int | None) -> Seat:
+    def _waiting(self) -> None:
         if self.state is not TableState.WAITING:
             raise LobbyError("failed_precondition", "the game has already started")
-        if wanted is not None:
-            if not 0 <= wanted < len(self.seats):
-                raise LobbyError("invalid", f"there is no seat {wanted}")
-            if self.seats[wanted].occupied:
-                raise LobbyError("failed_precondition", f"seat {wanted} is taken")
-            return self.seats[wanted]
-        for seat in self.seats:
-            if not seat.occupied:
-                return seat
-        raise LobbyError("failed_precondition", "the table is full")
 
     def join(self, name: str, wanted: int | None = None) -> Seat:
-        """Seat a person; returns the seat with its new secret token."""
-        name = clean_text("name", name, MAX_NAME)
-        seat = self._free_seat(wanted)
-        seat.name = name
-        seat.token = secrets.token_urlsafe(16)  # 128 random bits
-        seat.last_seen = time.monotonic()
-        seat.log = StreamLog(seat.index, self.limits.log_messages, self.limits.log_bytes)
-        seat.log.append(Welcome(seat.index, self.info()))
+        """Seat a person; returns the seat with its new secret token. Raises
+        LobbyError (the game started, no such or no free seat, a bad name)."""
+        self._waiting()
+        seat = self.seats.take(name, wanted)
+        self.fanout.open_log(seat, Welcome(seat.index, self.info()))
         self._seats_changed()
         return seat
 
@@ -409,49 +276,34 @@ class Table:
         working; everyone sees the seat free."""
         if self.state is not TableState.WAITING:
             return
-        gone = [
-            s
-            for s in self.seats
-            if s.token and s.bot is None and s.connections == 0 and now - s.last_seen > grace
-        ]
+        gone = self.seats.absent(grace, now)
         for seat in gone:
             log.info(
                 "table %s: seat %d's player is gone; the seat is free again",
                 self.table_id,
                 seat.index,
             )
-            self.seats[seat.index] = Seat(seat.index)
         if gone:
             self._seats_changed()
 
     def add_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot (an object with ``decide(view, legal)``; one with
-        ``observes`` set is also given every event its seat sees, ``observe(events)``)."""
-        seat = self._free_seat(wanted)
-        seat.name = clean_text("name", name, MAX_NAME)
-        seat.bot = bot
-        seat.token = ""
-        seat.log = StreamLog(seat.index, 0, 0)  # no stream ever opens for it
-        seat.log.append(Welcome(seat.index, self.info()))
+        ``observes`` set is also given every event its seat sees, ``observe(events)``).
+        Raises LobbyError (the game started, no such or no free seat, a bad name)."""
+        self._waiting()
+        seat = self.seats.seat_bot(bot, name, wanted)
+        self.fanout.close_log(seat, Welcome(seat.index, self.info()))
         self._seats_changed()
         return seat
 
     def seat_for_token(self, token: str) -> Seat:
         """The seat this token acts for (a sign of life of its person). Raises
         LobbyError("unauthenticated")."""
-        given = token.encode("utf-8", "surrogatepass")
-        found = None
-        for seat in self.seats:  # compare with every seat: the time says nothing
-            if seat.token and secrets.compare_digest(seat.token.encode(), given):
-                found = seat
-        if found is None:
-            raise LobbyError("unauthenticated", "that seat token is not valid at this table")
-        found.last_seen = time.monotonic()
-        return found
+        return self.seats.for_token(token)
 
     def holds(self, seat: Seat, token: str) -> bool:
         """True while ``token`` still acts for ``seat`` (not after leaving)."""
-        return self.seats[seat.index] is seat and bool(seat.token) and seat.token == token
+        return self.seats.holds(seat, token)
 
     def leave(self, token: str) -> None:
         """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
@@ -459,11 +311,11 @@ class Table:
         seat = self.seat_for_token(token)
         seat.token = ""
         if self.state is TableState.WAITING:
-            self.seats[seat.index] = Seat(seat.index)
+            self.seats.vacate(seat.index)
         else:  # a bot plays the seat, in this game and any rematch
             seat.bot = make_bot(self.limits.stand_in, rules=self.rules, max_ms=self.limits.bot_ms)
             seat.stand_in = None
-            seat.log = StreamLog(seat.index, 0, 0)  # its token is gone: no stream again
+            self.fanout.close_log(seat)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
                 self._schedule_bots()
         self._seats_changed()
@@ -529,8 +381,7 @@ class Table:
         self.games_started += 1
         self.history = History()
         for s in self.seats:
-            s.refusals = s.refused_in_row = 0
-            s.refused_at, s.last_refusal = -1, ""
+            s.forget_refusals()
         self.rematch_votes = set()
         self._round_actions = 0
         self.finished_at = 0.0
@@ -565,22 +416,13 @@ class Table:
 
     def log_for(self, seat: int) -> StreamLog:
         """The message log of ``seat`` (-1: spectators); seq = index + 1."""
-        return self.spectator_log if seat < 0 else self.seats[seat].log
+        return self.fanout.log_for(seat)
 
     def wait_for_change(self, seat: int | None = None) -> Coroutine[Any, Any, Literal[True]]:
         """An awaitable that returns once something may have been appended to
         ``seat``'s log (-1: the spectators'; None: any log, at once), or
-        streams must look at their state (the server is closing, a seat was
-        given up); a seat that cannot act on a change is woken up to
-        :data:`OBSERVER_DELAY` later. The event's own ``wait()``: a stream
-        waits after every change, so a coroutine of ours around it would be
-        one more object each time for the collector."""
-        if seat is None:
-            return self._changed.wait()
-        wake = self._wakes[seat]
-        if wake is None:
-            wake = self._wakes[seat] = asyncio.Event()
-        return wake.wait()
+        streams must look at their state (:meth:`.fanout.Fanout.wait_for_change`)."""
+        return self.fanout.wait_for_change(seat)
 
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
         """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
@@ -678,10 +520,11 @@ class Table:
         s.last_seen = time.monotonic()
         s.stand_in = None  # its pending turn, if any, finds no player and does nothing
         self._seats_changed()
-        if resuming and self.game is not None and self.state is TableState.PLAYING:
+        game = self.game
+        if resuming and game is not None and self.state is TableState.PLAYING:
             window = self._window
-            encoder = self._update_encoder(window.closes if window else 0.0)
-            s.log.append_update(self._update_of(s.index, encoder))
+            encoder = self.fanout.encoder(game, self._deadline, window.closes if window else 0.0)
+            s.log.append_update(self.fanout.update_of(game, s.index, encoder))
         self._notify()
 
     def detach(self, seat: int | Seat) -> None:
@@ -720,9 +563,7 @@ class Table:
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
         game is over)."""
-        for _, handle in self._timers:
-            handle.cancel()
-        self._timers.clear()
+        self.timers.cancel_all()
         self._window = None
 
     def shut_down(self) -> None:
@@ -738,28 +579,15 @@ class Table:
 
     def _reveal(self) -> None:
         """The game is over: send its seed and salt to everyone at the table."""
-        reveal = self.deal
-        if reveal is None:
-            return
-        for seat in self.seats:
-            if seat.log:
-                seat.log.append(reveal)
-        self.spectator_log.append(reveal)
+        if self.deal is not None:
+            self.fanout.to_everyone(self.deal)
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         """Append a refusal to ``seat``'s log, count it against the seat unless
         it is blameless (:data:`BLAMELESS_REFUSALS`), and wake its streams (only
         theirs) and the watchers in this process."""
-        s = self.seats[seat]
-        s.log.append(Refusal(reason, message, action_id))
-        if reason not in BLAMELESS_REFUSALS:
-            applied = len(self.history)
-            s.refused_in_row = s.refused_in_row + 1 if s.refused_at == applied else 1
-            s.refused_at = applied
-            s.refusals += 1
-            s.last_refusal = f"{reason}: {message}"
-        self._touch()
-        self._wake(seat)
+        self.seats[seat].count_refusal(reason, message, len(self.history))
+        self.fanout.refusal(seat, Refusal(reason, message, action_id))
 
     def record(self) -> GameRecord:
         """This table's game, for storage: ``status`` "finished", "capped" (a
@@ -807,62 +635,14 @@ class Table:
 
     def _notify(self) -> None:
         """Wake every stream of the table now."""
-        self._touch()
-        self._deferred.clear()
-        for i in range(-1, len(self.seats)):
-            self._wake(i)
-
-    def _notify_soon(self, now: Iterable[int]) -> None:
-        """After a change every log got: wake the streams of the seats ``now``
-        at once, the others' and the spectators' at the flush."""
-        self._touch()
-        deferred = self._deferred
-        deferred.update(range(-1, len(self.seats)))
-        for i in now:
-            if i in deferred:
-                deferred.remove(i)
-                self._wake(i)
-        if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(OBSERVER_DELAY, self._wake_deferred)
-
-    def _wake_deferred(self) -> None:
-        """The flush: wake the streams whose change has waited."""
-        self._flush = None
-        for i in self._deferred:
-            self._wake(i)
-        self._deferred.clear()
-
-    def _touch(self) -> None:
-        """A change: note its time (idle tables are evicted) and wake the watchers."""
-        self.touched = time.monotonic()
-        self._changed.set()
-        self._changed.clear()
-
-    def _wake(self, seat: int) -> None:
-        """Wake the streams of ``seat`` (-1: the spectators') now."""
-        wake = self._wakes[seat]
-        if wake is not None:
-            wake.set()
-            wake.clear()
-
-    def _show_seats(self, infos: tuple[SeatInfo, ...]) -> None:
-        """The seat list the table shows now, and its protobuf list (as every
-        update carries it)."""
-        self._seats_shown = infos
-        self._seats_shown_pb = seat_list_pb(infos)
+        self.fanout.notify()
 
     def _seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
         if self.on_seats is not None:
             self.on_seats(self)
-        infos = self.seat_infos()
-        if infos != self._seats_shown and self.state is not TableState.FINISHED:
-            self._show_seats(infos)
-            message = SeatsChanged(infos)
-            for seat in self.seats:
-                if seat.occupied and seat.log:
-                    seat.log.append(message)
-            self.spectator_log.append(message)
+        if self.state is not TableState.FINISHED:
+            self.fanout.seats_changed(self.seats.infos())
         self._notify()
 
     def _publish(self, events: list[Event], actor: int = -1) -> None:
@@ -877,13 +657,11 @@ class Table:
         window = self._opens_window(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         mistake = actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events)
-        bodies = [(e.audience, event_body(e)) for e in events]  # each encoded once
+        self.fanout.events(events)
         for seat in self.seats:
             i = seat.index
             if not (mistake and i == actor):
                 seat.earned_updates += 1
-            if seat.log.max_messages:  # a log (not a server-side bot's)
-                _add_visible(seat.log, i, bodies)
             player = seat.player
             if player is not None and getattr(player, "observes", False):
                 seen = visible(events, i)  # a bot that learns from what its seat sees
@@ -892,12 +670,11 @@ class Table:
                     searching[1].extend(seen)  # it thinks on the search thread: held
                 else:
                     player.observe(seen)
-        _add_visible(self.spectator_log, -1, bodies)
         movers = None
         if self._batching and not game.is_game_over:
             self._updates_due = closes  # the window's close writes them, after its refusals
         else:
-            movers = self._append_updates(closes)
+            movers = self.fanout.updates(game, self._deadline, closes)
         history = self.history
         for e in events:
             if e.kind in RECEIVED_KINDS:
@@ -911,7 +688,7 @@ class Table:
             self._notify()  # a table's own change, a window's, a round's end: everyone
         else:
             movers.append(actor)
-            self._notify_soon(movers)
+            self.fanout.notify_soon(movers)
         if game.is_game_over:
             if self.on_finish:
                 self.on_finish(self)
@@ -926,54 +703,13 @@ class Table:
                 self._open_window(closes)
             self._schedule_bots()
 
-    def _append_updates(self, closes: float) -> list[int]:
-        """Every seat's update (and the spectators'): its view now, its legal
-        actions, the deadline, every seat's status, the window's close.
-        Returns the seats with a stream that may act now (legal actions)."""
-        game = self.game
-        assert game is not None
-        encoder = self._update_encoder(closes)
-        movers = []
-        for seat in self.seats:
-            if seat.log.max_messages:
-                i = seat.index
-                legal = game.legal_actions(i)
-                if legal:
-                    movers.append(i)
-                seat.log.append_update(self._update_of(i, encoder, legal))
-        self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
-        return movers
-
-    def _update_encoder(self, closes: float) -> UpdateEncoder:
-        """The encoder of the updates of now (``closes``: the window's close, or 0.0)."""
-        game = self.game
-        assert game is not None
-        return UpdateEncoder(game.view(-1), self._seats_shown_pb, self._deadline, closes)
-
-    def _update_of(
-        self, seat: int, encoder: UpdateEncoder, legal: list[Action] | None = None
-    ) -> bytes:
-        """``seat``'s encoded update now: its hand, drawn card and legal actions
-        (``legal``, when the caller has them already)."""
-        game = self.game
-        assert game is not None
-        drawn = game.drawn_card if seat == game.current else NONE
-        if legal is None:
-            legal = game.legal_actions(seat)
-        return encoder.encode(seat, game.hand(seat), drawn, legal)
-
     def _later(
         self, delay: float, callback: Callable[..., None], *args: Any
     ) -> asyncio.TimerHandle | None:
         """Call ``callback(*args)`` in ``delay`` seconds (None: the table is closing)."""
         if self.closing:
             return None
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        self._timers = [(w, h) for w, h in self._timers if not h.cancelled() and w > now]
-        handle = loop.call_later(delay, callback, *args)
-        self._timers.append((now + delay, handle))  # (a Handle may have no when(): uvloop's)
-        return handle
+        return self.timers.later(delay, callback, *args)
 
     def _next_round(self, version: int) -> None:
         if version == self._version and self.game and self.state is TableState.PLAYING:
@@ -1042,8 +778,8 @@ class Table:
         finally:
             self._batching = False
             closes, self._updates_due = self._updates_due, None
-            if closes is not None and self.state is TableState.PLAYING:
-                self._append_updates(closes)
+            if closes is not None and self.state is TableState.PLAYING and self.game:
+                self.fanout.updates(self.game, self._deadline, closes)
                 self._notify()
 
     def _take(self, intent: HeldIntent) -> bool:
@@ -1169,15 +905,6 @@ class Table:
             self.act(seat, default_action(game), source=source)  # never stall on a bot
 
 
-def _add_visible(log: StreamLog, seat: int, bodies: list[tuple[int, bytes]]) -> None:
-    """Append to ``seat``'s log (-1: the spectators') the encoded events of
-    ``bodies`` (audience, body) it may see: everyone's and its own."""
-    add = log.append_body
-    for audience, body in bodies:
-        if audience in (EVERYONE, seat):
-            add(body)
-
-
 class _Searches:
     """The decisions of the searching bots on one event loop, one at a time,
     in order, each on this queue's thread. A search thinks for up to
@@ -1245,4 +972,4 @@ def default_action(game: GameState) -> Action:
     return choose_colour(counts.index(max(counts)))
 
 
-__all__ = ["LobbyError", "Seat", "Table", "clean_text", "default_action", "default_window_ms"]
+__all__ = ["Table", "default_action", "default_window_ms"]

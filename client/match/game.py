@@ -34,7 +34,7 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
-from unoplay.server.table import BLAMELESS_REFUSALS
+from unoplay.server.seats import BLAMELESS_REFUSALS
 
 from ..sdk import Connection, ServerError, run_bot
 from . import procs

@@ -38,9 +38,10 @@ from unoplay.server import lobby as lobby_module
 from unoplay.server import wire
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
+from unoplay.server.seats import LobbyError
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
 from unoplay.server.streamlog import StreamLog
-from unoplay.server.table import LobbyError, Table, default_action
+from unoplay.server.table import Table, default_action
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -123,7 +124,7 @@ async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_play
         seat = game.current
         assert table.act(seat, bots[seat].decide(game.view(seat), game.legal_actions(seat)))
         actions_taken += 1
-        most = max(most, sum(not h.cancelled() for _, h in table._timers))
+        most = max(most, table.timers.live())
     # the one turn timer, and each round's pause that this test did not wait for
     assert actions_taken > 100 and most <= 1 + rounds, (actions_taken, most, rounds)
     assert all(s.occupied for s in seats)

@@ -14,7 +14,7 @@ from unoplay.game.events import EventKind
 from unoplay.game.view import Termination
 from unoplay.server import table as table_module
 from unoplay.server.lobby import Lobby
-from unoplay.server.table import LobbyError
+from unoplay.server.seats import LobbyError
 
 WAIT = 60
 

@@ -1,0 +1,215 @@
+"""Who is told what, and when: a table's per-seat message logs and the
+spectators', and the streams woken to send them.
+
+Every log entry is fixed when it is appended (an update carries the seat
+list as it was then), so a stream resumed at any sequence number sends
+exactly what the first stream sent.
+
+A change wakes at once the streams of the seat whose intent caused it and
+of every seat that may act after it (legal actions: its turn, a catch, a
+jump-in); the other seats' streams and the spectators' are woken at most
+:data:`OBSERVER_DELAY` later, or sooner when they may act, and then send
+every change since in one response (proto/README.md, section 2). A seat
+that can do nothing with a change learns it a few tens of milliseconds
+late; a busy table writes to them a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Coroutine, Iterable, Sequence
+from typing import Any, Literal
+
+from unoplay.game.actions import NONE, Action
+from unoplay.game.engine import GameState
+from unoplay.game.events import EVERYONE, Event
+from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
+
+from .limits import Limits
+from .seats import Seat, Seats
+from .streamlog import StreamLog
+from .wire import UpdateEncoder, event_body, seat_list_pb
+
+#: Seconds a change may wait before it wakes the streams of the seats that
+#: cannot act on it (and the spectators'): see the module docstring.
+OBSERVER_DELAY = 0.05
+
+
+class Fanout:
+    """The logs of a table's seats and spectators, and the wakes of their
+    streams (see the module docstring). Runs on the table's event loop."""
+
+    def __init__(self, seats: Seats, limits: Limits) -> None:
+        """Logs for ``seats`` (each seat holds its own log) and the spectators,
+        bounded by ``limits``."""
+        self.seats = seats
+        self.limits = limits
+        self.spectator_log = StreamLog(-1, limits.log_messages, limits.log_bytes)
+        self.touched = time.monotonic()  # the last change, for evicting idle tables
+        self._changed = asyncio.Event()  # any change (watchers in this process)
+        # what a stream of seat i waits on (index -1, the last: the spectators'),
+        # made when a stream first waits (a bot's seat never has one)
+        self._wakes: list[asyncio.Event | None] = [None] * (len(seats) + 1)
+        self._deferred: set[int] = set()  # streams to wake at the flush (OBSERVER_DELAY)
+        self._flush: asyncio.TimerHandle | None = None
+        self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
+        self._shown_pb: Any = None  # ... and as every update carries it
+
+    # ------------------------------------------------------------ the logs
+
+    def log_for(self, seat: int) -> StreamLog:
+        """The message log of ``seat`` (-1: spectators); seq = index + 1."""
+        return self.spectator_log if seat < 0 else self.seats[seat].log
+
+    def open_log(self, seat: Seat, first: Message) -> None:
+        """A new log for a person who sat at ``seat``, starting with ``first``."""
+        seat.log = StreamLog(seat.index, self.limits.log_messages, self.limits.log_bytes)
+        seat.log.append(first)
+
+    def close_log(self, seat: Seat, first: Message | None = None) -> None:
+        """A log that keeps nothing, for a seat no stream will open again (a
+        bot's, a seat given up), counting from ``first`` when given."""
+        seat.log = StreamLog(seat.index, 0, 0)
+        if first is not None:
+            seat.log.append(first)
+
+    def to_everyone(self, message: Message) -> None:
+        """Append ``message`` to every seat's log that has one and the spectators'."""
+        for seat in self.seats:
+            if seat.log:
+                seat.log.append(message)
+        self.spectator_log.append(message)
+
+    def events(self, events: Sequence[Event]) -> None:
+        """Append each of ``events`` to the logs of those who may see it
+        (everyone's and a seat's own), each encoded once."""
+        bodies = [(e.audience, event_body(e)) for e in events]
+        for seat in self.seats:
+            if seat.log.max_messages:  # a log (not a server-side bot's)
+                _add_visible(seat.log, seat.index, bodies)
+        _add_visible(self.spectator_log, -1, bodies)
+
+    def refusal(self, seat: int, refusal: Refusal) -> None:
+        """Append ``refusal`` to ``seat``'s log and wake its streams (only theirs)."""
+        self.seats[seat].log.append(refusal)
+        self.touch()
+        self.wake(seat)
+
+    def show_seats(self, infos: tuple[SeatInfo, ...]) -> None:
+        """The seat list the table shows from now on (every update carries it)."""
+        self._shown = infos
+        self._shown_pb = seat_list_pb(infos)
+
+    def seats_changed(self, infos: tuple[SeatInfo, ...]) -> None:
+        """When ``infos`` differs from the seat list shown, show it and tell
+        everyone seated and the spectators (SeatsChanged)."""
+        if infos == self._shown:
+            return
+        self.show_seats(infos)
+        message = SeatsChanged(infos)
+        for seat in self.seats:
+            if seat.occupied and seat.log:
+                seat.log.append(message)
+        self.spectator_log.append(message)
+
+    def encoder(self, game: GameState, deadline: float, closes: float) -> UpdateEncoder:
+        """The encoder of the updates of now (``deadline``: the turn timer's,
+        ``closes``: the window's close, or 0.0)."""
+        return UpdateEncoder(game.view(-1), self._shown_pb, deadline, closes)
+
+    def update_of(
+        self,
+        game: GameState,
+        seat: int,
+        encoder: UpdateEncoder,
+        legal: list[Action] | None = None,
+    ) -> bytes:
+        """``seat``'s encoded update now: its hand, drawn card and legal actions
+        (``legal``, when the caller has them already)."""
+        drawn = game.drawn_card if seat == game.current else NONE
+        if legal is None:
+            legal = game.legal_actions(seat)
+        return encoder.encode(seat, game.hand(seat), drawn, legal)
+
+    def updates(self, game: GameState, deadline: float, closes: float) -> list[int]:
+        """Every seat's update (and the spectators'): its view now, its legal
+        actions, the deadline, every seat's status, the window's close.
+        Returns the seats with a stream that may act now (legal actions)."""
+        encoder = self.encoder(game, deadline, closes)
+        movers = []
+        for seat in self.seats:
+            if seat.log.max_messages:
+                i = seat.index
+                legal = game.legal_actions(i)
+                if legal:
+                    movers.append(i)
+                seat.log.append_update(self.update_of(game, i, encoder, legal))
+        self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
+        return movers
+
+    # ------------------------------------------------------------ the wakes
+
+    def wait_for_change(self, seat: int | None = None) -> Coroutine[Any, Any, Literal[True]]:
+        """An awaitable that returns once something may have been appended to
+        ``seat``'s log (-1: the spectators'; None: any log, at once), or
+        streams must look at their state (the server is closing, a seat was
+        given up); a seat that cannot act on a change is woken up to
+        :data:`OBSERVER_DELAY` later. The event's own ``wait()``: a stream
+        waits after every change, so a coroutine of ours around it would be
+        one more object each time for the collector."""
+        if seat is None:
+            return self._changed.wait()
+        wake = self._wakes[seat]
+        if wake is None:
+            wake = self._wakes[seat] = asyncio.Event()
+        return wake.wait()
+
+    def notify(self) -> None:
+        """Wake every stream of the table now."""
+        self.touch()
+        self._deferred.clear()
+        for i in range(-1, len(self.seats)):
+            self.wake(i)
+
+    def notify_soon(self, now: Iterable[int]) -> None:
+        """After a change every log got: wake the streams of the seats ``now``
+        at once, the others' and the spectators' at the flush."""
+        self.touch()
+        deferred = self._deferred
+        deferred.update(range(-1, len(self.seats)))
+        for i in now:
+            if i in deferred:
+                deferred.remove(i)
+                self.wake(i)
+        if self._flush is None:
+            self._flush = asyncio.get_running_loop().call_later(OBSERVER_DELAY, self._wake_deferred)
+
+    def _wake_deferred(self) -> None:
+        """The flush: wake the streams whose change has waited."""
+        self._flush = None
+        for i in self._deferred:
+            self.wake(i)
+        self._deferred.clear()
+
+    def touch(self) -> None:
+        """A change: note its time (idle tables are evicted) and wake the watchers."""
+        self.touched = time.monotonic()
+        self._changed.set()
+        self._changed.clear()
+
+    def wake(self, seat: int) -> None:
+        """Wake the streams of ``seat`` (-1: the spectators') now."""
+        wake = self._wakes[seat]
+        if wake is not None:
+            wake.set()
+            wake.clear()
+
+
+def _add_visible(log: StreamLog, seat: int, bodies: list[tuple[int, bytes]]) -> None:
+    """Append to ``seat``'s log (-1: the spectators') the encoded events of
+    ``bodies`` (audience, body) it may see: everyone's and its own."""
+    add = log.append_body
+    for audience, body in bodies:
+        if audience in (EVERYONE, seat):
+            add(body)

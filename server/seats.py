@@ -1,0 +1,245 @@
+"""The seats of a table: who sits where, their secret seat tokens, the bots
+seated for good, the person's signs of life and the intents refused to each.
+
+A :class:`Seats` is the table's list of :class:`Seat` (indexable and
+iterable like a list). It knows nothing of the game: the table says when a
+seat may be taken (before the game) and what a seat's log holds
+(:mod:`.fanout`).
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import time
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from unoplay.game.messages import SeatInfo
+
+from .streamlog import StreamLog
+
+MAX_NAME = 24
+
+#: Refusal reasons that are no fault of the seat: the game is not on (not
+#: started, over, the server stopping), the server failed, or another seat's
+#: jump-in was judged first in an out-of-turn window. Every other refusal is
+#: counted against the seat (:attr:`Seat.refusals`).
+BLAMELESS_REFUSALS = frozenset(
+    {
+        "game_not_started",
+        "game_over",
+        "server_closing",
+        "internal_error",
+        "jump_in_lost",
+        "jumped_in",
+    }
+)
+
+
+class LobbyError(Exception):
+    """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
+    ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
+    ``failed_precondition``, ``resource_exhausted``, ``out_of_range``,
+    ``unavailable``."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+_SPACES = re.compile(r" {2,}")
+
+
+def clean_text(what: str, text: str, limit: int) -> str:
+    """``text`` normalised (NFC, outer blanks stripped, runs of spaces made one)
+    if it is 1..``limit`` printable characters that are not all decoration.
+    Raises LobbyError("invalid") otherwise.
+
+    Printable excludes control and format characters (bidi overrides, zero
+    width joiners), line breaks, private-use and unassigned code points. A
+    combining mark may not start the text, nor follow more than one other.
+    """
+    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip())
+    problem = None
+    if not 1 <= len(text) <= limit:
+        problem = f"must be 1..{limit} characters"
+    elif not text.isprintable():
+        problem = "may contain only printable characters (no control or format characters)"
+    else:
+        run = 0
+        for i, ch in enumerate(text):
+            if unicodedata.category(ch).startswith("M"):
+                run += 1
+                if i == 0 or run > 2:
+                    problem = "has too many combining marks"
+                    break
+            else:
+                run = 0
+    if problem:
+        raise LobbyError("invalid", f"{what} {problem}")
+    return text
+
+
+@dataclass
+class Seat:
+    """One seat: who sits there and the log of messages sent to it."""
+
+    index: int
+    name: str = ""
+    token: str = ""
+    bot: Any = None  # a game.bots.Bot seated for good, or None for a person
+    stand_in: Any = None  # a greedy bot playing while the person is away
+    connections: int = 0
+    #: The messages sent to the seat; a placeholder keeping nothing until a
+    #: person sits (a server-side bot's seat never keeps any).
+    log: StreamLog = field(default_factory=lambda: StreamLog(-1, 0, 0))
+    # Updates that refill the seat's message budget: every update it is sent,
+    # except the one after its own costly mistake (a false UNO call, a wrong
+    # play under wrong_play_penalty), or such moves could fund themselves.
+    earned_updates: int = 0
+    # The seat's message budget and join budget (limits.TokenBucket), made by the
+    # service on first use: shared by all its streams, so reconnecting earns nothing.
+    budget: Any = None
+    credited: int = 0  # earned_updates already credited to ``budget``
+    joins: Any = None
+    away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
+    #: This game's refused intents of the seat's own making (not those of
+    #: BLAMELESS_REFUSALS); of them, those since the last action applied at
+    #: the table (``refused_in_row``; ``refused_at``: the actions applied then);
+    #: and the last one's "reason: message". A match runner reads them (uno match).
+    refusals: int = 0
+    refused_in_row: int = 0
+    refused_at: int = -1
+    last_refusal: str = ""
+    last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
+
+    @property
+    def occupied(self) -> bool:
+        """True when someone (a person or a bot) sits here."""
+        return bool(self.name)
+
+    @property
+    def connected(self) -> bool:
+        """True for a bot's seat, or a person's with a stream open."""
+        return self.bot is not None or self.connections > 0
+
+    @property
+    def player(self) -> Any:
+        """The bot that plays this seat now (seated bot or stand-in), or None."""
+        return self.bot if self.bot is not None else self.stand_in
+
+    def info(self) -> SeatInfo:
+        """The seat's public status."""
+        return SeatInfo(
+            self.index, self.name, self.player is not None, self.occupied, self.connected
+        )
+
+    def count_refusal(self, reason: str, message: str, applied: int) -> None:
+        """Count a refused intent against the seat unless it is blameless
+        (:data:`BLAMELESS_REFUSALS`); ``applied``: the actions applied at the
+        table so far (refusals with none between them are in a row)."""
+        if reason in BLAMELESS_REFUSALS:
+            return
+        self.refused_in_row = self.refused_in_row + 1 if self.refused_at == applied else 1
+        self.refused_at = applied
+        self.refusals += 1
+        self.last_refusal = f"{reason}: {message}"
+
+    def forget_refusals(self) -> None:
+        """A new game: no refusal counted yet."""
+        self.refusals = self.refused_in_row = 0
+        self.refused_at, self.last_refusal = -1, ""
+
+
+class Seats:
+    """A table's seats, in seat order; ``seats[i]``, ``len()`` and iteration
+    as a list's."""
+
+    def __init__(self, count: int) -> None:
+        """``count`` empty seats."""
+        self._seats = [Seat(i) for i in range(count)]
+
+    def __len__(self) -> int:
+        return len(self._seats)
+
+    def __getitem__(self, index: int) -> Seat:
+        return self._seats[index]
+
+    def __iter__(self) -> Iterator[Seat]:
+        return iter(self._seats)
+
+    def infos(self) -> tuple[SeatInfo, ...]:
+        """Every seat's public status."""
+        return tuple(s.info() for s in self._seats)
+
+    def free(self, wanted: int | None) -> Seat:
+        """Seat ``wanted``, or the first free one (None). Raises LobbyError:
+        "invalid" for no such seat, "failed_precondition" when it is taken
+        or every seat is."""
+        if wanted is not None:
+            if not 0 <= wanted < len(self._seats):
+                raise LobbyError("invalid", f"there is no seat {wanted}")
+            if self._seats[wanted].occupied:
+                raise LobbyError("failed_precondition", f"seat {wanted} is taken")
+            return self._seats[wanted]
+        for seat in self._seats:
+            if not seat.occupied:
+                return seat
+        raise LobbyError("failed_precondition", "the table is full")
+
+    def take(self, name: str, wanted: int | None = None) -> Seat:
+        """Seat a person named ``name`` (cleaned: :func:`clean_text`) with a new
+        secret token (128 random bits). Raises LobbyError (:meth:`free`,
+        a bad name)."""
+        name = clean_text("name", name, MAX_NAME)
+        seat = self.free(wanted)
+        seat.name = name
+        seat.token = secrets.token_urlsafe(16)
+        seat.last_seen = time.monotonic()
+        return seat
+
+    def seat_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
+        """Seat a server-side bot for good (no token: no stream ever opens for
+        it). Raises LobbyError (:meth:`free`, a bad name)."""
+        seat = self.free(wanted)
+        seat.name = clean_text("name", name, MAX_NAME)
+        seat.bot = bot
+        seat.token = ""
+        return seat
+
+    def for_token(self, token: str) -> Seat:
+        """The seat this token acts for (a sign of life of its person). Raises
+        LobbyError("unauthenticated")."""
+        given = token.encode("utf-8", "surrogatepass")
+        found = None
+        for seat in self._seats:  # compare with every seat: the time says nothing
+            if seat.token and secrets.compare_digest(seat.token.encode(), given):
+                found = seat
+        if found is None:
+            raise LobbyError("unauthenticated", "that seat token is not valid at this table")
+        found.last_seen = time.monotonic()
+        return found
+
+    def holds(self, seat: Seat, token: str) -> bool:
+        """True while ``token`` still acts for ``seat`` (not after leaving)."""
+        return self._seats[seat.index] is seat and bool(seat.token) and seat.token == token
+
+    def vacate(self, index: int) -> None:
+        """Seat ``index`` is empty again (a new :class:`Seat`: its token is gone)."""
+        self._seats[index] = Seat(index)
+
+    def absent(self, grace: float, now: float) -> list[Seat]:
+        """Vacate every person's seat with no sign of life (no open stream, no
+        call with its token) for ``grace`` seconds (``now``:
+        ``time.monotonic()``); returns the seats as they were."""
+        gone = [
+            s
+            for s in self._seats
+            if s.token and s.bot is None and s.connections == 0 and now - s.last_seen > grace
+        ]
+        for seat in gone:
+            self.vacate(seat.index)
+        return gone
