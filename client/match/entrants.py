@@ -86,24 +86,43 @@ def short_command(command: tuple[str, ...] | list[str], width: int = LABEL_WIDTH
     return text[:head] + "…" + text[len(text) - (width - 1 - head) :]
 
 
+def _file_module_name(where: str) -> str:
+    """The name the module of bot file ``where`` (as written in its kind) takes
+    in ``sys.modules`` in this process."""
+    return f"unoplay_match_bot_{abs(hash(str(Path(where).resolve())))}"
+
+
+def _load_file(name: str, path: Path) -> Any:
+    """The module of Python file ``path``, loaded once as ``name``. Raises
+    ImportError (and what the file raises) when it cannot be loaded."""
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def adopt_bot_file(where: str, path: str | Path) -> None:
+    """Make the bots of file ``where`` (``where.py:attr`` as the runner wrote
+    it) come from the file at ``path`` in this process: a copy of it shipped
+    here (a Ray node that lacks ``where``). Raises what loading it raises."""
+    _load_file(_file_module_name(where), Path(path))
+
+
 def load_bot_factory(kind: str) -> Any:
-    """The class or callable named by ``module:attr`` or ``file.py:attr``.
+    """The class or callable named by ``module:attr`` or ``file.py:attr``
+    (a file :func:`adopt_bot_file` was given for comes from its copy).
     Raises ValueError when it cannot be imported."""
     where, _, attr = kind.rpartition(":")
     if not where or not attr:
         raise ValueError(f"a bot of your own is module:attr or file.py:attr, not {kind!r}")
     try:
         if where.endswith(".py"):
-            path = Path(where).resolve()
-            name = f"unoplay_match_bot_{abs(hash(str(path)))}"
-            module = sys.modules.get(name)
-            if module is None:
-                spec = importlib.util.spec_from_file_location(name, path)
-                if spec is None or spec.loader is None:
-                    raise ImportError(f"cannot load {where}")
-                module = importlib.util.module_from_spec(spec)
-                sys.modules[name] = module
-                spec.loader.exec_module(module)
+            module = _load_file(_file_module_name(where), Path(where).resolve())
         else:
             module = importlib.import_module(where)
         factory = getattr(module, attr)

@@ -1,0 +1,239 @@
+"""uno match --ray on a real Ray cluster: a head and a worker node started
+with the ``ray`` CLI (loopback, free ports, a temp dir, one CPU each) for the
+module, and the errors that say in one line why there is no cluster to play
+on. The nodes are stopped by killing their process groups, not ``ray stop``
+(that stops every Ray instance of the machine). Every wait has a bound; no
+test asserts a time."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match.result import FINISHED, GameResult
+from unoplay.game.rules import preset
+
+ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install '.[cluster]'")
+
+WAIT = 120  # seconds: the bound on every wait of these tests (a Ray node starts in ~5)
+ROUNDS = preset("official").replace(target_score=0)
+BIN = Path(sys.executable).parent
+TOKEN = "0123456789abcdef0123456789abcdef"  # the token-auth head's token
+
+# A bot file of one's own that must be played from the copy Ray ships to the
+# nodes, never from the runner's file (its directory is put in HERE).
+SHIPPED_BOT = """\
+import os
+from unoplay.game.bots import make_bot
+
+RUNNERS_DIR = {here!r}
+
+def Shipped(seed=0):
+    here = os.path.dirname(os.path.abspath(__file__))
+    assert here != RUNNERS_DIR, "played from the runner's file, not Ray's copy"
+    return make_bot("random", seed=seed)
+"""
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+class Node:
+    """One Ray node started by ``ray start`` in a process group of its own."""
+
+    def __init__(self, temp_dir: Path, env: dict[str, str], *args: str) -> None:
+        self.temp_dir = temp_dir
+        agent, grpc, runtime_env, metrics = _free_ports(4)
+        start = subprocess.Popen(
+            [str(BIN / "ray"), "start", "--num-cpus", "1", "--disable-usage-stats",
+             "--temp-dir", str(temp_dir),
+             "--dashboard-agent-listen-port", str(agent),
+             "--dashboard-agent-grpc-port", str(grpc),
+             "--runtime-env-agent-port", str(runtime_env),
+             "--metrics-export-port", str(metrics), *args],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            start_new_session=True,
+        )  # fmt: skip
+        self.group = start.pid  # its daemons stay in the group of ray start
+        try:
+            output, _ = start.communicate(timeout=WAIT)
+        except subprocess.TimeoutExpired:
+            self.stop()
+            raise
+        if start.returncode != 0:
+            self.stop()
+            raise AssertionError(f"ray start failed:\n{output}")
+
+    def ran(self, pid: int) -> bool:
+        """True when Ray process ``pid`` was a worker of this node."""
+        return any(self.temp_dir.glob(f"session_*/logs/python-core-worker-*_{pid}.log"))
+
+    def stop(self) -> None:
+        """Kill the node's processes (its process group)."""
+        try:
+            os.killpg(self.group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _head(root: Path, env: dict[str, str]) -> tuple[Node, str]:
+    port, client, dashboard = _free_ports(3)
+    head = Node(
+        root / "h", env, "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+        "--ray-client-server-port", str(client), "--dashboard-port", str(dashboard),
+        "--include-dashboard", "false",
+    )  # fmt: skip
+    return head, f"127.0.0.1:{port}"
+
+
+def _env(root: Path, auth: str, **more: str) -> dict[str, str]:
+    """The environment of a node or a runner: its own HOME (no ~/.ray/auth_token
+    from elsewhere), Ray's temp dir in ``root``, RAY_AUTH_MODE ``auth``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
+    return env | {"HOME": str(root), "RAY_TMPDIR": str(root), "RAY_AUTH_MODE": auth} | more
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head and a worker node (one CPU each, no token authentication): the
+    head's address and the two nodes."""
+    root = Path(tempfile.mkdtemp(prefix="uray", dir="/tmp"))  # short: Ray's socket paths
+    env = _env(root, "disabled")
+    nodes: list[Node] = []
+    try:
+        head, address = _head(root, env)
+        nodes.append(head)
+        nodes.append(Node(root / "w", env, "--address", address))
+        yield address, nodes
+    finally:
+        for node in nodes:
+            node.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _records(path: Path) -> list[GameResult]:
+    return [GameResult.from_dict(json.loads(line)) for line in path.read_text().splitlines()]
+
+
+# The runner, in a process of its own: Ray's state in this process (its
+# authentication mode and token, cached once an earlier test ran ray.init)
+# stays out of the way. argv: the cluster's address, the entrants, the JSONL file.
+DRIVER = """\
+import asyncio, json, sys
+import ray
+from unoplay.client.match import parse_entrants, run_match
+from unoplay.game.rules import preset
+
+address, bots, jsonl = sys.argv[1:]
+report = asyncio.run(run_match(
+    parse_entrants(bots), 6, 5, preset("official").replace(target_score=0),
+    ray=address, concurrency=2, jsonl=jsonl,
+))
+assert not ray.is_initialized()  # the runner's connection ended with the match
+print(json.dumps(report))
+"""
+
+
+async def test_a_match_plays_on_both_nodes_of_a_cluster_with_shipped_bots(cluster, tmp_path):
+    address, nodes = cluster
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "shipped_bot.py").write_text(SHIPPED_BOT.format(here=str(bots)))
+    package = tmp_path / "lib" / "unoplay_test_local_bots"  # no distribution installed it
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        "from unoplay.game.bots import make_bot\n\n"
+        "def Local(seed=0):\n    return make_bot('greedy', seed=seed)\n"
+    )
+    entrants = f"greedy,{bots}/shipped_bot.py:Shipped,unoplay_test_local_bots:Local"
+    jsonl = tmp_path / "ray.jsonl"
+    env = _env(tmp_path, "disabled", PYTHONPATH=str(package.parent))
+    driver = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", DRIVER, address, entrants, str(jsonl),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(driver.communicate(), WAIT)
+    assert driver.returncode == 0, stderr.decode()[-3000:]
+    report = json.loads(stdout)
+    assert (report["workers"], report["concurrency"]) == ("ray", 2)
+    assert report["counts"]["counted"] == 6  # no crash: Ray's copy of the file played
+    played = _records(jsonl)
+    assert sorted(r.index for r in played) == list(range(6))
+    assert all(r.status == FINISHED and all(r.decisions) for r in played)  # every seat played
+    pids = {int(r.worker.rpartition(":")[2]) for r in played}
+    assert all(r.worker.startswith("ray") for r in played) and os.getpid() not in pids
+    # one actor on each node (one CPU each): each pid is a worker of one of them
+    assert {next(i for i, n in enumerate(nodes) if n.ran(pid)) for pid in pids} == {0, 1}
+
+
+async def test_auto_without_a_cluster_is_a_clear_error(tmp_path, monkeypatch):
+    from ray._private import services
+
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path))  # no ray_current_cluster there
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    monkeypatch.setattr(services, "find_gcs_addresses", frozenset)  # nor others' clusters
+    with pytest.raises(MatchError, match=r"--ray auto: no Ray cluster on this machine"):
+        await asyncio.wait_for(
+            run_match(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray="auto"), WAIT
+        )
+
+
+async def test_an_address_where_nothing_listens_is_a_clear_error_at_once():
+    (port,) = _free_ports(1)  # closed again: nothing listens there
+    with pytest.raises(MatchError, match=rf"no Ray cluster answers at .*:{port} \("):
+        await asyncio.wait_for(
+            run_match(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray=f"127.0.0.1:{port}"),
+            WAIT,
+        )
+
+
+async def _uno_match(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        str(BIN / "uno"), "match", "--no-out", "--bots", "greedy,random", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(proc.communicate(), WAIT)
+    return proc.returncode, stdout.decode(), stderr.decode()
+
+
+async def test_a_cluster_with_token_authentication_wants_its_token():
+    root = Path(tempfile.mkdtemp(prefix="uray", dir="/tmp"))
+    head = None
+    try:
+        head, address = _head(root, _env(root, "token", RAY_AUTH_TOKEN=TOKEN))
+        # no token here: one line says what to set, exit 1, no traceback
+        code, _, stderr = await _uno_match(_env(root, "disabled"), "--games", "2", "--ray", address)
+        assert code == 1
+        assert stderr.splitlines() == [
+            f"uno match: --ray {address}: the cluster refuses this machine's token; set "
+            "RAY_AUTH_MODE=token and the cluster's token (~/.ray/auth_token, "
+            "RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH) here as on its nodes"
+        ]
+        # as the README says: RAY_AUTH_MODE=token and the token, and the games play
+        env = _env(root, "token", RAY_AUTH_TOKEN=TOKEN)
+        code, stdout, stderr = await _uno_match(env, "--games", "2", "--ray", address)
+        assert code == 0, stderr
+        assert "2 played now, 1 worker (ray)" in stdout
+    finally:
+        if head is not None:
+            head.stop()
+        shutil.rmtree(root, ignore_errors=True)
