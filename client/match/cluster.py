@@ -81,7 +81,7 @@ def connect(address: str | None, runtime_env: dict[str, Any] | None = None) -> b
         "include_dashboard": False,
         "runtime_env": runtime_env or None,
     }
-    if address not in (None, "", "local"):
+    if address is not None and address not in ("", "local"):
         _check_cluster(ray, address)
         options["address"] = address
     try:
@@ -106,7 +106,8 @@ def _check_cluster(ray: Any, address: str) -> None:
         ) from None
     except ValueError:
         target = address  # ray:// or what Ray parses itself: ray.init says
-    host, _, port = (target or "").removeprefix("ray://").rpartition(":")
+    target = target or ""
+    host, _, port = target.removeprefix("ray://").rpartition(":")
     if not host or not port.isdigit():
         return
     try:
@@ -127,7 +128,7 @@ def _check_token(ray: Any, address: str, gcs_address: str) -> None:
     address``) refuses this machine's token, or is no GCS (``ray.init`` would
     try for 20 s, printing each try)."""
     try:
-        from ray._raylet import GcsClient
+        from ray._raylet import GcsClient  # type: ignore[attr-defined]
     except ImportError:  # another Ray: ray.init says
         return
     with _stderr_silenced():  # Ray's core logs each failed try there
