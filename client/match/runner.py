@@ -506,9 +506,12 @@ async def run_match(
         if run.crash is not None:
             crash = run.crash.crash or {}
             tail = (crash.get("stderr") or "").rstrip()
+            seat = crash.get("seat")
+            external = seat is not None and entrants[run.crash.seats[seat]].external
+            what = "its error output" if external else "its traceback"
             raise MatchError(
                 f"game {run.crash.index}: {run.crash.reason}"
-                + (f"\n--- its error output (end) ---\n{tail}" if tail else "")
+                + (f"\n--- {what} (end) ---\n{tail}" if tail else "")
                 + "\nthe match stops (--on-crash continue plays on)",
                 report,
             )

@@ -533,6 +533,7 @@ async def test_a_bot_of_ours_that_raises_is_named_with_the_end_of_its_traceback(
     assert game["crash"]["code"] is None and "Traceback" in game["crash"]["stderr"]
     assert report["stopped"] == f"game 0: {game['reason']}"
     assert "external" not in str(stopped.value)
+    assert "--- its traceback (end) ---" in str(stopped.value)
 
 
 async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
