@@ -29,15 +29,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import weakref
-from collections import deque
 from collections.abc import Callable, Coroutine
-from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, Literal
 
-from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, ActionKind, choose_colour
+from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
-from unoplay.game.cards import COLOUR, RANK, Rank
 from unoplay.game.deals import (
     RECEIVED_KINDS,
     DealReveal,
@@ -48,7 +44,7 @@ from unoplay.game.deals import (
     new_seed,
 )
 from unoplay.game.engine import GameState
-from unoplay.game.errors import IllegalAction, Reason
+from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind, visible
 from unoplay.game.messages import (
     Refusal,
@@ -58,16 +54,18 @@ from unoplay.game.messages import (
     Welcome,
 )
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
-from unoplay.game.view import Phase, Termination
+from unoplay.game.view import Termination
 
+from .botturns import BotTurns, default_action
 from .fanout import Fanout
 from .history import History
 from .limits import Limits
+from .outofturn import OutOfTurn
 from .seats import LobbyError, Seat, Seats, clean_text
 from .storage import GameRecord
 from .streamlog import StreamLog
 from .timers import Timers
-from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
+from .window import HeldIntent
 
 log = logging.getLogger("unoplay.table")
 
@@ -190,13 +188,16 @@ class Table:
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._turn_timer: asyncio.TimerHandle | None = None
-        self._window: Window | None = None  # the open out-of-turn window
-        self._batching = False  # judging a window: updates wait for its end
-        self._updates_due: float | None = None  # (the window close they will carry)
-        #: seat -> (its bot, the events it saw since) while that bot searches
-        self._searching: dict[int, tuple[Any, list[Event]]] = {}
+        self.out_of_turn = OutOfTurn(self)
+        self.bots = BotTurns(self)
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
+
+    @property
+    def version(self) -> int:
+        """Bumps on every change of the game: a timer or a bot's turn set for
+        an earlier version finds it stale and does nothing."""
+        return self._version
 
     @property
     def spectator_log(self) -> StreamLog:
@@ -317,7 +318,7 @@ class Table:
             seat.stand_in = None
             self.fanout.close_log(seat)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
-                self._schedule_bots()
+                self.bots.schedule()
         self._seats_changed()
         if self.state is TableState.FINISHED:
             self._rematch_if_agreed()
@@ -409,7 +410,7 @@ class Table:
         self.spectator_log.append(Welcome(-1, welcome_info, self.deal.commitment))
         for seat in self.seats:  # a player who never connects is away from the start
             if seat.bot is None and seat.connections == 0:
-                self._later(self.away_grace, self._away_timeout, seat.index, seat.away_epoch)
+                self.later(self.away_grace, self._away_timeout, seat.index, seat.away_epoch)
         self._publish(events)
 
     # ------------------------------------------------------------ game side
@@ -428,7 +429,7 @@ class Table:
         """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
 
         Outside an out-of-turn window it is applied at once; while one is open
-        it is held and judged when the window closes (see :meth:`_resolve`).
+        it is held and judged when the window closes (:mod:`.outofturn`).
         Returns True if it was applied or held, False if refused now. Every
         refusal, now or at the window's close, is appended to the seat's log
         (with ``action_id``: the wire id ``action`` was read from, 0 for
@@ -441,8 +442,8 @@ class Table:
         if self.closing:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
-        if self._window is not None:
-            self._hold(HeldIntent(seat, action, action_id, source, turn=game.current))
+        if self.out_of_turn.window is not None:
+            self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current))
             return True
         try:
             events = game.apply(seat, action)
@@ -486,20 +487,20 @@ class Table:
         unknown action id, a malformed message). While an out-of-turn window is
         open the refusal is held with the other intents and given at its close,
         so a stream's answers never overtake those of intents it sent earlier."""
-        if self._window is not None:
-            self._hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
+        if self.out_of_turn.window is not None:
+            self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
         else:
             self.refuse(seat, reason, message, action_id)
 
     @property
     def window_open(self) -> bool:
         """True while an out-of-turn window holds intents."""
-        return self._window is not None
+        return self.out_of_turn.window is not None
 
     @property
     def held(self) -> tuple[HeldIntent, ...]:
         """The intents the open window holds, in arrival order (empty: no window)."""
-        return tuple(self._window.held) if self._window is not None else ()
+        return self.out_of_turn.held
 
     def _record(self, seat: int, action: Action, source: str, action_id: int = 0) -> None:
         """Count and record an action applied (``action_id``: the wire id it
@@ -522,7 +523,7 @@ class Table:
         self._seats_changed()
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
-            window = self._window
+            window = self.out_of_turn.window
             encoder = self.fanout.encoder(game, self._deadline, window.closes if window else 0.0)
             s.log.append_update(self.fanout.update_of(game, s.index, encoder))
         self._notify()
@@ -537,7 +538,7 @@ class Table:
         if self.seats[s.index] is not s:
             return  # the seat was given up before the game; the stream was stale
         if s.connections == 0 and s.bot is None and self.state is TableState.PLAYING:
-            self._later(self.away_grace, self._away_timeout, s.index, s.away_epoch)
+            self.later(self.away_grace, self._away_timeout, s.index, s.away_epoch)
         self._seats_changed()
 
     def _seat(self, seat: int | Seat) -> Seat:
@@ -558,20 +559,22 @@ class Table:
         self._seats_changed()
         game = self.game
         if game is not None and game.legal_actions(seat):
-            self._later(self.bot_delay, self._bot_turn, seat, self._version)
+            self.bots.schedule_one(seat)
 
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
         game is over)."""
         self.timers.cancel_all()
-        self._window = None
+        self.out_of_turn.cancel()
 
     def shut_down(self) -> None:
         """The server is stopping: no more moves; intents held by an open
         window are refused (``server_closing``); streams see ``closing`` and end."""
         self.closing = True
         for intent in self.held:
-            self._refuse_held(intent, "server_closing", "the server is shutting down")
+            self.refuse(
+                intent.seat, "server_closing", "the server is shutting down", intent.action_id
+            )
         if self.state is TableState.PLAYING:
             self._reveal()  # the game ends here: its deals may be checked
         self.close()
@@ -654,7 +657,7 @@ class Table:
         self._deadline = 0.0
         if not game.is_round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
-        window = self._opens_window(events)
+        window = self.out_of_turn.opens(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         mistake = actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events)
         self.fanout.events(events)
@@ -664,15 +667,10 @@ class Table:
                 seat.earned_updates += 1
             player = seat.player
             if player is not None and getattr(player, "observes", False):
-                seen = visible(events, i)  # a bot that learns from what its seat sees
-                searching = self._searching.get(i)
-                if searching is not None and searching[0] is player:
-                    searching[1].extend(seen)  # it thinks on the search thread: held
-                else:
-                    player.observe(seen)
+                self.bots.observe(i, player, visible(events, i))  # a bot that learns
         movers = None
-        if self._batching and not game.is_game_over:
-            self._updates_due = closes  # the window's close writes them, after its refusals
+        if self.out_of_turn.judging and not game.is_game_over:
+            self.out_of_turn.updates_due = closes  # written at the close, after its refusals
         else:
             movers = self.fanout.updates(game, self._deadline, closes)
         history = self.history
@@ -693,17 +691,17 @@ class Table:
             if self.on_finish:
                 self.on_finish(self)
         elif game.is_round_over:
-            self._later(self.round_pause, self._next_round, self._version)
+            self.later(self.round_pause, self._next_round, self._version)
         else:
             if self.turn_seconds:  # one turn timer a table: the last change's
                 if self._turn_timer is not None:
                     self._turn_timer.cancel()
-                self._turn_timer = self._later(self.turn_seconds, self._timeout, self._version)
+                self._turn_timer = self.later(self.turn_seconds, self.timeout, self._version)
             if window:
-                self._open_window(closes)
-            self._schedule_bots()
+                self.out_of_turn.open(closes)
+            self.bots.schedule()
 
-    def _later(
+    def later(
         self, delay: float, callback: Callable[..., None], *args: Any
     ) -> asyncio.TimerHandle | None:
         """Call ``callback(*args)`` in ``delay`` seconds (None: the table is closing)."""
@@ -716,260 +714,27 @@ class Table:
             self._round_actions = 0
             self._publish(self.game.next_round())
 
-    def _timeout(self, version: int) -> None:
-        """Turn timer: play the default action for the player to move. Inside
-        an out-of-turn window it waits for the window's close instead."""
+    def timeout(self, version: int) -> None:
+        """Turn timer: play the default action for the player to move, if the
+        game is still where it was (``version``). Inside an out-of-turn window
+        it waits for the window's close instead."""
         game = self.game
         if version != self._version or game is None or game.is_round_over:
             return
-        if self._window is not None:
-            self._window.timer_due = True
+        if self.out_of_turn.timer_due():
             return
         self.act(game.current, default_action(game), source="timer")
 
-    # ------------------------------------------------------ out-of-turn window
+    def send_updates(self, closes: float) -> None:
+        """Every seat's update of now, with the window's close ``closes``, and
+        wake every stream (a window's judgement, written once at its end)."""
+        if self.state is TableState.PLAYING and self.game is not None:
+            self.fanout.updates(self.game, self._deadline, closes)
+            self._notify()
 
-    def _opens_window(self, events: list[Event]) -> bool:
-        """Does the change that made ``events`` open an out-of-turn window? Yes
-        after a play that leaves its player catchable, or, under ``jump_in``,
-        after any play of a card that has a twin (every card but a 0) while
-        the round goes on. Never with ``window_ms`` 0."""
-        game = self.game
-        if not self.window_ms or game is None or game.is_round_over:
-            return False
-        if not any(e.kind == EventKind.PLAYED for e in events):
-            return False
-        if game.catchable >= 0:
-            return True
-        return self.rules.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
-
-    def _open_window(self, closes: float) -> None:
-        game = self.game
-        assert game is not None
-        window = Window(turn=game.current, closes=closes, catchable=game.catchable)
-        self._window = window
-        self._later(self.window_ms / 1000, self._close_window, window)
-
-    def _close_window(self, window: Window) -> None:
-        """The window timer: judge what ``window`` holds. If nothing took effect,
-        the turn timer (when it came due meanwhile) or the bots act now, so the
-        game never waits on a window."""
-        if window is not self._window:
-            return  # the table closed meanwhile
-        self._window = None
-        if self.game is None or self.state is not TableState.PLAYING or self.closing:
-            return
-        version = self._version
-        self._resolve(window)
-        if self._version == version:
-            if window.timer_due:
-                self._timeout(version)
-            else:
-                self._schedule_bots()  # a bot whose held intent was refused decides again
-
-    def _resolve(self, window: Window) -> None:
-        """Judge what ``window`` holds (:func:`.window.resolve`): by the engine,
-        through :meth:`_take`, in the window's order. The updates of what took
-        effect are written once, at the end: after every refusal of the
-        window, so no refusal arrives after an update that supersedes it."""
-        self._batching = True
-        try:
-            resolve(window, self._take, self._refuse_held, self._name)
-        finally:
-            self._batching = False
-            closes, self._updates_due = self._updates_due, None
-            if closes is not None and self.state is TableState.PLAYING and self.game:
-                self.fanout.updates(self.game, self._deadline, closes)
-                self._notify()
-
-    def _take(self, intent: HeldIntent) -> bool:
-        """Take a held intent as if it arrived now (held again if a new window
-        opened meanwhile, refusals too, so that answers keep the order intents
-        were sent in). Returns :meth:`act`'s answer."""
-        if self._window is not None:  # held again for the new window, as first sent
-            self._hold(intent)
-            return True
-        if intent.action is None:
-            self.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
-            return False
-        if (
-            intent.action.kind in TURN_KINDS
-            and intent.action.kind is not ActionKind.PLAY
-            and intent.seat != intent.turn
-        ):  # judged as sent: not its turn then
-            self._refuse_held(
-                intent,
-                Reason.NOT_YOUR_TURN,
-                f"it was {self._name(intent.turn)}'s turn when this arrived",
-            )
-            return False
-        return self.act(intent.seat, intent.action, intent.action_id, intent.source)
-
-    def _hold(self, intent: HeldIntent) -> None:
-        """Keep ``intent`` for the open window's close."""
-        assert self._window is not None
-        self._window.held.append(intent)
-        self._notify()
-
-    def _refuse_held(self, intent: HeldIntent, reason: str, message: str) -> None:
-        self.refuse(intent.seat, str(reason), message, intent.action_id)
-
-    def _name(self, seat: int) -> str:
+    def name_of(self, seat: int) -> str:
+        """The name of whoever sits at ``seat``, for messages."""
         return self.seats[seat].name or f"player {seat}"
 
-    def _schedule_bots(self) -> None:
-        game = self.game
-        if game is None:
-            return
-        for seat in self.seats:
-            if seat.player is not None and game.legal_actions(seat.index):
-                self._later(self.bot_delay, self._bot_turn, seat.index, self._version)
 
-    def _bot_turn(self, seat: int, version: int) -> None:
-        """A server-side bot's (or stand-in's) turn, if the game is still where
-        it was (``version``). A bot that searches (a budgeted kind) thinks on
-        the search thread instead, in its turn among the searching bots of
-        every table (:class:`_Searches`)."""
-        legal = self._bot_legal(seat, version)
-        if legal is None:
-            return
-        game, bot = self.game, self.seats[seat].player
-        assert game is not None  # (_bot_legal checked)
-        if getattr(bot, "budgeted", False):
-            _Searches.of_loop().add(self._search, seat, version)
-            return
-        self._decided(seat, version, bot, bot.decide(game.view(seat), legal))
-
-    def _bot_legal(self, seat: int, version: int) -> list[Action] | None:
-        """The legal actions of the bot playing ``seat``, if the game is still
-        where it was (``version``) and it has any; else None."""
-        game = self.game
-        if version != self._version or game is None or game.is_round_over or self.closing:
-            return None
-        if self.seats[seat].player is None:
-            return None
-        return game.legal_actions(seat) or None
-
-    def _search(self, seat: int, version: int, executor: Executor) -> asyncio.Future[Any] | None:
-        """Start the searching bot of ``seat`` deciding on ``executor`` (its
-        thread), if its turn still stands; the future of its decision, or None.
-        Until it answers, what its seat sees is held for it (a bot's state is
-        never touched by two threads) and given in order before its move."""
-        legal = self._bot_legal(seat, version)
-        if legal is None:
-            return None
-        game = self.game
-        assert game is not None
-        bot = self.seats[seat].player
-        self._searching[seat] = (bot, [])
-        future = asyncio.get_running_loop().run_in_executor(
-            executor, bot.decide, game.view(seat), legal
-        )
-        future.add_done_callback(lambda done: self._searched(seat, version, bot, done))
-        return future
-
-    def _searched(self, seat: int, version: int, bot: Any, done: asyncio.Future[Any]) -> None:
-        """A search of :meth:`_search` ended: the events its seat saw meanwhile
-        go to the bot, then its move is played if its turn still stands (a
-        search that failed plays the turn timer's move)."""
-        _, held = self._searching.pop(seat)
-        if held:
-            bot.observe(held)
-        if done.cancelled():
-            return
-        error = done.exception()
-        if error is not None:
-            log.error(
-                "table %s seat %d: the bot failed to decide", self.table_id, seat, exc_info=error
-            )
-        self._decided(seat, version, bot, None if error else done.result(), error is not None)
-
-    def _decided(
-        self, seat: int, version: int, bot: Any, action: Action | None, failed: bool = False
-    ) -> None:
-        """Play ``bot``'s decision for ``seat`` if the game is still where it
-        was (``version``) and the bot still plays the seat; a refused (or
-        failed) decision on its turn plays the turn timer's move instead."""
-        game = self.game
-        s = self.seats[seat]
-        if version != self._version or game is None or self.closing or s.player is not bot:
-            return
-        if action is None and not failed:
-            return
-        source = "bot" if s.bot is not None else "stand_in"
-        if (
-            (action is None or not self.act(seat, action, source=source))
-            and game.current == seat
-            and version == self._version
-        ):
-            self.act(seat, default_action(game), source=source)  # never stall on a bot
-
-
-class _Searches:
-    """The decisions of the searching bots on one event loop, one at a time,
-    in order, each on this queue's thread. A search thinks for up to
-    ``Limits.bot_ms`` and the loop goes on meanwhile (sharing the interpreter
-    with it: a few milliseconds at a time), so however many bots search at
-    once, at any tables, nobody's move waits for a search to end."""
-
-    _of: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Searches] = (
-        weakref.WeakKeyDictionary()
-    )
-
-    def __init__(self) -> None:
-        # (no reference to its loop: the loop is this queue's weak key)
-        self.waiting: deque[tuple[Callable[..., asyncio.Future[Any] | None], tuple[Any, ...]]] = (
-            deque()
-        )
-        self.busy = False  # a search runs, or _next is due
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="unoplay-search")
-
-    @classmethod
-    def of_loop(cls) -> _Searches:
-        """The running loop's queue."""
-        loop = asyncio.get_running_loop()
-        searches = cls._of.get(loop)
-        if searches is None:
-            searches = cls._of[loop] = cls()
-            weakref.finalize(searches, searches.executor.shutdown, wait=False)
-        return searches
-
-    def add(self, start: Callable[..., asyncio.Future[Any] | None], *args: Any) -> None:
-        """Queue ``start(*args, executor)``, called on the running loop when the
-        searches before it are over; it returns the future of the search it
-        began, or None when there is nothing to search any more."""
-        self.waiting.append((start, args))
-        if not self.busy:
-            self.busy = True
-            asyncio.get_running_loop().call_soon(self._next)
-
-    def _next(self, _done: object = None) -> None:
-        while self.waiting:
-            start, args = self.waiting.popleft()
-            try:
-                future = start(*args, self.executor)
-            except Exception:  # that table's bot turn is lost; the others' are not
-                log.exception("a search could not start")
-                continue
-            if future is not None:
-                future.add_done_callback(self._next)  # after the table's own callback
-                return
-        self.busy = False
-
-
-def default_action(game: GameState) -> Action:
-    """The turn timer's move for the player to move: draw, then keep; accept a
-    penalty; name the colour held most for a Wild starter."""
-    phase = game.phase
-    if phase is Phase.PLAY:
-        return DRAW
-    if phase is Phase.DRAWN:
-        return KEEP
-    if phase is Phase.PENALTY:
-        return ACCEPT
-    hand = game.hand(game.current)
-    counts = [sum(1 for c in hand if COLOUR[c] == k) for k in range(4)]
-    return choose_colour(counts.index(max(counts)))
-
-
-__all__ = ["Table", "default_action", "default_window_ms"]
+__all__ = ["Table", "default_window_ms"]

@@ -36,12 +36,13 @@ from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import preset
 from unoplay.server import lobby as lobby_module
 from unoplay.server import wire
+from unoplay.server.botturns import default_action
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.seats import LobbyError
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
 from unoplay.server.streamlog import StreamLog
-from unoplay.server.table import Table, default_action
+from unoplay.server.table import Table
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
 
@@ -118,7 +119,7 @@ async def test_a_table_with_a_turn_timer_holds_one_timer_however_fast_it_is_play
     most = rounds = 0
     while table.state is TableState.PLAYING:
         if game.is_round_over:  # deal the next round now, not after its pause
-            table._next_round(table._version)
+            table._next_round(table.version)
             rounds += 1
             continue
         seat = game.current
@@ -288,7 +289,7 @@ async def test_a_search_that_cannot_start_does_not_stop_the_other_tables(caplog)
     def cannot_start(seat, version, executor):
         raise RuntimeError("no view")
 
-    broken._search = cannot_start
+    broken.bots.search = cannot_start
     with caplog.at_level(logging.ERROR, logger="unoplay.server.table"):
         broken.start()
         fine.start()

@@ -1119,10 +1119,10 @@ class FaultyPlayer:
                 table, seat = self.table, self.table.seats[self.seat]
                 await until(table, lambda: seat.connections == 0, "the drop")
                 if table.away_grace == 0:
-                    version = table._version
+                    version = table.version
                     await until(
                         table,
-                        lambda: table._version >= version + 3 or table.state is TableState.FINISHED,
+                        lambda: table.version >= version + 3 or table.state is TableState.FINISHED,
                         "moves while away",
                     )
 

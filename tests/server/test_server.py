@@ -250,7 +250,7 @@ async def test_drop_and_reconnect_with_last_seq_misses_nothing(server, conn):
 
     for seat in (1, 2):
         table.seats[seat].bot = make_bot("random", seed=seat)
-    table._schedule_bots()
+    table.bots.schedule()
     await asyncio.wait_for(drive(), WAIT)
     assert drops == 2
     assert seqs == list(range(1, len(table.log_for(0)) + 1))  # contiguous, nothing lost
