@@ -28,7 +28,8 @@ from unoplay.game.rules import RuleSet
 
 from .limits import Limits, uncount
 from .seats import MAX_NAME, LobbyError, Seat, clean_text
-from .table import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS, Table
+from .settings import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS
+from .table import Table
 
 log = logging.getLogger("unoplay.lobby")
 

@@ -44,8 +44,9 @@ from . import wire
 from .limits import SERVER_OPTIONS, Limits, TokenBucket, uncount
 from .lobby import Lobby
 from .seats import LobbyError, Seat
+from .settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
 from .storage import GameStore, Recorder
-from .table import DEFAULT_MAX_ROUND_ACTIONS, Table, default_window_ms
+from .table import Table
 
 log = logging.getLogger("unoplay.server")
 

@@ -37,7 +37,6 @@ from unoplay.game.bots import make_bot
 from unoplay.game.deals import (
     RECEIVED_KINDS,
     DealReveal,
-    check_seed_text,
     commitment,
     game_seed,
     new_salt,
@@ -53,53 +52,29 @@ from unoplay.game.messages import (
     TableState,
     Welcome,
 )
-from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
+from unoplay.game.rules import RuleSet
 from unoplay.game.view import Termination
 
+from .away import Away
 from .botturns import BotTurns, default_action
 from .fanout import Fanout
 from .history import History
 from .limits import Limits
 from .outofturn import OutOfTurn
 from .seats import LobbyError, Seat, Seats, clean_text
+from .settings import (
+    DEFAULT_AWAY_GRACE,
+    DEFAULT_MAX_ROUND_ACTIONS,
+    MAX_GAME_ACTIONS,
+    MAX_TITLE,
+    check_settings,
+)
 from .storage import GameRecord
 from .streamlog import StreamLog
 from .timers import Timers
 from .window import HeldIntent
 
 log = logging.getLogger("unoplay.table")
-
-MAX_TITLE = 40
-MAX_TURN_SECONDS = 3600
-MAX_BOT_DELAY = 10.0
-MAX_AWAY_GRACE = 3600
-#: Seconds a dropped player has to come back before a bot plays for them.
-DEFAULT_AWAY_GRACE = 30.0
-#: Longest out-of-turn window a table may have, in milliseconds.
-MAX_WINDOW_MS = 5000
-#: The out-of-turn window of a table created over the wire without one, in
-#: milliseconds, when its rules have an out-of-turn action worth a window.
-DEFAULT_WINDOW_MS = 1500
-#: A round that reaches this many actions ends the game with no winner
-#: (RULES.md, "Endless rounds"): about four times the longest round seen
-#: between bots, and far beyond any round people play.
-DEFAULT_MAX_ROUND_ACTIONS = 2000
-#: A game that reaches this many actions ends with no winner, as a capped
-#: round does (RULES.md, "Endless rounds"): about five times the longest game
-#: measured (ten greedy bots to 100,000 points: 214,645 actions), so that a
-#: game whose rounds score nothing cannot go on for ever.
-MAX_GAME_ACTIONS = 1_000_000
-MIN_ROUND_ACTIONS = 100
-MAX_ROUND_ACTIONS = 100_000
-
-
-def default_window_ms(rules: RuleSet) -> int:
-    """The window (ms) a table with ``rules`` gets when its creator names none:
-    :data:`DEFAULT_WINDOW_MS` when someone can gain from acting out of turn (a
-    catch costs the caught ``uno_penalty`` > 0 cards, or ``jump_in`` is on),
-    else 0 (no window)."""
-    return DEFAULT_WINDOW_MS if rules.uno_penalty > 0 or rules.jump_in else 0
-
 
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
@@ -134,26 +109,9 @@ class Table:
         (its deals come from that text, not a secret seed: RULES.md, "Fair
         deals"). Raises LobbyError("invalid") for a setting out of range or a
         bad seed, RuleError for rules these seats cannot play."""
-        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
-            raise LobbyError("invalid", f"seats must be {MIN_PLAYERS}..{MAX_PLAYERS}")
-        rules.check_players(seats)  # RuleError: a format these seats cannot play
-        if not 0 <= turn_seconds <= MAX_TURN_SECONDS:
-            raise LobbyError("invalid", f"turn_seconds must be 0..{MAX_TURN_SECONDS}")
-        if not 0 <= bot_delay <= MAX_BOT_DELAY:
-            raise LobbyError("invalid", f"bot_delay_seconds must be 0..{MAX_BOT_DELAY:g}")
-        if not 0 <= away_grace <= MAX_AWAY_GRACE:
-            raise LobbyError("invalid", f"away_grace_seconds must be 0..{MAX_AWAY_GRACE}")
-        if not 0 <= window_ms <= MAX_WINDOW_MS:
-            raise LobbyError("invalid", f"window_ms must be 0..{MAX_WINDOW_MS}")
-        if not MIN_ROUND_ACTIONS <= max_round_actions <= MAX_ROUND_ACTIONS:
-            raise LobbyError(
-                "invalid", f"max_round_actions must be {MIN_ROUND_ACTIONS}..{MAX_ROUND_ACTIONS}"
-            )
-        if seed is not None:
-            try:
-                check_seed_text(seed)
-            except ValueError as err:
-                raise LobbyError("invalid", str(err)) from None
+        check_settings(
+            seats, rules, turn_seconds, bot_delay, away_grace, window_ms, max_round_actions, seed
+        )
         self.table_id = table_id
         self.seed = seed  # a seeded table's seed (the creator's), else None
         self.owner = ""  # who created it: the client's address (Lobby's per-client limit)
@@ -190,6 +148,7 @@ class Table:
         self._turn_timer: asyncio.TimerHandle | None = None
         self.out_of_turn = OutOfTurn(self)
         self.bots = BotTurns(self)
+        self.away = Away(self)
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
 
@@ -243,7 +202,7 @@ class Table:
         self._waiting()
         seat = self.seats.take(name, wanted)
         self.fanout.open_log(seat, Welcome(seat.index, self.info()))
-        self._seats_changed()
+        self.seats_changed()
         return seat
 
     def compact(self, now: float) -> bool:
@@ -285,7 +244,7 @@ class Table:
                 seat.index,
             )
         if gone:
-            self._seats_changed()
+            self.seats_changed()
 
     def add_bot(self, bot: Any, name: str, wanted: int | None = None) -> Seat:
         """Seat a server-side bot (an object with ``decide(view, legal)``; one with
@@ -294,7 +253,7 @@ class Table:
         self._waiting()
         seat = self.seats.seat_bot(bot, name, wanted)
         self.fanout.close_log(seat, Welcome(seat.index, self.info()))
-        self._seats_changed()
+        self.seats_changed()
         return seat
 
     def seat_for_token(self, token: str) -> Seat:
@@ -319,7 +278,7 @@ class Table:
             self.fanout.close_log(seat)  # its token is gone: no stream again
             if self.state is TableState.PLAYING:
                 self.bots.schedule()
-        self._seats_changed()
+        self.seats_changed()
         if self.state is TableState.FINISHED:
             self._rematch_if_agreed()
 
@@ -410,7 +369,7 @@ class Table:
         self.spectator_log.append(Welcome(-1, welcome_info, self.deal.commitment))
         for seat in self.seats:  # a player who never connects is away from the start
             if seat.bot is None and seat.connections == 0:
-                self.later(self.away_grace, self._away_timeout, seat.index, seat.away_epoch)
+                self.away.wait(seat)
         self._publish(events)
 
     # ------------------------------------------------------------ game side
@@ -516,11 +475,8 @@ class Table:
         log, so the resumed stream ends its backlog with the current view and
         legal actions (an intent lost in the drop is simply decided again)."""
         s = self._seat(seat)
-        s.connections += 1
-        s.away_epoch += 1
-        s.last_seen = time.monotonic()
-        s.stand_in = None  # its pending turn, if any, finds no player and does nothing
-        self._seats_changed()
+        self.away.back(s)
+        self.seats_changed()
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
             window = self.out_of_turn.window
@@ -533,33 +489,12 @@ class Table:
         closes during a game, the player is away: after the grace period a
         stand-in bot plays for them until they are back."""
         s = self._seat(seat)
-        s.connections -= 1
-        s.last_seen = time.monotonic()
-        if self.seats[s.index] is not s:
-            return  # the seat was given up before the game; the stream was stale
-        if s.connections == 0 and s.bot is None and self.state is TableState.PLAYING:
-            self.later(self.away_grace, self._away_timeout, s.index, s.away_epoch)
-        self._seats_changed()
+        self.away.gone(s)
+        if self.seats[s.index] is s:  # (else the seat was given up: the stream was stale)
+            self.seats_changed()
 
     def _seat(self, seat: int | Seat) -> Seat:
         return seat if isinstance(seat, Seat) else self.seats[seat]
-
-    def _away_timeout(self, seat: int, epoch: int) -> None:
-        s = self.seats[seat]
-        if (
-            epoch != s.away_epoch
-            or s.connections
-            or s.player is not None
-            or self.state is not TableState.PLAYING
-            or self.closing
-        ):
-            return
-        s.stand_in = make_bot(self.limits.stand_in, rules=self.rules, max_ms=self.limits.bot_ms)
-        log.info("table %s: seat %d is away; a bot plays for them", self.table_id, seat)
-        self._seats_changed()
-        game = self.game
-        if game is not None and game.legal_actions(seat):
-            self.bots.schedule_one(seat)
 
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
@@ -640,7 +575,7 @@ class Table:
         """Wake every stream of the table now."""
         self.fanout.notify()
 
-    def _seats_changed(self) -> None:
+    def seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
         if self.on_seats is not None:
             self.on_seats(self)
@@ -737,4 +672,4 @@ class Table:
         return self.seats[seat].name or f"player {seat}"
 
 
-__all__ = ["Table", "default_window_ms"]
+__all__ = ["Table"]

@@ -317,7 +317,7 @@ class _Display:
 
 def run(args: argparse.Namespace, rules: RuleSet) -> int:
     """``uno match``: returns the exit code."""
-    from unoplay.server.table import (
+    from unoplay.server.settings import (
         MAX_ROUND_ACTIONS,
         MAX_TURN_SECONDS,
         MAX_WINDOW_MS,

@@ -35,6 +35,7 @@ from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
 from unoplay.server.seats import BLAMELESS_REFUSALS
+from unoplay.server.settings import MAX_GAME_ACTIONS
 
 from ..sdk import Connection, ServerError, run_bot
 from . import procs
@@ -42,10 +43,6 @@ from .entrants import Entrant, new_bot
 from .result import ADJUDICATED, CRASHED, ERROR, FINISHED, VOID, GameResult
 from .schedule import GameSpec
 from .store import pack_record
-
-#: The server's fixed cap of actions in a game (a ROUND_CAPPED event's count is
-#: this number when the game, not a round, reached its cap; RULES.md, "Endless rounds").
-MAX_GAME_ACTIONS = 1_000_000
 
 log = logging.getLogger("unoplay.match")
 

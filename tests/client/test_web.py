@@ -305,6 +305,14 @@ def hand(text: str) -> list[Card]:
     return cards
 
 
+def cards_held(text: str) -> int:
+    """How many cards you hold, from the Players panel (the hand row shows at
+    most as many boxes as fit the width, so it cannot be counted there)."""
+    found = re.search(r"\(you\)\s+(\d+)", text)
+    assert found, f"no Players panel on the page:\n{text}"
+    return int(found.group(1))
+
+
 def selected(text: str) -> str:
     return next((card.key for card in hand(text) if card.selected), "")
 
@@ -350,23 +358,21 @@ def test_a_tab_plays_a_card_by_keyboard(uno_web, browser, tmp_path, capsys):
     )
 
     for _ in range(10):  # draw (and keep) until a card fits; with this seed one fits at once
-        cards = hand(text)
-        playable = [c for c in cards if c.playable]
+        playable = [c for c in hand(text) if c.playable]
         if playable:
             break
+        held = cards_held(text)
         press(browser, "d")
         text = wait_for(
             browser,
-            lambda t: "it can be played" in t or ("YOUR TURN" in t and len(hand(t)) > len(cards)),
+            lambda t: "it can be played" in t or ("YOUR TURN" in t and cards_held(t) > held),
             "a drawn card",
         )
         if "it can be played" in text:
             press(browser, "k")
             text = wait_for(
                 browser,
-                lambda t: (
-                    "YOUR TURN" in t and len(hand(t)) > len(cards) and "it can be played" not in t
-                ),
+                lambda t: "YOUR TURN" in t and cards_held(t) > held and "it can be played" not in t,
                 "your next turn",
             )
     else:

@@ -13,7 +13,7 @@ import pytest
 from unoplay.game import house
 from unoplay.game.rules import OFFICIAL, preset
 from unoplay.server import limits as L
-from unoplay.server import service, table
+from unoplay.server import service, settings
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "proto" / "README.md").read_text()
@@ -91,13 +91,13 @@ QUOTED = [
     (GAME_PROTO, r"(\d+) s to answer", L.KEEPALIVE_TIMEOUT_MS / 1000),
     (GUIDE, r"as often as every (\d+) s", L.SERVER_MIN_PING_INTERVAL_MS / 1000),
     (GUIDE, r"no more often than every (\d+) s", L.SERVER_MIN_PING_INTERVAL_MS / 1000),
-    (GUIDE, r"away_grace_seconds`, (\d+) by default", table.DEFAULT_AWAY_GRACE),
-    (LOBBY_PROTO, r"unset means (\d+)\.", table.DEFAULT_AWAY_GRACE),
-    (GUIDE, r"by default (\d+) ms when a\s+catch costs", table.DEFAULT_WINDOW_MS),
-    (GUIDE, r"`Table.window_ms` \(0\.\.(\d+) ms\)", table.MAX_WINDOW_MS),
-    (GUIDE, r"actions in one round \| (\d+)", table.DEFAULT_MAX_ROUND_ACTIONS),
-    (GUIDE, r"max_round_actions}`, (\d+)\.\.", table.MIN_ROUND_ACTIONS),
-    (GUIDE, r"max_round_actions}`, \d+\.\.(\d+)\)", table.MAX_ROUND_ACTIONS),
+    (GUIDE, r"away_grace_seconds`, (\d+) by default", settings.DEFAULT_AWAY_GRACE),
+    (LOBBY_PROTO, r"unset means (\d+)\.", settings.DEFAULT_AWAY_GRACE),
+    (GUIDE, r"by default (\d+) ms when a\s+catch costs", settings.DEFAULT_WINDOW_MS),
+    (GUIDE, r"`Table.window_ms` \(0\.\.(\d+) ms\)", settings.MAX_WINDOW_MS),
+    (GUIDE, r"actions in one round \| (\d+)", settings.DEFAULT_MAX_ROUND_ACTIONS),
+    (GUIDE, r"max_round_actions}`, (\d+)\.\.", settings.MIN_ROUND_ACTIONS),
+    (GUIDE, r"max_round_actions}`, \d+\.\.(\d+)\)", settings.MAX_ROUND_ACTIONS),
     (GUIDE, r"\(at most (\d+) of them: a huge hand", house.MAX_LISTED_MULTI_PLAYS),
 ]
 
@@ -111,9 +111,9 @@ def test_every_number_the_guide_quotes_is_the_servers(text, pattern, value):
 
 def test_the_window_default_follows_the_rules():
     """The guide: 1500 ms by default when a catch costs cards or jump_in is on, else 0."""
-    assert table.default_window_ms(OFFICIAL) == table.DEFAULT_WINDOW_MS  # a catch costs 2
-    assert table.default_window_ms(preset("house")) == table.DEFAULT_WINDOW_MS
-    assert table.default_window_ms(OFFICIAL.replace(uno_penalty=0)) == 0
+    assert settings.default_window_ms(OFFICIAL) == settings.DEFAULT_WINDOW_MS  # a catch costs 2
+    assert settings.default_window_ms(preset("house")) == settings.DEFAULT_WINDOW_MS
+    assert settings.default_window_ms(OFFICIAL.replace(uno_penalty=0)) == 0
 
 
 def test_no_stale_number_is_left_in_the_guide():
