@@ -8,7 +8,7 @@ one of the exceptions below (:class:`ServerError`), so a program on top of it
 (the TUI) needs neither grpc nor the generated code. The raw stubs stay
 available as ``Connection.lobby`` and ``Connection.games`` for protocol work.
 A received update is read from the wire field by field as the program asks
-for them (:class:`~unoplay.server.wire.LazyUpdate`), so a bot that looks at
+for them (:class:`~unoplay.wire.LazyUpdate`), so a bot that looks at
 ``state.legal`` first pays for the view only when it has a decision to make.
 
 Create a :class:`Connection` inside a running event loop (grpc.aio channels
@@ -31,6 +31,8 @@ from typing import Any, Generic, TypeVar, cast
 
 import grpc
 
+from unoplay import wire
+from unoplay.channel import CLIENT_OPTIONS
 from unoplay.game.actions import Action
 from unoplay.game.deals import DealCheck, DealReveal, check_deals
 from unoplay.game.events import Event, EventKind
@@ -45,8 +47,6 @@ from unoplay.game.messages import (
 )
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase, PlayerView
-from unoplay.server import wire
-from unoplay.server.limits import CLIENT_OPTIONS
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -55,7 +55,7 @@ from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 log = logging.getLogger("unoplay.client")
 
-#: Agrees with the server's keepalive policy (both come from server/limits.py).
+#: Agrees with the server's keepalive policy (both come from proto/unoplay/channel.py).
 CHANNEL_OPTIONS = CLIENT_OPTIONS
 #: Environment variable naming a PEM file: its certificates are trusted for TLS.
 TLS_CA_ENV = "UNOPLAY_TLS_CA"
@@ -351,7 +351,7 @@ _LATEST_NAMES: list[str] = []
 
 class _Latest(Generic[_V]):
     """A field of :class:`SessionState` that the latest update sets: read from
-    it when first asked for (see :class:`~unoplay.server.wire.LazyUpdate`),
+    it when first asked for (see :class:`~unoplay.wire.LazyUpdate`),
     unless it was set since (a SeatsChanged sets ``seats``)."""
 
     def __init__(self, default: _V, read: Callable[[Update], _V]) -> None:

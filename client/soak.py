@@ -35,11 +35,11 @@ from typing import Any
 
 import grpc
 
+from unoplay import wire
 from unoplay.game import actions
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet, preset
-from unoplay.server import wire
 from unoplay.v1 import game_service_pb2 as gs
 
 from .netbench import ServerProcess

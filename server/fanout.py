@@ -25,11 +25,11 @@ from unoplay.game.actions import NONE, Action
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event
 from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
+from unoplay.wire import UpdateEncoder, event_body, seat_list_pb
 
 from .limits import Limits
 from .seats import Seat, Seats
 from .streamlog import StreamLog
-from .wire import UpdateEncoder, event_body, seat_list_pb
 
 #: Seconds a change may wait before it wakes the streams of the seats that
 #: cannot act on it (and the spectators'): see the module docstring.

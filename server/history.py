@@ -16,8 +16,7 @@ from array import array
 from collections.abc import Iterator
 
 from unoplay.game.actions import Action
-
-from .wire import action_from_id, action_id
+from unoplay.wire import action_from_id, action_id
 
 #: The sources of an action, by their code in the record.
 SOURCES = ("player", "bot", "stand_in", "timer")

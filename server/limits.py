@@ -1,81 +1,15 @@
-"""The server's limits and the keepalive settings shared by server and clients.
-
-One place for every number that protects the server (message size, tables,
-seats per name, streams, messages per second) and for the HTTP/2 keepalive
-settings, so the server's ping policy and the SDK's pings cannot drift apart:
-a client pinging more often than the server allows is disconnected with
-``GOAWAY too_many_pings`` (grpc doc/keepalive.md).
+"""The server's limits: one place for every number that protects the server
+(message size, tables, seats per name, streams, messages per second).
 
 No I/O and no gRPC objects here: plain values, used by ``service`` (server
-options), ``table`` (lobby limits) and ``client.sdk`` (channel options).
+options) and ``table`` (lobby limits). The keepalive settings and channel
+options both sides use are in ``unoplay.channel``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-
-# ------------------------------------------------------------------ keepalive
-#
-# The client pings every CLIENT_KEEPALIVE_MS and drops the connection when a
-# ping is not answered within KEEPALIVE_TIMEOUT_MS, so a dead server is noticed
-# within 8 s. The server does the same towards its clients (a laptop that went
-# to sleep is marked away within 8 s). The server accepts client pings as often
-# as every SERVER_MIN_PING_INTERVAL_MS, even on an idle connection, which is
-# strictly more often than clients send them: no too_many_pings disconnects.
-
-CLIENT_KEEPALIVE_MS = 5_000
-SERVER_KEEPALIVE_MS = 5_000
-KEEPALIVE_TIMEOUT_MS = 3_000
-SERVER_MIN_PING_INTERVAL_MS = 4_000
-
-#: Largest message the server accepts (a request, or one client message of a stream).
-MAX_MESSAGE_BYTES = 64 * 1024
-#: Largest message a client accepts (a batch of the server's messages).
-CLIENT_MAX_RECEIVE_BYTES = 16 * 1024 * 1024
-
-SERVER_OPTIONS: list[tuple[str, int]] = [
-    ("grpc.keepalive_time_ms", SERVER_KEEPALIVE_MS),
-    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.min_ping_interval_without_data_ms", SERVER_MIN_PING_INTERVAL_MS),
-    ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-]
-
-CLIENT_OPTIONS: list[tuple[str, int]] = [
-    ("grpc.keepalive_time_ms", CLIENT_KEEPALIVE_MS),
-    ("grpc.keepalive_timeout_ms", KEEPALIVE_TIMEOUT_MS),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-    ("grpc.max_receive_message_length", CLIENT_MAX_RECEIVE_BYTES),
-]
-
-
-def keepalive_problems(server: list[tuple[str, int]], client: list[tuple[str, int]]) -> list[str]:
-    """Why ``client``'s pings would upset ``server`` (or a dead peer would go
-    unnoticed); empty when the two agree."""
-    s, c = dict(server), dict(client)
-    problems = []
-    interval = s.get("grpc.http2.min_ping_interval_without_data_ms", 300_000)
-    if c.get("grpc.keepalive_time_ms", 0) <= interval:
-        problems.append(
-            f"clients ping every {c.get('grpc.keepalive_time_ms')} ms but the server "
-            f"accepts pings only every {interval} ms"
-        )
-    if c.get("grpc.keepalive_permit_without_calls") and not s.get(
-        "grpc.keepalive_permit_without_calls"
-    ):
-        problems.append("clients ping idle connections but the server does not permit it")
-    if c.get("grpc.http2.max_pings_without_data", 2) != 0:
-        problems.append("clients stop pinging after a few pings without data")
-    for side, opts in (("server", s), ("client", c)):
-        if "grpc.keepalive_time_ms" not in opts or "grpc.keepalive_timeout_ms" not in opts:
-            problems.append(f"the {side} does not send keepalive pings")
-    return problems
-
-
-# ------------------------------------------------------------------ limits
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
+from unoplay import wire
+from unoplay.channel import SERVER_OPTIONS
 from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleError
@@ -40,8 +42,7 @@ from unoplay.v1 import game_service_pb2_grpc as gs_grpc
 from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
-from . import wire
-from .limits import SERVER_OPTIONS, Limits, TokenBucket, uncount
+from .limits import Limits, TokenBucket, uncount
 from .lobby import Lobby
 from .seats import LobbyError, Seat
 from .settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms

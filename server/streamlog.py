@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
+from unoplay import wire
 from unoplay.game.messages import Message, Update
-
-from . import wire
 
 
 class StreamLog:

@@ -55,7 +55,7 @@ def test_the_tui_imports_neither_grpc_nor_generated_code():
     """The SDK is the TUI's boundary: it hands out game values and its own errors."""
     importing = re.compile(
         r"^\s*(from|import)\s+(grpc|google\.protobuf|unoplay\.v1)\b"
-        r"|_pb2\b|unoplay\.server\.wire",
+        r"|_pb2\b|unoplay\.wire\b",
         re.M,
     )
     offenders = [
@@ -64,3 +64,17 @@ def test_the_tui_imports_neither_grpc_nor_generated_code():
         if importing.search(p.read_text())
     ]
     assert offenders == []
+
+
+def test_the_sdk_imports_nothing_from_the_server():
+    """The contract's codec (``unoplay.wire``) and the channel options
+    (``unoplay.channel``) are shared; the SDK runs without the server's code."""
+    out = subprocess.run(
+        [sys.executable, "-c", "import sys, unoplay.client.sdk; print('\\n'.join(sys.modules))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.split()
+    assert "unoplay.wire" in out and "unoplay.channel" in out
+    assert [m for m in out if m.startswith("unoplay.server")] == []

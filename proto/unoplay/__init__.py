@@ -1,1 +1,3 @@
-"""unoplay: networked UNO. ``unoplay.server``, ``unoplay.client``, ``unoplay.v1`` (wire)."""
+"""unoplay: networked UNO. ``unoplay.v1`` (the generated contract), ``unoplay.wire``
+(its codec to and from game values) and ``unoplay.channel`` (channel options),
+shared by ``unoplay.server`` and ``unoplay.client``."""

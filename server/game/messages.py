@@ -1,7 +1,7 @@
 """What a seat receives and what anyone may know of a table: the values of
 the protocol's messages (``unoplay.v1``), as plain game values.
 
-The server's tables append them to each seat's log; ``unoplay.server.wire``
+The server's tables append them to each seat's log; ``unoplay.wire``
 turns them into protobuf and back; the client SDK hands them to bots and
 the TUI, so neither needs protobuf. No rules here.
 """

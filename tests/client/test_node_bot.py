@@ -315,8 +315,8 @@ def _transcript(seat: int, rules: RuleSet, seed: str, players: int, events) -> d
     """What a seat received, in the shapes @grpc/proto-loader gives (enums as names)."""
     from google.protobuf.json_format import MessageToDict
 
+    from unoplay import wire
     from unoplay.game.deals import commitment
-    from unoplay.server import wire
 
     def plain(message) -> dict:
         return MessageToDict(

@@ -1,9 +1,9 @@
 """The SDK's session state: what it knows from the messages of one stream."""
 
+from unoplay import wire
 from unoplay.client.sdk import SessionState
 from unoplay.game.engine import GameState
 from unoplay.game.messages import SeatInfo, Update
-from unoplay.server import wire
 from unoplay.v1 import game_service_pb2 as gs
 
 

@@ -26,6 +26,7 @@ from rich.console import Console
 from textual.app import App
 from textual.widgets import Button, Checkbox, Input, Select, Static
 
+from unoplay import wire
 from unoplay.client.discovery import Browser
 from unoplay.client.sdk import Connection, Received, ServerUnavailable, SessionState, run_bot
 from unoplay.client.tui import app as tui_app
@@ -70,7 +71,6 @@ from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, TableInfo, TableState, Update
 from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
-from unoplay.server import wire
 from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb
 

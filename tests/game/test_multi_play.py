@@ -3,13 +3,13 @@
 import pytest
 from helpers import assert_conserved, c, cs, drew, of_kind, pos, refused
 
+from unoplay import wire
 from unoplay.game import actions as A
 from unoplay.game.cards import Colour
 from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind as E
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
-from unoplay.server import wire
 
 SAME_RANK = RuleSet(multi_play="same_rank")
 IDENTICAL = RuleSet(multi_play="identical")

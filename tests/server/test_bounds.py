@@ -26,6 +26,7 @@ import pytest
 from grpc_health.v1 import health_pb2
 from helpers import until
 
+from unoplay import wire
 from unoplay.client.sdk import Connection, ServerError
 from unoplay.game import RuleSet, actions
 from unoplay.game.actions import Action, ActionKind
@@ -35,7 +36,6 @@ from unoplay.game.events import visible
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import preset
 from unoplay.server import lobby as lobby_module
-from unoplay.server import wire
 from unoplay.server.botturns import default_action
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby

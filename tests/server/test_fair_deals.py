@@ -17,6 +17,7 @@ import grpc
 import pytest
 from helpers import bots_on_their_turns, until
 
+from unoplay import wire
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines, record_from_jsonl
 from unoplay.client.sdk import Connection, Refused, run_bot
@@ -31,7 +32,6 @@ from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState, Welcome
 from unoplay.game.rules import PRESETS, RuleSet
-from unoplay.server import wire
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.service import start_server

@@ -20,6 +20,8 @@ from helpers import assert_conserved, make_certificate, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from unoplay import wire
+from unoplay.channel import CLIENT_OPTIONS, SERVER_OPTIONS, keepalive_problems
 from unoplay.client.sdk import (
     CHANNEL_OPTIONS,
     Connection,
@@ -36,19 +38,13 @@ from unoplay.game.events import EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState
 from unoplay.game.rules import RuleSet
 from unoplay.game.rules import preset as rule_preset
-from unoplay.server import service, wire
-from unoplay.server.limits import (
-    CLIENT_OPTIONS,
-    SERVER_OPTIONS,
-    Limits,
-    TokenBucket,
-    keepalive_problems,
-)
+from unoplay.server import service
+from unoplay.server.limits import Limits, TokenBucket
 from unoplay.server.service import start_server
-from unoplay.server.wire import message_pb
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
+from unoplay.wire import message_pb
 
 WAIT = 60  # seconds: upper bound for any network wait in these tests
 SINGLE = RuleSet(target_score=0)

@@ -8,6 +8,7 @@ import dataclasses
 import grpc
 import pytest
 
+from unoplay import wire
 from unoplay.client.sdk import Received, SeatGone, ServerError, run_bot
 from unoplay.game.actions import ActionKind
 from unoplay.game.bots import make_bot
@@ -16,7 +17,6 @@ from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.rules import PRESETS, RuleError, RuleSet
 from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS
-from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 

@@ -7,10 +7,10 @@ import pytest
 from helpers import rule_sets
 from hypothesis import given, settings
 
+from unoplay import wire
 from unoplay.game import actions as A
 from unoplay.game.engine import GameState
 from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet, parse_rule
-from unoplay.server import wire
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import lobby_service_pb2 as ls
 
