@@ -32,14 +32,14 @@ def _rules(args: argparse.Namespace):
 
 def _bench(args: argparse.Namespace) -> int:
     if args.soak is not None:
-        from .soak import run as run_soak
+        from .bench.soak import run as run_soak
 
         result = run_soak(args.soak, args.soak_tables, args.think_ms or 250)
         if args.json:
             print(json.dumps(result, indent=2))
         return 1 if result["errors"] else 0
     if args.think_ms:
-        from .netbench import run_thinking
+        from .bench.netbench import run_thinking
 
         tables = tuple(int(k) for k in args.tables.split(","))
         figures = run_thinking(tables, args.think_ms, args.network_seconds, args.json, args.target)
@@ -64,11 +64,11 @@ def _bench(args: argparse.Namespace) -> int:
         )
     }
     if args.env:
-        from .envbench import run as run_env
+        from .research.envbench import run as run_env
 
         report["env"] = run_env(runs=args.runs, seconds=args.seconds, as_json=args.json)
     if not args.no_network:
-        from .netbench import run as run_network
+        from .bench.netbench import run as run_network
 
         tables = tuple(int(k) for k in args.tables.split(","))
         report["network"] = run_network(
@@ -785,7 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--env",
         action="store_true",
-        help="also environment steps/s (unoplay.client.env) beside RLCard's UNO environment",
+        help="also environment steps/s (unoplay.client.research.env) beside RLCard's UNO environment",
     )
     bench.add_argument(
         "--tables",

@@ -67,6 +67,13 @@ class Fanout:
         seat.log = StreamLog(seat.index, self.limits.log_messages, self.limits.log_bytes)
         seat.log.append(first)
 
+    def trim(self, keep: int) -> None:
+        """Keep only the last ``keep`` messages of every log (a finished
+        table's, once nobody reads it: ``Table.compact``)."""
+        for seat in self.seats:
+            seat.log.trim(keep)
+        self.spectator_log.trim(keep)
+
     def close_log(self, seat: Seat, first: Message | None = None) -> None:
         """A log that keeps nothing, for a seat no stream will open again (a
         bot's, a seat given up), counting from ``first`` when given."""

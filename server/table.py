@@ -1,27 +1,19 @@
 """A table: the coordinator of one game's table. It owns the
-:class:`~.engine.GameState` and routes every request to the collaborator
-that holds its concern:
+:class:`~.engine.GameState`, routes every request to the collaborator that
+holds its concern, and decides when (start, rounds, the end):
 
-* :mod:`.seats`: who sits where, seat tokens, bots seated for good;
-* :mod:`.fanout`: the per-seat and spectator message logs, and which
-  streams are woken when;
-* :mod:`.window`: holding and judging intents in an out-of-turn window;
-* :mod:`.timers`: the table's pending timers (turn timer, away grace,
-  round pause, the window's close, bot turns);
-* :mod:`.history`: every action applied and every card dealt, for the record.
+* :mod:`.seats`: who sits where, seat tokens, refusals counted per seat;
+* :mod:`.away`: players away, their grace period and stand-in bots;
+* :mod:`.fanout`: the per-seat and spectator logs, and who is woken when;
+* :mod:`.outofturn` (with :mod:`.window`): holding and judging intents in an
+  out-of-turn window, so that the fastest packet does not win (RULES.md,
+  "Out-of-turn window (server)");
+* :mod:`.botturns`: server bots' turns and the search queue's thread;
+* :mod:`.lifecycle`: dealing a game, rematch votes, the game's record;
+* :mod:`.timers` and :mod:`.history`: pending timers; every action applied.
 
-The table itself keeps the game's lifecycle (start, rounds, the end, the
-reveal of its deals, rematch votes), the turn timer, away players and their
-stand-in bot, and the bots' turns. The lobby of tables is :mod:`.lobby`.
-It knows nothing of gRPC: the service reads the logs and converts them to
-the wire. It runs on one asyncio event loop (timers and bot turns are loop
-callbacks; a searching bot decides on the search thread, and only its
-answer comes back to the loop); every method is called from that loop.
-
-After a play that opens an out-of-turn chance (a missed UNO to catch, a card
-to jump in on) a table with ``window_ms`` > 0 holds every intent for that long
-and then judges them by a fixed rule (:mod:`.window`), so that the fastest
-packet does not win (server/RULES.md, "Out-of-turn window (server)").
+It knows nothing of gRPC (the service converts the logs to the wire) and
+runs on one asyncio event loop: every method is called from that loop.
 """
 
 from __future__ import annotations
@@ -34,14 +26,7 @@ from typing import Any, Literal
 
 from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
-from unoplay.game.deals import (
-    RECEIVED_KINDS,
-    DealReveal,
-    commitment,
-    game_seed,
-    new_salt,
-    new_seed,
-)
+from unoplay.game.deals import RECEIVED_KINDS, DealReveal, game_seed
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind, visible
@@ -53,12 +38,12 @@ from unoplay.game.messages import (
     Welcome,
 )
 from unoplay.game.rules import RuleSet
-from unoplay.game.view import Termination
 
 from .away import Away
 from .botturns import BotTurns, default_action
 from .fanout import Fanout
 from .history import History
+from .lifecycle import Rematch, deal_game, game_record
 from .limits import Limits
 from .outofturn import OutOfTurn
 from .seats import LobbyError, Seat, Seats, clean_text
@@ -135,7 +120,7 @@ class Table:
         # or drawn, for the game's record: replays and `uno verify`
         self.history = History()
         self.games_started = 0
-        self.rematch_votes: set[int] = set()  # seats that voted to play again (finished)
+        self.rematch = Rematch()  # seats that voted to play again (finished)
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
@@ -188,7 +173,7 @@ class Table:
             self.window_ms,
             self.seed is not None,
             self.max_round_actions,
-            tuple(sorted(self.rematch_votes)),
+            self.rematch.seats(),
             self.games_started,
         )
 
@@ -221,10 +206,7 @@ class Table:
             or any(s.connections for s in self.seats)
         ):
             return False
-        keep = self.limits.finished_log_messages
-        for seat in self.seats:
-            seat.log.trim(keep)
-        self.spectator_log.trim(keep)
+        self.fanout.trim(self.limits.finished_log_messages)
         if self.history:  # its record went to on_finish when the game ended
             self.history = History()
         return True
@@ -238,11 +220,7 @@ class Table:
             return
         gone = self.seats.absent(grace, now)
         for seat in gone:
-            log.info(
-                "table %s: seat %d's player is gone; the seat is free again",
-                self.table_id,
-                seat.index,
-            )
+            log.info("table %s: seat %d's player is gone; it is free", self.table_id, seat.index)
         if gone:
             self.seats_changed()
 
@@ -292,14 +270,12 @@ class Table:
         if self.state is not TableState.FINISHED:
             raise LobbyError("failed_precondition", "a rematch comes after the game is over")
         seat.last_seen = time.monotonic()
-        self.rematch_votes.add(seat.index)
-        self._notify()
+        self.rematch.vote(seat.index)
+        self.wake()
         self._rematch_if_agreed()
 
     def _rematch_if_agreed(self) -> None:
-        if self.closing or any(
-            s.bot is None and s.index not in self.rematch_votes for s in self.seats
-        ):
+        if self.closing or not self.rematch.agreed(self.seats):
             return
         log.info(
             "table %s: everyone agreed to play again (game %d)",
@@ -342,22 +318,13 @@ class Table:
         self.history = History()
         for s in self.seats:
             s.forget_refusals()
-        self.rematch_votes = set()
+        self.rematch.clear()
         self._round_actions = 0
         self.finished_at = 0.0
         if seed is None and self.seed is not None:
             seed = game_seed(self.seed, self.games_started)
-        if game is None:
-            self.game, events = GameState.new(
-                len(self.seats), self.rules, new_seed() if seed is None else seed
-            )
-        else:
-            self.game, events = game, []
-        salt = new_salt()
-        self.deal = DealReveal(
-            self.game.seed,
-            salt,
-            commitment(self.game.seed, salt, self.table_id, len(self.seats), self.rules.to_dict()),
+        self.game, events, self.deal = deal_game(
+            self.table_id, len(self.seats), self.rules, seed, game
         )
         self.state = TableState.PLAYING
         if self.on_start is not None:
@@ -451,16 +418,6 @@ class Table:
         else:
             self.refuse(seat, reason, message, action_id)
 
-    @property
-    def window_open(self) -> bool:
-        """True while an out-of-turn window holds intents."""
-        return self.out_of_turn.window is not None
-
-    @property
-    def held(self) -> tuple[HeldIntent, ...]:
-        """The intents the open window holds, in arrival order (empty: no window)."""
-        return self.out_of_turn.held
-
     def _record(self, seat: int, action: Action, source: str, action_id: int = 0) -> None:
         """Count and record an action applied (``action_id``: the wire id it
         was read from, 0 for none)."""
@@ -482,7 +439,7 @@ class Table:
             window = self.out_of_turn.window
             encoder = self.fanout.encoder(game, self._deadline, window.closes if window else 0.0)
             s.log.append_update(self.fanout.update_of(game, s.index, encoder))
-        self._notify()
+        self.wake()
 
     def detach(self, seat: int | Seat) -> None:
         """A stream for ``seat`` closed; the seat is kept. When its last stream
@@ -506,14 +463,14 @@ class Table:
         """The server is stopping: no more moves; intents held by an open
         window are refused (``server_closing``); streams see ``closing`` and end."""
         self.closing = True
-        for intent in self.held:
+        for intent in self.out_of_turn.held:
             self.refuse(
                 intent.seat, "server_closing", "the server is shutting down", intent.action_id
             )
         if self.state is TableState.PLAYING:
             self._reveal()  # the game ends here: its deals may be checked
         self.close()
-        self._notify()
+        self.wake()
 
     def _reveal(self) -> None:
         """The game is over: send its seed and salt to everyone at the table."""
@@ -528,51 +485,11 @@ class Table:
         self.fanout.refusal(seat, Refusal(reason, message, action_id))
 
     def record(self) -> GameRecord:
-        """This table's game, for storage: ``status`` "finished", "capped" (a
-        round reached its cap: no winner) or "interrupted" (the server stopped)."""
-        game = self.game
-        assert game is not None
-        outcome = game.outcome()
-        status = (
-            "interrupted"
-            if outcome is None
-            else "capped"
-            if outcome.termination is Termination.ROUND_CAPPED
-            else "finished"
-        )
-        deal, history = self.deal, self.history
-        return GameRecord(
-            table_id=self.table_id,
-            title=self.title,
-            seed=game.seed,
-            salt=deal.salt if deal else "",
-            commitment=deal.commitment if deal else "",
-            received=history.received,
-            rules=self.rules.to_dict(),
-            players=[
-                {
-                    "seat": s.index,
-                    "name": s.name,
-                    "bot": getattr(s.bot, "name", "bot") if s.bot is not None else "",
-                }
-                for s in self.seats
-            ],
-            actions=list(history),
-            sources=history.sources,
-            times_ms=history.times_ms,
-            scores=game.scores,
-            winners=tuple(game.game_winners),
-            status=status,
-            started_at=self.started_at,
-            finished_at=self.finished_at or time.time(),
-        )
+        """This table's game, for storage (:func:`.lifecycle.game_record`)."""
+        return game_record(self)
 
     def wake(self) -> None:
         """Wake every stream of the table to look at its state (no new message)."""
-        self._notify()
-
-    def _notify(self) -> None:
-        """Wake every stream of the table now."""
         self.fanout.notify()
 
     def seats_changed(self) -> None:
@@ -581,7 +498,7 @@ class Table:
             self.on_seats(self)
         if self.state is not TableState.FINISHED:
             self.fanout.seats_changed(self.seats.infos())
-        self._notify()
+        self.wake()
 
     def _publish(self, events: list[Event], actor: int = -1) -> None:
         """Append the events each seat may see, then every seat's update
@@ -618,7 +535,7 @@ class Table:
             self._reveal()
             self.close()
         if movers is None or actor < 0 or game.is_round_over:
-            self._notify()  # a table's own change, a window's, a round's end: everyone
+            self.wake()  # a table's own change, a window's, a round's end: everyone
         else:
             movers.append(actor)
             self.fanout.notify_soon(movers)
@@ -665,7 +582,7 @@ class Table:
         wake every stream (a window's judgement, written once at its end)."""
         if self.state is TableState.PLAYING and self.game is not None:
             self.fanout.updates(self.game, self._deadline, closes)
-            self._notify()
+            self.wake()
 
     def name_of(self, seat: int) -> str:
         """The name of whoever sits at ``seat``, for messages."""

@@ -1,11 +1,11 @@
-"""python -m unoplay.client.duel: one kind against a field, in process,
+"""python -m unoplay.client.research.duel: one kind against a field, in process,
 repeatable, split between processes with the same totals."""
 
 from __future__ import annotations
 
 import re
 
-from unoplay.client.duel import main, play
+from unoplay.client.research.duel import main, play
 
 
 def test_a_duel_counts_wins_and_splits_between_processes_alike(capsys):

@@ -1,4 +1,4 @@
-"""The PettingZoo environment and its Gymnasium wrapper (unoplay.client.env):
+"""The PettingZoo environment and its Gymnasium wrapper (unoplay.client.research.env):
 PettingZoo's own API and seed tests, observations from the agent's view only,
 masks that are exactly the engine's legal actions, the out-of-turn window."""
 
@@ -14,7 +14,7 @@ pytest.importorskip("pettingzoo")
 import gymnasium
 from pettingzoo.test import api_test, seed_test
 
-from unoplay.client.env import UnoEnv, UnoGymEnv, encode
+from unoplay.client.research.env import UnoEnv, UnoGymEnv, encode
 from unoplay.game import PRESETS, RuleSet
 from unoplay.game.search import determinize, move_key
 
@@ -142,14 +142,14 @@ def test_the_wrappers_observing_bots_get_every_event_of_their_seat():
 def test_the_module_example_runs():
     import doctest
 
-    import unoplay.client.env
+    import unoplay.client.research.env
 
-    result = doctest.testmod(unoplay.client.env)
+    result = doctest.testmod(unoplay.client.research.env)
     assert result.attempted >= 4 and result.failed == 0
 
 
 def test_the_learning_example_trains_and_evaluates(capsys):
-    from unoplay.client import learn
+    from unoplay.client.research import learn
 
     assert learn.main(["--episodes", "20", "--eval", "6", "--block", "10"]) == 0
     out = capsys.readouterr().out

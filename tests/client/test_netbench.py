@@ -2,7 +2,7 @@
 
 import pytest
 
-from unoplay.client import netbench
+from unoplay.client.bench import netbench
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from unoplay import channel
 from unoplay.game import house
 from unoplay.game.rules import OFFICIAL, preset
 from unoplay.server import limits as L
@@ -74,23 +75,23 @@ QUOTED = [
     (GUIDE, r"the last (\d+) messages(?: of each log| each)", LIMITS.finished_log_messages),
     (GUIDE, r"every message for (\d+) s after", LIMITS.finished_full_seconds),
     (GUIDE, r"finished table's logs, (\d+) s after its last change", LIMITS.finished_full_seconds),
-    (GUIDE, r"at most (\d+) KiB \(yours", L.MAX_MESSAGE_BYTES / 1024),
-    (GUIDE, r"a message over (\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
-    (GUIDE, r"a request over (\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
-    (GUIDE, r"a message to the server \| (\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
-    (GAME_PROTO, r"a message over\s*(?://)?\s*(\d+) KiB", L.MAX_MESSAGE_BYTES / 1024),
+    (GUIDE, r"at most (\d+) KiB \(yours", channel.MAX_MESSAGE_BYTES / 1024),
+    (GUIDE, r"a message over (\d+) KiB", channel.MAX_MESSAGE_BYTES / 1024),
+    (GUIDE, r"a request over (\d+) KiB", channel.MAX_MESSAGE_BYTES / 1024),
+    (GUIDE, r"a message to the server \| (\d+) KiB", channel.MAX_MESSAGE_BYTES / 1024),
+    (GAME_PROTO, r"a message over\s*(?://)?\s*(\d+) KiB", channel.MAX_MESSAGE_BYTES / 1024),
     (GUIDE, r"batches hold at most (\d+) messages", service.MAX_BATCH),
     (GUIDE, r"a batch from the server \| (\d+) messages", service.MAX_BATCH),
     (GUIDE, r"cut at (\d+)\s+messages", service.MAX_BATCH),
     (GUIDE, r"(\d+) messages, about \d+ KiB", service.MAX_BATCH),
     (GUIDE, r"messages, about (\d+) KiB", service.MAX_BATCH_BYTES / 1024),
-    (GUIDE, r"accept large messages \((\d+) MiB", L.CLIENT_MAX_RECEIVE_BYTES / 2**20),
-    (GUIDE, r"keepalive pings\s+every (\d+) s", L.SERVER_KEEPALIVE_MS / 1000),
-    (GAME_PROTO, r"pings every (\d+) s", L.SERVER_KEEPALIVE_MS / 1000),
-    (GUIDE, r"unanswered for (\d+) s", L.KEEPALIVE_TIMEOUT_MS / 1000),
-    (GAME_PROTO, r"(\d+) s to answer", L.KEEPALIVE_TIMEOUT_MS / 1000),
-    (GUIDE, r"as often as every (\d+) s", L.SERVER_MIN_PING_INTERVAL_MS / 1000),
-    (GUIDE, r"no more often than every (\d+) s", L.SERVER_MIN_PING_INTERVAL_MS / 1000),
+    (GUIDE, r"accept large messages \((\d+) MiB", channel.CLIENT_MAX_RECEIVE_BYTES / 2**20),
+    (GUIDE, r"keepalive pings\s+every (\d+) s", channel.SERVER_KEEPALIVE_MS / 1000),
+    (GAME_PROTO, r"pings every (\d+) s", channel.SERVER_KEEPALIVE_MS / 1000),
+    (GUIDE, r"unanswered for (\d+) s", channel.KEEPALIVE_TIMEOUT_MS / 1000),
+    (GAME_PROTO, r"(\d+) s to answer", channel.KEEPALIVE_TIMEOUT_MS / 1000),
+    (GUIDE, r"as often as every (\d+) s", channel.SERVER_MIN_PING_INTERVAL_MS / 1000),
+    (GUIDE, r"no more often than every (\d+) s", channel.SERVER_MIN_PING_INTERVAL_MS / 1000),
     (GUIDE, r"away_grace_seconds`, (\d+) by default", settings.DEFAULT_AWAY_GRACE),
     (LOBBY_PROTO, r"unset means (\d+)\.", settings.DEFAULT_AWAY_GRACE),
     (GUIDE, r"by default (\d+) ms when a\s+catch costs", settings.DEFAULT_WINDOW_MS),

@@ -128,7 +128,7 @@ async def crafted(
 
 
 def held_by(table, seat: int) -> bool:
-    return any(h.seat == seat for h in table.held)
+    return any(h.seat == seat for h in table.out_of_turn.held)
 
 
 def jump_ins(player: Player) -> list:
@@ -264,7 +264,9 @@ async def test_the_catchable_players_own_call_in_the_window_beats_a_bots_catch(s
     await p0.send(A.play(c("R1")))
     await until(
         table,
-        lambda: any(h.seat == 1 and h.action.kind == ActionKind.CATCH for h in table.held),
+        lambda: any(
+            h.seat == 1 and h.action.kind == ActionKind.CATCH for h in table.out_of_turn.held
+        ),
         "the bot's catch, held by the window",
     )
     await p0.until(lambda: p0.state.view.catchable == 0, "the update showing seat 0 catchable")
@@ -291,7 +293,7 @@ async def test_window_ms_0_keeps_the_immediate_behaviour(server, conn):
     await p0.send(A.play(c("R1")))
     # The bot's play takes effect at once and ends the catch chance...
     await p2.until(lambda: p2.events(EventKind.PLAYED, 1), "the bot's play")
-    assert not table.window_open
+    assert table.out_of_turn.window is None
     await p2.send(A.catch(0))  # ...so a catch after it is too late.
     await p2.until(lambda: p2.state.errors, "the refused catch")
     assert p2.state.errors[0].reason == "catch_too_late"
@@ -301,7 +303,7 @@ async def test_window_ms_0_keeps_the_immediate_behaviour(server, conn):
     table2, players = await crafted(server, conn, WILDS, "R5", JUMP, 0)
     await players[0].send(A.play(c("W"), Colour.RED))
     await until(table2, lambda: len(table2.history) == 1, "seat 0's Wild")
-    assert not table2.window_open
+    assert table2.out_of_turn.window is None
     await players[2].send(A.play(c("W#1"), Colour.BLUE))
     await until(table2, lambda: len(table2.history) == 2, "the jump-in")
     await players[3].send(A.play(c("W#2"), Colour.YELLOW))
@@ -335,17 +337,17 @@ async def test_a_window_opens_only_after_plays_that_give_an_out_of_turn_chance(s
     )
     await players[0].send(A.play(c("R1")))
     await until(table, lambda: len(table.history) == 1, "seat 0's play")
-    assert not table.window_open and table.game.current == 1
+    assert table.out_of_turn.window is None and table.game.current == 1
     table2, players2 = await crafted(
         server, conn, ["R0 G5 G6", "R9 B8 G9", "Y2 Y3 Y4"], "R5", JUMP, WINDOW
     )
     await players2[0].send(A.play(c("R0")))
     await until(table2, lambda: len(table2.history) == 1, "seat 0's play")
-    assert not table2.window_open
+    assert table2.out_of_turn.window is None
     await players2[0].close()
     await players2[1].send(A.play(c("R9")))  # under jump_in, a 9 has a twin: a window
     await until(table2, lambda: len(table2.history) == 2, "seat 1's play")
-    assert table2.window_open
+    assert table2.out_of_turn.window is not None
     for p in (*players, *players2[1:]):
         await p.close()
 
@@ -380,7 +382,7 @@ async def test_shutting_down_refuses_held_intents_and_cancels_the_window(server,
     await p2.send(A.catch(0))
     await until(table, lambda: held_by(table, 2), "the catch, held")
     await server.stop(None)
-    assert not table.window_open and not table.held
+    assert table.out_of_turn.window is None and not table.out_of_turn.held
     assert [m.reason for m in table.log_for(2) if isinstance(m, Refusal)] == ["server_closing"]
     assert len(table.history) == 1  # the window never closed on its own
     for p in (p0, p1, p2):
@@ -396,7 +398,7 @@ async def test_a_streams_answers_keep_their_order_inside_a_window(server, conn):
     await p1.until(lambda: p1.state.view.catchable == 0, "seat 0's play")
     await p1.send(A.play(c("R9")))
     await p1.send(999_999)
-    await until(table, lambda: len(table.held) == 2, "both intents held")
+    await until(table, lambda: len(table.out_of_turn.held) == 2, "both intents held")
     await p1.until(lambda: p1.state.errors, "the refusal")
     messages = [r.message for r in p1.log]
     played = next(

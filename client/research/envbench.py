@@ -1,4 +1,4 @@
-"""``uno bench --env``: environment steps/s of :class:`unoplay.client.env.UnoEnv`
+"""``uno bench --env``: environment steps/s of :class:`unoplay.client.research.env.UnoEnv`
 beside RLCard's UNO environment, in the same run.
 
 Both run 2-player games (RLCard's UNO has two players only) between
@@ -21,7 +21,7 @@ def _ours(seconds: float, seed: int) -> float:
     """Our environment's steps/s for about ``seconds``."""
     import numpy as np
 
-    from unoplay.client.env import UnoEnv
+    from unoplay.client.research.env import UnoEnv
     from unoplay.game import RuleSet
 
     env = UnoEnv(2, RuleSet(target_score=0))

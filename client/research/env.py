@@ -4,7 +4,7 @@ rules, every option, every format), and a Gymnasium single-agent wrapper
 against the built-in bots. Needs the ``rl`` extra (PettingZoo, Gymnasium,
 NumPy): ``pip install 'unoplay[rl]'``.
 
->>> from unoplay.client.env import UnoEnv
+>>> from unoplay.client.research.env import UnoEnv
 >>> env = UnoEnv(players=3)
 >>> env.reset(seed=7)
 >>> for agent in env.agent_iter():
@@ -286,7 +286,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     """One learner against built-in bots, as a Gymnasium environment
     (``gymnasium.make("unoplay/Uno-v0", opponents=["greedy", ...])`` once
-    this module is imported; or ``gymnasium.make("unoplay.client.env:unoplay/Uno-v0")``).
+    this module is imported; or ``gymnasium.make("unoplay.client.research.env:unoplay/Uno-v0")``).
 
     The learner sits at ``seat`` (default 0) of ``len(opponents) + 1`` seats;
     each opponent is a bot kind (:data:`unoplay.game.BOT_KINDS`, a search
@@ -373,4 +373,4 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
 
 
 if "unoplay/Uno-v0" not in gymnasium.registry:
-    gymnasium.register("unoplay/Uno-v0", entry_point="unoplay.client.env:UnoGymEnv")
+    gymnasium.register("unoplay/Uno-v0", entry_point="unoplay.client.research.env:UnoGymEnv")

@@ -42,8 +42,8 @@ from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet, preset
 from unoplay.v1 import game_service_pb2 as gs
 
+from ..sdk import Connection, GameSession, ServerError
 from .netbench import ServerProcess
-from .sdk import Connection, GameSession, ServerError
 
 
 @dataclass

@@ -1,5 +1,5 @@
 """One bot kind against a field of another, in process, for the figures of a
-search bot: ``python -m unoplay.client.duel`` (README, "A search bot to beat").
+search bot: ``python -m unoplay.client.research.duel`` (README, "A search bot to beat").
 
 Every game is one round (target score 0) under the official rules, dealt
 from the seed ``duel-<n>``; the bot under test sits at seat ``n % players``
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from unoplay.game.bots import make_bot, play_game
 from unoplay.game.rules import PRESETS
 
-from .match.stats import wilson_interval
+from ..match.stats import wilson_interval
 
 Result = tuple[int, float, int, float]
 
@@ -54,7 +54,7 @@ def _play(args: tuple[str, str, int, int, int]) -> Result:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m unoplay.client.duel", description=__doc__.split("\n\n")[0]
+        prog="python -m unoplay.client.research.duel", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--bot", default="ismcts", help="the kind under test (default ismcts)")
     parser.add_argument("--field", default="greedy", help="every other seat (default greedy)")

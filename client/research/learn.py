@@ -2,7 +2,7 @@
 the Gymnasium environment (``unoplay/Uno-v0``), with NumPy only, on a CPU in
 minutes. It learns to beat the ``random`` bot in 2-player one-round games.
 
-    python -m unoplay.client.learn --episodes 600 --eval 400
+    python -m unoplay.client.research.learn --episodes 600 --eval 400
 
 The policy: logits ``W @ obs + b`` over the dense action index (plus the
 pass), illegal actions masked out, an action sampled from the softmax.
@@ -26,8 +26,8 @@ import numpy as np
 
 from unoplay.game import RuleSet
 
+from ..match import wilson_interval
 from . import env as _env  # noqa: F401  # registers unoplay/Uno-v0
-from .match import wilson_interval
 
 
 @dataclass
@@ -130,7 +130,7 @@ def evaluate(
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m unoplay.client.learn")
+    parser = argparse.ArgumentParser(prog="python -m unoplay.client.research.learn")
     parser.add_argument("--episodes", type=int, default=600)
     parser.add_argument("--eval", type=int, default=400, help="evaluation games")
     parser.add_argument("--opponent", default="random")

@@ -36,7 +36,7 @@ from unoplay.game.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 
-from .sdk import Connection
+from ..sdk import Connection
 
 # The event that shows an intent of each kind was applied.
 _RESULT = {
@@ -223,7 +223,7 @@ class ServerProcess:
         :func:`bare_server_main`; ``address`` is its port on 127.0.0.1."""
         env = dict(os.environ, UNOPLAY_MDNS="0")
         command = (
-            ["-m", "unoplay.client.netbench", "--bare"]
+            ["-m", "unoplay.client.bench.netbench", "--bare"]
             if bare
             else [
                 "-m",
@@ -566,7 +566,7 @@ _BARE_METHOD = "/unoplay.bench.Bare/Play"
 
 def bare_server_main(port: int = 0) -> None:
     """A bare grpc.aio server with our pattern and no game at all (``python -m
-    unoplay.client.netbench --bare``): a bidi stream per seat; a seat's message
+    unoplay.client.bench.netbench --bare``): a bidi stream per seat; a seat's message
     (its first names its table) makes the server write one ~400-byte message
     to every stream of that table. Prints ``listening on 127.0.0.1:PORT``."""
     import grpc
@@ -657,4 +657,4 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--bare"]:
         bare_server_main()
     else:
-        sys.exit("usage: python -m unoplay.client.netbench --bare")
+        sys.exit("usage: python -m unoplay.client.bench.netbench --bare")
