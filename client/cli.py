@@ -513,6 +513,10 @@ def _bot(args: argparse.Namespace) -> int:
                         "run the command again to sit anew"
                     ) from None
                 raise
+            if state.interrupted:  # the server stopped: the game ended, nothing to resume
+                store.forget(args.server, args.table, name)
+                print("uno bot: the game was interrupted by the server's stop", file=sys.stderr)
+                return 0
             if state.game_over:
                 store.forget(args.server, args.table, name)
             log.info("game over: scores %s", state.view.scores if state.view else "?")

@@ -454,6 +454,13 @@ class SessionState:
         return any(e.kind is EventKind.GAME_OVER for e in self.events[-12:])
 
     @property
+    def interrupted(self) -> bool:
+        """True when the game ended without being over: the server stopped
+        during it (its last message, the deal's reveal, came with no GAME_OVER;
+        the stream then ends with UNAVAILABLE). Its deals can still be checked."""
+        return self.reveal is not None and not self.game_over
+
+    @property
     def away(self) -> list[int]:
         """Seats whose player is away (occupied, not connected)."""
         return [s.seat for s in self.seats if s.occupied and not s.connected]
@@ -566,9 +573,11 @@ class GameSession:
                         self._set_status("closed")
                         raise  # our task is being cancelled
                     self._dropped = False
-                elif self.state.game_over and self.state.reveal is not None:
-                    # The server ended the stream after game over while an intent was
-                    # still being written; grpc reports that locally as INTERNAL.
+                elif self.state.reveal is not None:
+                    # The game's last message came: the game is over (the server
+                    # ended the stream while an intent was still being written;
+                    # grpc reports that locally as INTERNAL) or was interrupted
+                    # by the server's stop (UNAVAILABLE): nothing to resume.
                     self._call = None
                     self._set_status("closed")
                     return
@@ -672,6 +681,7 @@ class GameSession:
             state.reveal = message
         elif isinstance(message, Welcome) and message.commitment:
             state.game_events_from = len(state.events)  # the game starts here
+            state.reveal = None  # a rematch: the last game's reveal is not this one's
             state.gap_at = -1  # what was lost before does not matter to this game
             state.commitment = message.commitment
             if not history:

@@ -35,7 +35,7 @@ class EventKind(IntEnum):
     CHALLENGED = 16  #: ``player`` challenged ``target``'s Wild Draw Four; ``value`` 1 guilty, 0 not
     HAND_SHOWN = 17  #: private to the challenger (``audience``): ``player``'s hand was ``cards``
     PENALTY_ACCEPTED = 18  #: ``player`` accepted a pending penalty of ``count`` cards
-    DECK_RESHUFFLED = 19  #: the discard pile became a draw pile of ``count`` cards
+    DECK_RESHUFFLED = 19  #: a new draw pile of ``count`` cards (before its DREW)
     TURN = 20  #: it is ``player``'s turn
     HAND_SCORED = 21  #: ``player``'s hand is worth ``value`` points at the round's end
     ROUND_OVER = 22  #: ``player`` won the round and scored ``value`` points
