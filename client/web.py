@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import secrets
 import shlex
 import socket
 import sys
@@ -35,6 +36,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from textual_serve.server import Server
+
+from unoplay.channel import TAB_TAG_ENV, tab_tag
 
 from .webguard import (
     KEEPALIVE_TIMEOUT,
@@ -88,9 +91,10 @@ class UnoWebServer(Server):
     this module's own (:class:`.webtab.Tab`), with their own checks: the Host
     and Origin of every request, :data:`MAX_SESSIONS` live tabs at most."""
 
-    def __init__(self, command: str, hosts: HostCheck) -> None:
+    def __init__(self, command: str, hosts: HostCheck, tab_key: bytes | None = None) -> None:
         super().__init__(command, title=TITLE)
         self.hosts = hosts
+        self.tab_key = tab_key
         self.tabs: set[Tab] = set()  #: tabs whose process has not been reaped yet
 
     async def _make_app(self) -> web.Application:
@@ -144,7 +148,10 @@ class UnoWebServer(Server):
         if len(self.tabs) >= MAX_SESSIONS:
             log.warning("refused a tab: %d tabs are open already", len(self.tabs))
             raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
-        tab = Tab(self.command)
+        env = {}
+        if self.tab_key is not None:  # a client of its own to the game server (unoplay.channel)
+            env[TAB_TAG_ENV] = tab_tag(self.tab_key, secrets.token_hex(8))
+        tab = Tab(self.command, env)
         self.tabs.add(tab)
         tab.finished.add_done_callback(lambda _: self.tabs.discard(tab))
         return await tab.run(request)
@@ -152,11 +159,16 @@ class UnoWebServer(Server):
 
 class WebSite:
     """The web server, started inside the running event loop. ``allow_hosts``:
-    Host names it answers to beyond its own (``--allow-host``)."""
+    Host names it answers to beyond its own (``--allow-host``); ``tab_key``:
+    the key the game server checks the tabs' tags with, when it has one
+    (``start_server(tab_key=...)``: each tab is then a client of its own)."""
 
-    def __init__(self, command: str, allow_hosts: Sequence[str] = ()) -> None:
+    def __init__(
+        self, command: str, allow_hosts: Sequence[str] = (), tab_key: bytes | None = None
+    ) -> None:
         self.command = command
         self.allow_hosts = tuple(allow_hosts)
+        self.tab_key = tab_key
         self.server: UnoWebServer | None = None
         self.guard: ConnectionGuard | None = None
         self.runner: web.AppRunner | None = None
@@ -166,7 +178,7 @@ class WebSite:
         """Listen on ``host:port`` (0: any free port); returns the port.
         Raises RuntimeError when it cannot listen there."""
         hosts = HostCheck(host, self.allow_hosts)
-        self.server = UnoWebServer(self.command, hosts)
+        self.server = UnoWebServer(self.command, hosts, self.tab_key)
         app = await self.server._make_app()
         quiet_accept_errors(asyncio.get_running_loop())
         # Tabs are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.

@@ -119,9 +119,9 @@ class ConnectionGuard:
     or without a request in time. Installed on an aiohttp server (its
     ``connection_made`` and ``connection_lost``) by :meth:`install`."""
 
-    def __init__(self, max_total: int, max_per_address: int = MAX_PER_ADDRESS) -> None:
+    def __init__(self, max_total: int, max_per_address: int | None = None) -> None:
         self.max_total = max_total
-        self.max_per_address = max_per_address
+        self.max_per_address = max_per_address or MAX_PER_ADDRESS
         self.by_address: Counter[str] = Counter()
         self._address: dict[asyncio.BaseTransport, str] = {}
         self._unserved: dict[asyncio.BaseTransport, asyncio.TimerHandle] = {}

@@ -59,8 +59,10 @@ class Rematch:
         self.votes.add(seat)
 
     def agreed(self, seats: Iterable[Seat]) -> bool:
-        """True when every seat a person holds has voted."""
-        return all(s.bot is not None or s.index in self.votes for s in seats)
+        """True when every seat a person holds has voted, and a person holds
+        one (a table left to bots alone plays no more)."""
+        people = [s for s in seats if s.bot is None]
+        return bool(people) and all(s.index in self.votes for s in people)
 
     def clear(self) -> None:
         """A new game: no votes."""
