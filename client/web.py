@@ -43,6 +43,7 @@ from .webguard import (
     KEEPALIVE_TIMEOUT,
     ConnectionGuard,
     HostCheck,
+    log_every,
     quiet_accept_errors,
     raise_open_files,
 )
@@ -109,7 +110,7 @@ class UnoWebServer(Server):
         if self.hosts.guard is not None and request.transport is not None:
             self.hosts.guard.served(request.transport)
         if not self.hosts.allows(request):
-            log.warning("refused a request for host %r", request.host)
+            log_every(logging.WARNING, "host", "refused a request for host %r", request.host)
             raise web.HTTPMisdirectedRequest(text="uno web: not a host of this server")
         origin = request.headers.get("Origin")
         if origin and urlsplit(origin).netloc.lower() != request.host.lower():
@@ -146,7 +147,7 @@ class UnoWebServer(Server):
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         if len(self.tabs) >= MAX_SESSIONS:
-            log.warning("refused a tab: %d tabs are open already", len(self.tabs))
+            log_every(logging.WARNING, "tabs", "refused a tab: %d tabs are open", len(self.tabs))
             raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
         env = {}
         if self.tab_key is not None:  # a client of its own to the game server (unoplay.channel)

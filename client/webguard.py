@@ -157,7 +157,9 @@ class ConnectionGuard:
         total = len(self._address)
         if total >= self.max_total or self.by_address[address] >= self.max_per_address:
             self.refused += 1
-            transport.abort()
+            # Once aiohttp's handler has started (it is made after this call):
+            # aborted now, its start would find the connection already lost.
+            asyncio.get_running_loop().call_soon(transport.abort)
             return
         self._address[transport] = address
         self.by_address[address] += 1
@@ -191,24 +193,44 @@ class ConnectionGuard:
         return len(self._address)
 
 
+class LogEvery:
+    """Log lines of one kind (a key) at most once per ``every`` seconds, the
+    next one saying how many were not logged: a flood of bad requests or
+    accept errors writes a line an interval, not one each."""
+
+    def __init__(self, every: float = ACCEPT_LOG_EVERY) -> None:
+        self.every = every
+        self._last: dict[str, float] = {}
+        self._skipped: Counter[str] = Counter()
+
+    def __call__(self, level: int, key: str, message: str, *args: object) -> None:
+        """Log ``message % args`` at ``level`` unless a line of ``key`` was
+        logged less than ``every`` seconds ago."""
+        now = time.monotonic()
+        if now - self._last.get(key, -self.every) < self.every:
+            self._skipped[key] += 1
+            return
+        self._last[key] = now
+        skipped = self._skipped.pop(key, 0)
+        more = f" ({skipped} more since the last line)" if skipped else ""
+        log.log(level, message + more, *args)
+
+
+#: uno web's rate-limited lines
+log_every = LogEvery()
+
+
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
     """Log the loop's accept errors (``socket.accept() out of system
-    resource``) once per :data:`ACCEPT_LOG_EVERY` seconds, with how many were
-    not logged; everything else goes to the loop's default handler."""
-    last: dict[str, float] = {}
-    skipped: Counter[str] = Counter()
+    resource``) through :data:`log_every`: once per :data:`ACCEPT_LOG_EVERY`
+    seconds, with how many were not logged, never in a loop; everything else
+    goes to the loop's default handler."""
 
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         message = str(context.get("message", ""))
         if "accept" not in message:
             loop.default_exception_handler(context)
             return
-        now = time.monotonic()
-        if now - last.get(message, -ACCEPT_LOG_EVERY) < ACCEPT_LOG_EVERY:
-            skipped[message] += 1
-            return
-        last[message] = now
-        more = f" ({skipped.pop(message)} more since the last line)" if skipped[message] else ""
-        log.error("%s: %s%s", message, context.get("exception"), more)
+        log_every(logging.ERROR, message, "%s: %s", message, context.get("exception"))
 
     loop.set_exception_handler(handler)
