@@ -329,8 +329,7 @@ def _replay(args: argparse.Namespace) -> int:
             def load(game_id: int) -> Frames:
                 return Frames.of(store.load(game_id))
 
-            ReplayApp(games=games, load=load).run()
-            return 0
+            return _run_app(ReplayApp(games=games, load=load))
         try:
             record = store.load(args.game)
         except KeyError as err:
@@ -350,10 +349,17 @@ def _replay(args: argparse.Namespace) -> int:
                 frames = Frames.of(record)
             except ValueError as err:
                 raise SystemExit(f"uno replay: the game does not replay: {err}") from None
-            ReplayApp(frames, seat).run()
+            return _run_app(ReplayApp(frames, seat))
     finally:
         store.close()
     return 0
+
+
+def _run_app(app: Any) -> int:
+    """Run a Textual app; its exit status: 0, or non-zero when it ended in an
+    error (Textual has printed what went wrong)."""
+    app.run()
+    return app.return_code or 0
 
 
 class _MatchGames:
