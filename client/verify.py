@@ -56,12 +56,13 @@ def _depth_exceeds(value: Any, limit: int) -> bool:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        children = (
-            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        )
-        if children and depth >= limit:
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children)
+        stack.extend(
+            (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+        )
     return False
 
 
@@ -83,7 +84,7 @@ def iter_docs(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
                 doc = json.loads(line)
             except RecursionError:
                 doc = None
-            except json.JSONDecodeError as err:
+            except ValueError as err:  # not JSON, or a number of thousands of digits
                 raise MalformedExport(f"{_NOT_AN_EXPORT}: line {number}: {err}") from None
             if not isinstance(doc, dict) or _depth_exceeds(doc, MAX_DEPTH):
                 raise MalformedExport(
@@ -119,6 +120,19 @@ def _ints(values: Any, where: str, low: int, high: int) -> tuple[int, ...]:
     if not isinstance(values, list) or not all(type(v) is int and low <= v < high for v in values):
         raise MalformedExport(f"{_NOT_AN_EXPORT}: {where}: not a list of numbers {low}..{high - 1}")
     return tuple(values)
+
+
+def _number(doc: dict[str, Any], key: str, where: str, low: int, high: int) -> int:
+    """``doc[key]``, an int in ``low..high - 1``. Raises MalformedExport otherwise."""
+    value = _field(doc, key, int, where)
+    if not low <= value < high:
+        raise MalformedExport(f"{_NOT_AN_EXPORT}: {where}: {key!r} is not {low}..{high - 1}")
+    return value
+
+
+def _int_tuple(value: Any) -> tuple[int, ...] | None:
+    """``value`` as a tuple if it is a list of ints, else None."""
+    return tuple(value) if isinstance(value, list) and all(type(x) is int for x in value) else None
 
 
 def _players(doc: dict[str, Any], where: str) -> list[dict[str, Any]]:
@@ -179,14 +193,14 @@ def _game(doc: dict[str, Any], number: int) -> GameRecord:
 def _action(doc: dict[str, Any], number: int, players: int) -> tuple[int, Action]:
     """``(seat, action)`` of an action line. Raises MalformedExport."""
     where = f"line {number} (an action line)"
-    seat = _ints([_field(doc, "seat", int, where)], where, 0, players)[0]
+    seat = _number(doc, "seat", where, 0, players)
     a = _field(doc, "action", dict, where)
     kind = _field(a, "kind", str, where)
     colour = _field(a, "colour", (str, type(None)), where)
     if kind not in ActionKind.__members__ or (colour is not None and colour not in COLOURS):
         raise MalformedExport(f"{_NOT_AN_EXPORT}: {where}: not an action")
-    card = _ints([_field(a, "card", int, where)], where, -1, DECK_SIZE)[0]
-    target = _ints([_field(a, "target", int, where)], where, -1, players)[0]
+    card = _number(a, "card", where, -1, DECK_SIZE)
+    target = _number(a, "target", where, -1, players)
     extra = _ints(a.get("extra", []), where, 0, DECK_SIZE)
     uno = _field(a, "uno", bool, where)
     colour_value = -1 if colour is None else COLOURS.index(colour)
@@ -211,11 +225,9 @@ def record_from_jsonl(lines: Iterable[str]) -> GameRecord:
             t_ms = doc.get("t_ms")
             record.times_ms.append(t_ms if type(t_ms) is int else 0)
         elif doc.get("type") == "result":
-            scores, winners = doc.get("stored_scores"), doc.get("winners")
-            if all(
-                isinstance(v, list) and all(type(x) is int for x in v) for v in (scores, winners)
-            ):
-                record.scores, record.winners = tuple(scores), tuple(winners)
+            scores, winners = _int_tuple(doc.get("stored_scores")), _int_tuple(doc.get("winners"))
+            if scores is not None and winners is not None:
+                record.scores, record.winners = scores, winners
     if record is None:
         raise MalformedExport(f"{_NOT_AN_EXPORT}: no game line")
     return record

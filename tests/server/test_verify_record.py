@@ -184,7 +184,7 @@ def test_an_edited_stored_result_is_not_fair(stored, tmp_path):
     )
     db.execute(
         "UPDATE games SET scores = ?, winners = ? WHERE id = ?",
-        (json.dumps(scores[::-1]), json.dumps([0]), game_id),
+        (json.dumps(scores[1:] + scores[:1]), json.dumps([0]), game_id),  # rotated: one winner
     )
     db.commit()
     db.close()
@@ -212,11 +212,19 @@ MALFORMED: dict[str, Callable[[Docs], str | bytes]] = {
     "nested just too deep": lambda docs: _text(_header(docs, extra=[[[[[[[[1]]]]]]]])),
     "a card that is not a card": lambda docs: _text([_bad_card(d) for d in docs]),
     "not UTF-8": lambda docs: b"\xff\xfe\x00garbage\n",
+    "a number of 5000 digits": lambda docs: _text(docs).replace(
+        '"actions": ', '"actions": 9' + "9" * 5000, 1
+    ),
+    "a seat that is not a seat": lambda docs: _text([_bad_seat(d) for d in docs]),
 }
 
 
 def _text(docs: Docs) -> str:
     return "".join(json.dumps(d) + "\n" for d in docs)
+
+
+def _bad_seat(doc: dict) -> dict:
+    return {**doc, "seat": 7} if doc["type"] == "action" else doc
 
 
 def _bad_card(doc: dict) -> dict:
