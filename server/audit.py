@@ -161,17 +161,18 @@ def verify(
     record: GameRecord,
     difference: Callable[[GameRecord], str | None] = result_difference,
 ) -> Verdict:
-    """Check a stored (or exported) game against its revealed seed: the
-    commitment recomputed from seed, salt, table, seat count and rules must be
-    the one the players got; replaying the actions from the seed must give the
-    record's result (``difference``: :func:`result_difference`, or what
-    compares more, such as every line of an export, giving the first
-    difference's text or None);
-    replaying the deals must give exactly the cards recorded as received
-    (every hand dealt, every starter, every draw, the dealer draw); and the
-    published deal check (:func:`~.deals.check_deals`) must agree for every
-    seat. A refused action is a problem, not an exception. Raises ValueError
-    only for rules or a seat count the engine cannot deal."""
+    """Check a stored (or exported) game against its revealed seed.
+
+    In order: the commitment recomputed from seed, salt, table, seat count and
+    rules must be the one the players got; ``difference(record)`` must find
+    nothing (default :func:`result_difference`: the replay's result is the
+    record's; an export's check compares every line, ``client/verify.py``);
+    replaying the deals must give exactly the cards recorded as received (every
+    hand dealt, every starter, every draw, the dealer draw); and the published
+    deal check (:func:`~.deals.check_deals`) must agree for every seat. Each
+    failure is one of the verdict's ``problems``; a refused action is a
+    problem, not an exception. Raises ValueError only for rules or a seat
+    count the engine cannot deal."""
     if record.prng == LEGACY_PRNG and not (record.commitment or record.salt):
         return Verdict(
             "unverifiable",
