@@ -340,8 +340,7 @@ def _replay(args: argparse.Namespace) -> int:
             def load(game_id: int) -> Frames:
                 return Frames.of(store.load(game_id))
 
-            ReplayApp(games=games, load=load).run()
-            return 0
+            return _run_app(ReplayApp(games=games, load=load))
         try:
             record = store.load(args.game)
         except KeyError as err:
@@ -361,10 +360,17 @@ def _replay(args: argparse.Namespace) -> int:
                 frames = Frames.of(record)
             except ValueError as err:
                 raise SystemExit(f"uno replay: the game does not replay: {err}") from None
-            ReplayApp(frames, seat).run()
+            return _run_app(ReplayApp(frames, seat))
     finally:
         store.close()
     return 0
+
+
+def _run_app(app: Any) -> int:
+    """Run a Textual app; its exit status: 0, or non-zero when it ended in an
+    error (Textual has printed what went wrong)."""
+    app.run()
+    return app.return_code or 0
 
 
 class _MatchGames:
@@ -413,16 +419,19 @@ class _MatchGames:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from unoplay.server.storage import GameStore, default_db_path, verify
+    """``uno verify``: exit 0 fair, 1 not fair, 2 unverifiable or malformed
+    (one line on stderr)."""
+    from unoplay.server.audit import verify
+    from unoplay.server.storage import GameStore, default_db_path
 
-    from .replay import record_from_jsonl, write_verdict
+    from .verify import MalformedExport, verify_export, write_verdict
 
     if os.path.isfile(args.game):  # an export of `uno replay --jsonl`
         try:
-            with open(args.game, encoding="utf-8") as f:
-                record = record_from_jsonl(f)
-        except (OSError, ValueError) as err:
-            raise SystemExit(f"uno verify: {args.game}: {err}") from None
+            record, verdict = verify_export(args.game)
+        except (OSError, MalformedExport) as err:
+            print(f"uno verify: {args.game}: {err}", file=sys.stderr)
+            return 2
     else:
         path = args.db or default_db_path()
         if not os.path.exists(path):
@@ -430,14 +439,14 @@ def _verify(args: argparse.Namespace) -> int:
         store = GameStore(path)
         try:
             record = store.load(args.game)
+            verdict = verify(record)
         except KeyError as err:
             raise SystemExit(f"uno verify: {err.args[0]}") from None
+        except (ValueError, TypeError) as err:  # a stored record the engine cannot deal
+            print(f"uno verify: game {args.game}: cannot be replayed: {err}", file=sys.stderr)
+            return 2
         finally:
             store.close()
-    try:
-        verdict = verify(record)
-    except ValueError as err:  # an action the engine refuses: not a game of this engine
-        raise SystemExit(f"uno verify: the game does not replay: {err}") from None
     if args.json:
         print(
             json.dumps(
@@ -446,6 +455,7 @@ def _verify(args: argparse.Namespace) -> int:
                     "problems": verdict.problems,
                     "cards": verdict.cards,
                     "rounds": verdict.rounds,
+                    "actions": verdict.actions,
                 }
             )
         )
@@ -771,11 +781,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser(
         "verify",
-        help="check a finished game's deals against its revealed seed",
+        help="check a finished game's whole record against its revealed seed",
         description="Recompute the commitment the players got from the revealed seed and "
-        "salt, replay every deal and reshuffle from the seed, and compare with the "
-        "cards the players received. Exit 0 fair, 1 not fair (it says where), "
-        "2 cannot be verified (a game stored before fair deals).",
+        "salt, replay the recorded actions from the seed, and compare with the cards the "
+        "players received, the result and, for an export, every line of it. Exit 0 fair, "
+        "1 not fair (it names the first difference), 2 cannot be verified (a game stored "
+        "before fair deals) or not an export (one line on stderr; files over 64 MiB are "
+        "refused).",
     )
     verify.add_argument(
         "game",
