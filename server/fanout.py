@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from unoplay.game.actions import NONE, Action
 from unoplay.game.engine import GameState
-from unoplay.game.events import EVERYONE, Event
+from unoplay.game.events import EVERYONE, Event, visible
 from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
 from unoplay.wire import UpdateEncoder, event_body, seat_list_pb
 
@@ -34,6 +34,17 @@ from .streamlog import StreamLog
 #: Seconds a change may wait before it wakes the streams of the seats that
 #: cannot act on it (and the spectators'): see the module docstring.
 OBSERVER_DELAY = 0.05
+
+
+class LocalFeed:
+    """What a seat played in this process (:mod:`.localseat`) is told instead
+    of a log: the events it may see and the refusals of its intents, as game
+    values, taken by its player as it reads them. Its view and legal actions
+    it reads from the game itself."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.refusals: list[Refusal] = []
 
 
 class Fanout:
@@ -55,6 +66,8 @@ class Fanout:
         self._flush: asyncio.TimerHandle | None = None
         self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
         self._shown_pb: Any = None  # ... and as every update carries it
+        #: seats played in this process, with no log (:mod:`.localseat`)
+        self.local: dict[int, LocalFeed] = {}
 
     # ------------------------------------------------------------ the logs
 
@@ -96,10 +109,15 @@ class Fanout:
             if seat.log.max_messages:  # a log (not a server-side bot's)
                 _add_visible(seat.log, seat.index, bodies)
         _add_visible(self.spectator_log, -1, bodies)
+        for index, feed in self.local.items():
+            feed.events += visible(list(events), index)
 
     def refusal(self, seat: int, refusal: Refusal) -> None:
         """Append ``refusal`` to ``seat``'s log and wake its streams (only theirs)."""
         self.seats[seat].log.append(refusal)
+        feed = self.local.get(seat)
+        if feed is not None:
+            feed.refusals.append(refusal)
         self.touch()
         self.wake(seat)
 
@@ -152,6 +170,8 @@ class Fanout:
                 if legal:
                     movers.append(i)
                 seat.log.append_update(self.update_of(game, i, encoder, legal))
+            elif seat.index in self.local and game.legal_actions(seat.index):
+                movers.append(seat.index)  # played here: it reads the game itself
         self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
         return movers
 

@@ -105,6 +105,13 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
     )
     match.add_argument("--server", help="HOST:PORT (default: a server embedded in each worker)")
     match.add_argument(
+        "--network",
+        action="store_true",
+        help="Python entrants play over gRPC even at the embedded server (to test the "
+        "server itself; default: they play their seats in the worker's process, "
+        "without the wire, the same games faster)",
+    )
+    match.add_argument(
         "--window-ms",
         type=int,
         default=0,
@@ -411,6 +418,7 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
                     away_grace=args.away_grace,
                     illegal_limit=args.illegal_limit,
                     illegal_budget=args.illegal_budget,
+                    network=args.network,
                     on_crash=args.on_crash,
                     out=out,
                     resume=args.resume,

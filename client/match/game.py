@@ -24,7 +24,7 @@ import re
 import tempfile
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -34,6 +34,7 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
+from unoplay.server.localseat import play_local
 from unoplay.server.seats import BLAMELESS_REFUSALS
 from unoplay.server.settings import MAX_GAME_ACTIONS
 
@@ -80,6 +81,9 @@ class Setup:
     connect_timeout: float = CONNECT_TIMEOUT
     illegal_limit: int = ILLEGAL_LIMIT  #: refusals in one decision a bot may have
     illegal_budget: int = ILLEGAL_BUDGET  #: refusals in one game a bot may have
+    #: Python entrants play over gRPC even at an embedded server (--network);
+    #: else they play their seats in this process (server/localseat.py)
+    network: bool = False
 
     def ruleset(self) -> RuleSet:
         """The rules of the match's tables."""
@@ -199,14 +203,21 @@ class BotSeat:
         seed: int,
         rules: RuleSet,
         refusals: RefusalCount | None = None,
+        table: Any = None,
     ) -> BotSeat:
         """Seat ``entrant``'s bot, seeded ``seed``, for a table under ``rules``,
         on the table's stream (a task of this loop); ``refusals`` counts its
-        refused intents (None: the table does)."""
+        refused intents (None: the table does). With ``table`` (the table
+        itself, of a server in this process) the bot plays its seat there
+        without the wire (:func:`unoplay.server.localseat.play_local`),
+        seeing what it would see through the SDK."""
         bot = TimedBot(new_bot(entrant.kind, seed, rules))
-        session = conn.session(table_id, token)
-        task = asyncio.create_task(run_bot(bot, session, on_refusal=refusals))
-        return cls(seat, entrant, bot, task, refusals)
+        play: Coroutine[Any, Any, Any]
+        if table is not None:
+            play = play_local(table, seat, bot, on_refusal=refusals)
+        else:
+            play = run_bot(bot, conn.session(table_id, token), on_refusal=refusals)
+        return cls(seat, entrant, bot, asyncio.create_task(play), refusals)
 
     @property
     def waiter(self) -> asyncio.Future[Any]:
@@ -713,6 +724,9 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             tokens.append(joined.seat_token)
         watch = ctx.watch(table.table_id, n)
         await watch.open()
+        local_table = None  # Python entrants at a server in this process: no wire
+        if ctx.embedded is not None and not setup.network:
+            local_table = ctx.embedded.lobby.get(table.table_id)
         for seat, e in enumerate(spec.seats):
             entrant = entrants[e]
             if entrant.external:
@@ -754,6 +768,7 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                             spec.bot_seed(seat),
                             ctx.rules,
                             RefusalCount(setup) if ctx.embedded is None else None,
+                            local_table,
                         )
                     )
                 except Exception as err:  # a bot of one's own that cannot be made

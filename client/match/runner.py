@@ -327,6 +327,7 @@ async def run_match(
     ray: str | None = None,
     control: MatchControl | None = None,
     faults: Iterable[int] = (),
+    network: bool = False,
 ) -> dict[str, Any]:
     """Play a match and return its report (:func:`.report.build_report`).
 
@@ -337,7 +338,9 @@ async def run_match(
     "processes" (a worker process each; the default for more) or "ray" (Ray
     actors; ``ray`` is the cluster's address, "auto", or "local"; an
     initialised Ray is used as it is). No ``server``: every worker embeds
-    one on loopback. ``out``: the SQLite file of results (none: kept in
+    one on loopback, at which Python entrants play their seats in the
+    worker's process, without the wire (``network`` True: over gRPC, as at
+    any server). ``out``: the SQLite file of results (none: kept in
     memory); ``resume`` continues the latest match of ``out`` with the same
     settings, playing only the games it lacks; it refuses an entrant whose
     code changed since (:func:`.entrants.code_fingerprints`) unless
@@ -387,6 +390,7 @@ async def run_match(
         server=server,
         log_dir=str(log_dir) if log_dir else None,
         sys_path=tuple(p for p in sys.path if p),
+        network=network,
     )
     if log_dir:
         Path(log_dir).mkdir(parents=True, exist_ok=True)

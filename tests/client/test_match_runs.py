@@ -731,3 +731,51 @@ async def test_the_match_bench_measures_both_figures():
     for row in (interval["plain"], interval["duplicate"]):
         low, high = row["ci95"]
         assert 0 <= low <= row["win_rate"] <= high <= 1 and row["width"] == high - low
+
+
+@pytest.mark.parametrize("rules_name", ["official", "house"])
+async def test_python_entrants_play_the_same_games_without_the_wire(tmp_path, rules_name):
+    """Python entrants at the embedded server play their seats in the
+    worker's process (server/localseat.py) unless --network: on seeded deals
+    with deterministic bots and no races (two seats), both paths give the
+    same records, action for action, with the same scores and winners.
+    The house rules without their jump-in: a jump-in races the turn, and
+    over the wire which update a bot decides on depends on timing (two runs
+    of the network path alone differ), so no path can repeat such games."""
+    from unoplay.client.match.store import MatchStore
+
+    entrants = parse_entrants("greedy,random")
+    rules = preset(rules_name).replace(target_score=0, jump_in=False)
+    records = {}
+    for network in (False, True):
+        out = tmp_path / f"{rules_name}-{network}.sqlite3"
+        report = await asyncio.wait_for(
+            run_match(
+                entrants,
+                6,
+                33,
+                rules,
+                workers="inline",
+                out=out,
+                network=network,
+            ),
+            WAIT,
+        )
+        assert report["played"] == 6
+        store = MatchStore(out)
+        try:
+            match_id = store.latest()
+            assert match_id is not None
+            records[network] = [store.game_record(match_id, i) for i in range(6)]
+        finally:
+            store.close()
+    for local, wired in zip(records[False], records[True]):
+        assert local is not None and wired is not None
+        assert local.actions == wired.actions and len(local.actions) > 10
+        assert local.sources == wired.sources
+        assert (local.scores, local.winners, local.status) == (
+            wired.scores,
+            wired.winners,
+            wired.status,
+        )
+        assert local.received == wired.received

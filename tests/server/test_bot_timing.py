@@ -24,11 +24,10 @@ class QuickSearcher:
 
     def __init__(self, time_ms: float | None) -> None:
         self.time_ms = time_ms
-        self.began: float | None = None  # time.monotonic() of the last search
+        self.began: float | None = None  # when the table began its last search
         self.choices: list[int] = []  # how many legal actions each search had
 
     def decide(self, view, legal):
-        self.began = time.monotonic()  # the event loop's clock (asyncio's default)
         self.choices.append(len(legal))
         return legal[0]
 
@@ -51,6 +50,15 @@ async def _play(time_ms: float | None) -> tuple[list[float], list[int], int]:
         return act(seat, action, action_id, source)
 
     table.act = spy
+    search = table.bots.search
+
+    def spy_search(seat, version, executor):
+        # the event loop's clock (asyncio's default: time.monotonic), read as
+        # the table starts the search (the bot's thread starts a little later)
+        bots[seat].began = time.monotonic()
+        return search(seat, version, executor)
+
+    table.bots.search = spy_search
     held = 0
     later = table.later
 
