@@ -234,6 +234,7 @@ class TableModel:
     shown: tuple[int, ...] = ()  #: the hand as last drawn
     order: str = "dealt"  #: the hand's order, one of HAND_ORDERS
     selected: int = 0  #: index into ``shown``
+    held_until: float = 0.0  #: Enter and Space do nothing until then (``clock`` time)
 
     def __post_init__(self) -> None:
         if self.table is None:
@@ -394,9 +395,19 @@ class TableModel:
         self.order = HAND_ORDERS[(HAND_ORDERS.index(self.order) + 1) % len(HAND_ORDERS)]
         return self.order
 
+    def hold_keys(self, seconds: float) -> None:
+        """Let Enter and Space do nothing for ``seconds``: a box that closed by
+        itself must not pass on to the table a key that was meant for it."""
+        self.held_until = self.clock() + seconds
+
+    @property
+    def keys_held(self) -> bool:
+        """True while Enter and Space do nothing (:meth:`hold_keys`)."""
+        return self.clock() < self.held_until
+
     def toggle_mark(self) -> None:
         """Mark (or unmark) the selected card, to play several together."""
-        if self.shown and self.view is not None:
+        if self.shown and self.view is not None and not self.keys_held:
             self.marked ^= {self.shown[self.selected]}
 
     def clear_marks(self) -> None:
@@ -553,8 +564,9 @@ class TableModel:
 
     def resolve_enter(self) -> Resolution:
         """Enter: play the marked cards if any are marked, else the selected
-        card; a card that cannot answer an open decision brings its prompt back."""
-        if not self.can_act() or not self.shown:
+        card; a card that cannot answer an open decision brings its prompt back.
+        Nothing while the keys are held (:meth:`hold_keys`)."""
+        if not self.can_act() or self.keys_held or not self.shown:
             return None
         if self.marked:
             return self.resolve_marked()

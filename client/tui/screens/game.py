@@ -108,7 +108,8 @@ def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[...,
 def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = False) -> int:
     """At a round's end, push its results (once: ``shown`` is the round whose
     results were pushed last); once the next round is under way, move them
-    aside (at once when it wants a move: ``moves``). Returns the round shown now."""
+    aside (at once when it wants a move: ``moves``), and then hold the keys
+    that closed them for a moment. Returns the round shown now."""
     view = model.view
     if view is None:
         return shown
@@ -120,7 +121,12 @@ def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = 
         return shown
     if isinstance(app.screen, RoundResultScreen):
         app.screen.answer()  # an older round's results, still open
-    app.push_screen(RoundResultScreen(model.round_result()))
+
+    def closed(stepped_aside: bool | None) -> None:
+        if stepped_aside:  # an Enter on its way to the box must not play a card
+            model.hold_keys(RoundResultScreen.KEY_HOLD_SECONDS)
+
+    app.push_screen(RoundResultScreen(model.round_result()), closed)
     return view.round_number
 
 

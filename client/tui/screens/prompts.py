@@ -511,10 +511,12 @@ class QuitPrompt(Prompt[QuitChoice]):
         return QuitChoice(name) if name else None
 
 
-class RoundResultScreen(Modal[None]):
+class RoundResultScreen(Modal[bool]):
     """The end of a round: who went out, the cards each player was left holding
     and what they count, the game score. It steps aside by itself once the
-    next round is under way (:meth:`step_aside`); ``q`` closes it and goes on
+    next round is under way (:meth:`step_aside`; it dismisses with True then,
+    and the table holds Enter and Space for :data:`KEY_HOLD_SECONDS`: the
+    key meant for the box is not a play); ``q`` closes it and goes on
     to the screen below's ``q`` (leave, or quit)."""
 
     BINDINGS = [
@@ -523,6 +525,8 @@ class RoundResultScreen(Modal[None]):
     ]
     #: Seconds the box stays, at least, before the next round moves it aside.
     READING_SECONDS = 3.0
+    #: Seconds Enter and Space do nothing at the table after the box stepped aside.
+    KEY_HOLD_SECONDS = 1.0
 
     def __init__(self, result: RoundResult) -> None:
         super().__init__()
@@ -535,10 +539,10 @@ class RoundResultScreen(Modal[None]):
         move) or once the box has been up :data:`READING_SECONDS`."""
         left = self._opened + self.READING_SECONDS - time.monotonic()
         if at_once or left <= 0:
-            self.answer(None)
+            self.answer(True)
         elif not self._leaving:
             self._leaving = True
-            self.set_timer(left, self.answer)
+            self.set_timer(left, lambda: self.answer(True))
 
     def compose(self) -> ComposeResult:
         r = self.result

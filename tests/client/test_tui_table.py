@@ -1,0 +1,74 @@
+"""The table's keys at the wrong moment, as a new user met them (issue 36):
+a round-end box that closed by itself, a spectator after a rematch, a lost
+connection under an open prompt, a small terminal, literal names and titles.
+
+No sleeps as synchronisation: every wait polls a condition under a timeout;
+time that must pass is a fake clock moved forward.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import c, cs
+from tui_helpers import CraftedApp, select_card, wait_until
+
+from unoplay.client.sdk import Received
+from unoplay.client.tui.screens.prompts import RoundResultScreen
+from unoplay.game.actions import ActionKind, play
+from unoplay.game.cards import IS_WILD
+from unoplay.game.engine import GameState
+from unoplay.game.messages import Update
+
+
+def _play_until_a_card_of_seat_0(game: GameState) -> int:
+    """Deal the next round; the others play until seat 0 may play a card that
+    is not a wild. Returns that card."""
+    game.next_round()
+    for _ in range(500):
+        if game.current == 0:
+            plays = [
+                a
+                for a in game.legal_actions(0)
+                if a.kind is ActionKind.PLAY and not a.extra and not IS_WILD[a.card]
+            ]
+            if plays:
+                return plays[0].card
+        game.apply(game.current, game.legal_actions(game.current)[0])
+    raise AssertionError("seat 0 never had a card to play")
+
+
+@pytest.mark.parametrize("read", ["stepped aside at once", "stepped aside after reading"])
+async def test_an_enter_meant_for_the_round_results_does_not_play_in_the_next_round(
+    monkeypatch, read
+):
+    """The box steps aside by itself once the next round is under way; an
+    Enter pressed just then (meant for the box) plays nothing. Once the
+    moment has passed, Enter plays again."""
+    if read == "stepped aside after reading":
+        monkeypatch.setattr(RoundResultScreen, "READING_SECONDS", 0.0)
+    now = [1000.0]
+    game = GameState.from_position([cs("R7"), cs("R1 R2 W"), cs("B1 B2")], c("R4"))
+    app = CraftedApp(game, events=game.apply(0, play(c("R7"))), clock=lambda: now[0])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        board = app.screen
+        board.handle(app.update)
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+        card = _play_until_a_card_of_seat_0(game)
+        legal = () if read == "stepped aside after reading" else tuple(game.legal_actions(0))
+        update = Update(game.view(0), legal, 0.0, board.state.seats)
+        board.state.take_update(update)
+        board.handle(Received(2, update))  # the next round: the box steps aside by itself
+        await wait_until(pilot, lambda: app.screen is board, "the board again")
+        if not legal:  # the move comes with the next update
+            update = Update(game.view(0), tuple(game.legal_actions(0)), 0.0, board.state.seats)
+            board.state.take_update(update)
+            board.handle(Received(3, update))
+        await wait_until(pilot, lambda: board.ready, "seat 0's move")
+        await select_card(pilot, card)
+        await pilot.press("enter", "space")
+        await pilot.pause()
+        assert app.session.sent == [] and app.screen is board and not board.model.marked
+        now[0] += RoundResultScreen.KEY_HOLD_SECONDS
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.sent, "the play")
