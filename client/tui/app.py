@@ -204,9 +204,10 @@ class UnoApp(App[None]):
         """Sit at a table: the game screen of ``seating``."""
         self._show(GameScreen(seating))
 
-    def show_watch(self, target: str, table_id: str) -> None:
-        """Watch ``table_id`` on ``target`` as a spectator."""
-        self._show(WatchScreen(target, table_id, self.options.name))
+    def show_watch(self, target: str, table_id: str, last_seq: int = 0) -> None:
+        """Watch ``table_id`` on ``target`` as a spectator (``last_seq``: go on
+        after that message of the table's stream, into its next game)."""
+        self._show(WatchScreen(target, table_id, self.options.name, last_seq=last_seq))
 
     def show_final(
         self,

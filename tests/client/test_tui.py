@@ -26,6 +26,7 @@ from tui_helpers import (
     COLOUR_KEYS,
     WAIT,
     CraftedApp,
+    ada_goes_out,
     house_game,
     press_for_card,
     reach_table,
@@ -84,13 +85,7 @@ from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb
 
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    """Seat tokens, the TUI log and any server game store go to a temporary directory."""
-    monkeypatch.setenv("UNOPLAY_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    return tmp_path
+pytestmark = pytest.mark.usefixtures("data_dir")
 
 
 def _my_move(app) -> bool:
@@ -1475,12 +1470,6 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
 # ---------------------------------------------------------------- rematch
 
 
-def _ada_goes_out(players: int, rules: RuleSet) -> GameState:
-    """Ada (seat 0) holds one red 7 on a red 4 and plays first: one key ends the game."""
-    hands = ["R7", "B1 B2 G3 Y4 B5", "B1#1 B2#1 G3#1 Y4#1 B5#1"][:players]
-    return GameState.from_position([cs(h) for h in hands], c("R4"), rules=rules, current=0)
-
-
 async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
     rules = RuleSet(target_score=0)  # one round is the game
     async with Connection(server.address) as conn:
@@ -1505,7 +1494,7 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
                 "the table",
             )
         live = server.lobby.get(table.table_id)
-        live.start(game=_ada_goes_out(3, rules))
+        live.start(game=ada_goes_out(3, rules))
         await wait_until(ada, lambda: apps[0].screen.ready, "Ada's turn")
         await ada.press("enter")  # the red 7: out, and the game is over
         for app, pilot in zip(apps, (ada, bob)):

@@ -8,16 +8,31 @@ time that must pass is a fake clock moved forward.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from helpers import c, cs
-from tui_helpers import CraftedApp, select_card, wait_until
+from textual.widgets import Static
+from tui_helpers import (
+    WAIT,
+    CraftedApp,
+    ada_goes_out,
+    select_card,
+    wait_until,
+)
 
-from unoplay.client.sdk import Received
+from unoplay.client.sdk import Connection, Received, run_bot
+from unoplay.client.tui.app import PlayOptions, UnoApp
+from unoplay.client.tui.screens import FinalScreen, LobbyScreen, WatchScreen
 from unoplay.client.tui.screens.prompts import RoundResultScreen
 from unoplay.game.actions import ActionKind, play
+from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
 from unoplay.game.messages import Update
+from unoplay.game.rules import RuleSet
+
+pytestmark = pytest.mark.usefixtures("data_dir")
 
 
 def _play_until_a_card_of_seat_0(game: GameState) -> int:
@@ -72,3 +87,39 @@ async def test_an_enter_meant_for_the_round_results_does_not_play_in_the_next_ro
         now[0] += RoundResultScreen.KEY_HOLD_SECONDS
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.session.sent, "the play")
+
+
+async def test_a_spectator_follows_the_table_into_its_rematch(server):
+    """Eve watches a one-round game to its end; Ada votes to play again (the
+    bot agrees at once): Eve's view goes on into game 2, not "Game over"."""
+    rules = RuleSet(target_score=0)
+    async with Connection(server.address) as conn:
+        table = await conn.create_table(seats=2, rules=rules, bot_delay=0.0, title="Rematch")
+        ada = await conn.join_table(table.table_id, "Ada")
+        await conn.add_bot(table.table_id, "greedy")
+        live = server.lobby.get(table.table_id)
+        app = UnoApp(PlayOptions(server=server.address, name="Eve"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.show_watch(server.address, table.table_id)
+            await wait_until(pilot, lambda: live.spectators == 1, "the spectator stream")
+            live.start(game=ada_goes_out(2, rules))
+            await asyncio.wait_for(
+                run_bot(make_bot("greedy"), conn.session(table.table_id, ada.seat_token)), WAIT
+            )
+            await wait_until(pilot, lambda: isinstance(app.screen, FinalScreen), "the standings")
+            await conn.rematch(table.table_id, ada.seat_token)
+            await wait_until(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, WatchScreen)
+                    and app.screen.state.view is not None
+                    and not app.screen.state.game_over
+                ),
+                "the next game watched",
+            )
+            screen = app.screen
+            assert live.games_started == 2 and screen.model.table.games == 2
+            status = str(screen.query_one("#status", Static).content)
+            assert "WATCHING" in status and "Game over" not in status
+            await pilot.press("ctrl+q")

@@ -22,7 +22,7 @@ from unoplay.client.tui.screens.prompts import ColourPrompt, DrawnPrompt, Penalt
 from unoplay.client.tui.widgets import HandView
 from unoplay.game.engine import GameState
 from unoplay.game.messages import SeatInfo, TableInfo, TableState, Update
-from unoplay.game.rules import PRESETS
+from unoplay.game.rules import PRESETS, RuleSet
 
 WAIT = 30.0  # seconds: upper bound of any single wait
 COLOUR_KEYS = "rygb"
@@ -106,6 +106,12 @@ def house_game(hands: list[str], top: str, current: int, **rules) -> GameState:
     return GameState.from_position(
         [cs(h) for h in hands], c(top), rules=PRESETS["house"].replace(**rules), current=current
     )
+
+
+def ada_goes_out(players: int, rules: RuleSet) -> GameState:
+    """Ada (seat 0) holds one red 7 on a red 4 and plays first: one key ends the game."""
+    hands = ["R7", "B1 B2 G3 Y4 B5", "B1#1 B2#1 G3#1 Y4#1 B5#1"][:players]
+    return GameState.from_position([cs(h) for h in hands], c("R4"), rules=rules, current=0)
 
 
 class FakeSession:
