@@ -18,19 +18,22 @@ from tui_helpers import (
     CraftedApp,
     ada_goes_out,
     select_card,
+    table_screen,
     wait_until,
 )
 
 from unoplay.client.sdk import Connection, Received, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
-from unoplay.client.tui.screens import FinalScreen, LobbyScreen, WatchScreen
-from unoplay.client.tui.screens.prompts import RoundResultScreen
+from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
+from unoplay.client.tui.screens.game import Seating
+from unoplay.client.tui.screens.prompts import PenaltyPrompt, QuitPrompt, RoundResultScreen
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
 from unoplay.game.messages import Update
 from unoplay.game.rules import RuleSet
+from unoplay.server.service import start_server
 
 pytestmark = pytest.mark.usefixtures("data_dir")
 
@@ -123,3 +126,42 @@ async def test_a_spectator_follows_the_table_into_its_rematch(server):
             status = str(screen.query_one("#status", Static).content)
             assert "WATCHING" in status and "Game over" not in status
             await pilot.press("ctrl+q")
+
+
+async def test_a_lost_connection_closes_the_open_prompt_and_q_leaves():
+    """bot-1 plays a Draw Two on Ada: the "+2 on you" prompt is open when the
+    server stops. The prompt closes, the status says the game was
+    interrupted, and q opens the leave dialog at once."""
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(seats=2, bot_delay=0.0, title="Lost")
+            ada = await conn.join_table(table.table_id, "Ada")
+            await conn.add_bot(table.table_id, "greedy")
+        live = server.lobby.get(table.table_id)
+        app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.show_table(Seating(server.address, table.table_id, ada.seat_token, "Ada"))
+            await wait_until(pilot, lambda: table_screen(app) is not None, "the table")
+            await wait_until(
+                pilot,
+                lambda: table_screen(app).session and table_screen(app).session.status == "live",
+                "the stream",
+            )
+            game = GameState.from_position(
+                [cs("R1 B2 G3"), cs("R+2 G5")], c("R4"), rules=live.rules, current=1
+            )
+            live.start(game=game)  # bot-1's only play is the Draw Two, on Ada
+            await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
+            board = table_screen(app)
+            await server.stop(None)
+            await wait_until(pilot, lambda: board.failed, "the stream to end")
+            await wait_until(pilot, lambda: app.screen is board, "the prompt to close")
+            assert "q leave" in str(board.query_one("#status", Static).content)
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
+            assert app.screen.lost == board.failed == GameScreen.INTERRUPTED
+            await pilot.press("ctrl+q")
+    finally:
+        await server.stop(None)

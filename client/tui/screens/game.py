@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
 
 from unoplay.game.actions import Action, ActionKind
@@ -156,6 +156,33 @@ class BoardScreen(Screen[None]):
     def finished(self) -> bool:
         """True once the stream ended."""
         return self.model.finished
+
+    #: What the status line says when the server stopped in the middle of the game.
+    INTERRUPTED = "The server stopped: this game was interrupted"
+
+    def redraw(self) -> None:
+        """Redraw every widget from the model."""
+        raise NotImplementedError
+
+    def close_modals(self) -> None:
+        """Close every box over this screen (a prompt, the round's results, the
+        help): nothing in them can be answered any more."""
+        app = self.app
+        while (
+            self.is_attached
+            and app.screen is not self
+            and isinstance(app.screen, ModalScreen)
+            and self in app.screen_stack
+        ):
+            app.screen.dismiss(None)
+
+    def stream_failed(self, why: str) -> None:
+        """The stream ended for good before the game was over (``why``): say so,
+        close every box over the table and so leave its keys (q) working."""
+        self.model.failed = why
+        self.close_modals()
+        self.notify(why, severity="error", timeout=8)
+        self.redraw()
 
 
 class GameScreen(BoardScreen):
@@ -326,15 +353,15 @@ class GameScreen(BoardScreen):
                 self.handle(received)
         except ServerError as err:
             log.info("stream ended: %s %s", err.status, err)
-            if isinstance(err, (SeatGone, TableNotFound)):
+            gone = isinstance(err, (SeatGone, TableNotFound))
+            if gone:
                 self._forget_seat()
-                self.model.failed = f"{self.GONE}: {err}"
-            else:
-                self.model.failed = f"Connection lost: {err}"
-            self.notify(self.model.failed, severity="error", timeout=8)
-            self.redraw()
+            self.stream_failed(f"{self.GONE}: {err}" if gone else f"Connection lost: {err}")
             return
         self.model.finished = True
+        if self.state.interrupted:
+            self.stream_failed(self.INTERRUPTED)
+            return
         if self.state.game_over:
             self._forget_seat()
         self.redraw()
@@ -391,6 +418,11 @@ class GameScreen(BoardScreen):
             self._sync_prompt()
 
     # ------------------------------------------------------------- prompts
+
+    def close_modals(self) -> None:
+        """Close every box over this screen, the decision prompt with them."""
+        self._prompt = None
+        super().close_modals()
 
     def _close_prompt(self) -> None:
         prompt, self._prompt = self._prompt, None

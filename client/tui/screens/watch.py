@@ -137,11 +137,12 @@ class WatchScreen(BoardScreen):
         except ServerError as err:
             log.info("spectator stream ended: %s %s", err.status, err)
             gone = isinstance(err, (SeatGone, TableNotFound))
-            self.model.failed = f"{self.GONE}: {err}" if gone else f"Connection lost: {err}"
-            self.notify(self.model.failed, severity="error", timeout=8)
-            self.redraw()
+            self.stream_failed(f"{self.GONE}: {err}" if gone else f"Connection lost: {err}")
             return
         self.model.finished = True
+        if self.state.interrupted:
+            self.stream_failed(self.INTERRUPTED)
+            return
         self.redraw()
         if self.state.game_over:
             self.set_interval(self.REMATCH_POLL_SECONDS, self._look_for_next_game)
