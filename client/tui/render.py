@@ -179,6 +179,9 @@ def card_lines(
     return [top, *middle, bottom]
 
 
+#: The log's line at the start of your turn.
+YOUR_TURN = "Your turn"
+
 #: Said of a seeded table (``Table.seeded``) on the rules line and in the lobby.
 SEEDED_NOTE = "seeded: deals known to its creator"
 
@@ -291,7 +294,7 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
     elif k is E.TURN:
         if not you:
             return None
-        text.append("Your turn", style="bold reverse")
+        text.append(YOUR_TURN, style="bold reverse")
     elif k is E.ROUND_STARTED:
         text.append(
             f"── Round {event.value} ── {p} deal{'' if you else 's'} {event.count} each",

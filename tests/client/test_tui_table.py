@@ -12,21 +12,26 @@ import asyncio
 
 import pytest
 from helpers import c, cs
+from rich.text import Text
 from textual.widgets import Static
 from tui_helpers import (
     WAIT,
     CraftedApp,
     ada_goes_out,
+    screen_lines,
     select_card,
+    shown_in,
     table_screen,
     wait_until,
 )
 
 from unoplay.client.sdk import Connection, Received, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
+from unoplay.client.tui.demo import DemoApp
 from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
 from unoplay.client.tui.screens.game import Seating
 from unoplay.client.tui.screens.prompts import PenaltyPrompt, QuitPrompt, RoundResultScreen
+from unoplay.client.tui.widgets import TableBoard
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
@@ -165,3 +170,26 @@ async def test_a_lost_connection_closes_the_open_prompt_and_q_leaves():
             await pilot.press("ctrl+q")
     finally:
         await server.stop(None)
+
+
+async def test_a_short_terminal_keeps_a_line_of_what_happened():
+    """At 40x12 there is no room for the framed log: its latest line shows
+    alone (the others' moves, not "Your turn", which the status line says);
+    a taller terminal has the framed log again."""
+    app = DemoApp()
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        board = app.screen.query_one(TableBoard)
+        assert board.short and not board.game_log.display
+        (line,) = shown_in(app, board.latest)
+        assert line.strip() == "greedy-1 played red 4"
+        board.game_log.add(Text("Bob played a blue 5 and a blue 5 again, a long line"))
+        await pilot.pause()
+        (line,) = shown_in(app, board.latest)
+        assert line.strip().startswith("Bob played a blue 5") and line.strip().endswith("…")
+        assert "Your turn" not in line and "YOUR TURN" in " ".join(screen_lines(app))
+        await pilot.resize_terminal(40, 15)
+        await wait_until(pilot, lambda: not board.short, "the framed log")
+        await pilot.pause()
+        assert board.game_log.display and not board.latest.display
+        assert "What happened" in " ".join(screen_lines(app))
