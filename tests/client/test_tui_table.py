@@ -13,11 +13,13 @@ import asyncio
 import pytest
 from helpers import c, cs
 from rich.text import Text
+from textual.app import App, ComposeResult
 from textual.widgets import Static
 from tui_helpers import (
     WAIT,
     CraftedApp,
     ada_goes_out,
+    house_game,
     screen_lines,
     select_card,
     shown_in,
@@ -25,9 +27,10 @@ from tui_helpers import (
     wait_until,
 )
 
-from unoplay.client.sdk import Connection, Received, run_bot
+from unoplay.client.sdk import Connection, Received, SessionState, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
 from unoplay.client.tui.demo import DemoApp
+from unoplay.client.tui.model import Role, TableModel
 from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
 from unoplay.client.tui.screens.game import Seating
 from unoplay.client.tui.screens.prompts import PenaltyPrompt, QuitPrompt, RoundResultScreen
@@ -36,8 +39,8 @@ from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
-from unoplay.game.messages import Update
-from unoplay.game.rules import RuleSet
+from unoplay.game.messages import SeatInfo, Update
+from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server.service import start_server
 
 pytestmark = pytest.mark.usefixtures("data_dir")
@@ -140,7 +143,9 @@ async def test_a_lost_connection_closes_the_open_prompt_and_q_leaves():
     server = await start_server("127.0.0.1", 0)
     try:
         async with Connection(server.address) as conn:
-            table = await conn.create_table(seats=2, bot_delay=0.0, title="Lost")
+            table = await conn.create_table(
+                seats=2, bot_delay=0.0, title="Lost", rules=PRESETS["house"]
+            )
             ada = await conn.join_table(table.table_id, "Ada")
             await conn.add_bot(table.table_id, "greedy")
         live = server.lobby.get(table.table_id)
@@ -154,10 +159,8 @@ async def test_a_lost_connection_closes_the_open_prompt_and_q_leaves():
                 lambda: table_screen(app).session and table_screen(app).session.status == "live",
                 "the stream",
             )
-            game = GameState.from_position(
-                [cs("R1 B2 G3"), cs("R+2 G5")], c("R4"), rules=live.rules, current=1
-            )
-            live.start(game=game)  # bot-1's only play is the Draw Two, on Ada
+            # bot-1's only play is the Draw Two, on Ada, who may stack or accept
+            live.start(game=house_game(["R1 B2 G3", "R+2 G5"], "R4", current=1))
             await wait_until(pilot, lambda: isinstance(app.screen, PenaltyPrompt), "the prompt")
             board = table_screen(app)
             await server.stop(None)
@@ -193,3 +196,34 @@ async def test_a_short_terminal_keeps_a_line_of_what_happened():
         await pilot.pause()
         assert board.game_log.display and not board.latest.display
         assert "What happened" in " ".join(screen_lines(app))
+
+
+class _BoardApp(App):
+    """A table board alone, drawn from ``model``."""
+
+    def __init__(self, model: TableModel) -> None:
+        super().__init__()
+        self.model = model
+
+    def compose(self) -> ComposeResult:
+        yield TableBoard(hand=False)
+
+    def on_mount(self) -> None:
+        self.query_one(TableBoard).draw(self.model)
+
+
+async def test_a_view_seen_by_nobody_at_the_table_names_whom_a_penalty_is_on():
+    """The replay's every-hand view draws seat 0's view for a receiver who is
+    none of the players: the pending +2 is on Ada, not on "you"."""
+    game = house_game(["R1 B2 G3", "R+2 G5"], "R4", current=1)  # stacking: +2 pends
+    game.apply(1, play(c("R+2")))
+    seats = tuple(
+        SeatInfo(seat=i, name=n, bot=False, occupied=True, connected=True)
+        for i, n in enumerate(("Ada", "Bob"))
+    )
+    state = SessionState(seat=-1, view=game.view(0), seats=seats)
+    app = _BoardApp(TableModel(state, role=Role.SPECTATOR))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        pile = " ".join(shown_in(app, app.query_one(TableBoard).pile))
+        assert "+2 pending on Ada" in pile and "you" not in pile

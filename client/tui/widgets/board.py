@@ -179,7 +179,7 @@ class TableBoard(Widget):
             height = box.scrollable_content_region.height
             if height and not box.scroll_y <= row < box.scroll_y + height:
                 box.scroll_to(y=max(0, row - height // 2), animate=False)
-        self.pile.show(view, seats)
+        self.pile.show(view, seats, model.me)
         if self.has_hand:
             self.hand.show(model.hand())
         self.draw_top(model, target)
