@@ -586,7 +586,8 @@ class TableModel:
 
     def resolve_uno(self) -> Resolution:
         """u: call UNO now if you can be caught, else arm (or disarm) the call
-        that rides on your next play."""
+        that rides on your next play; with one card left and UNO called,
+        say that it is."""
         if not self.can_act():
             return None
         view = self.view
@@ -594,6 +595,8 @@ class TableModel:
         call = self.legal_of(CALL_UNO)
         if call and view.catchable == self.me:
             return Send(call[0])
+        if len(view.hand) == 1 and self.me < len(view.uno_called) and view.uno_called[self.me]:
+            return Notice("UNO already called: you cannot be caught with your last card")
         self.uno_armed = not self.uno_armed
         return Notice("UNO armed: your next play calls UNO" if self.uno_armed else "UNO disarmed")
 

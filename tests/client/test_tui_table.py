@@ -227,3 +227,16 @@ async def test_a_view_seen_by_nobody_at_the_table_names_whom_a_penalty_is_on():
         await pilot.pause()
         pile = " ".join(shown_in(app, app.query_one(TableBoard).pile))
         assert "+2 pending on Ada" in pile and "you" not in pile
+
+
+async def test_u_with_uno_already_called_says_so_and_arms_nothing():
+    game = GameState.from_position([cs("R7 R8"), cs("B1 B2"), cs("G1 G3")], c("R4"))
+    game.apply(0, play(c("R7"), uno=True))  # Ada calls UNO with her play: one card left
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("u")
+        await wait_until(pilot, lambda: app._notifications, "the notice")
+        said = [str(n.message) for n in app._notifications]
+        assert any("UNO already called" in m for m in said) and not app.screen.uno_armed
+        assert not any("armed" in m for m in said)
