@@ -129,6 +129,7 @@ class UnoApp(App[None]):
     CSS_PATH = "uno.tcss"
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
+    NOTIFICATION_TIMEOUT = 3  #: seconds a notification stays unless it says otherwise
     BINDINGS = [
         Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),

@@ -240,3 +240,19 @@ async def test_u_with_uno_already_called_says_so_and_arms_nothing():
         said = [str(n.message) for n in app._notifications]
         assert any("UNO already called" in m for m in said) and not app.screen.uno_armed
         assert not any("armed" in m for m in said)
+
+
+async def test_notifications_never_cover_the_hand_or_the_status():
+    """At 120x40 a notification (c with nobody to catch) shows at the top
+    right, not over the cards and their "play" marks."""
+    app = DemoApp()
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await wait_until(pilot, lambda: app.screen.query("Toast"), "the notification")
+        await pilot.pause()
+        board = app.screen.query_one(TableBoard)
+        for toast in app.screen.query("Toast"):
+            assert toast.region.height
+            for part in (board.hand, board.status):
+                assert not toast.region.overlaps(part.region), part
