@@ -42,7 +42,7 @@ from .screens import (
 )
 from .screens.prompts import QuitPrompt
 from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
-from .words import plural
+from .words import address_problem, plural
 
 if TYPE_CHECKING:
     from unoplay.server.service import Server
@@ -98,11 +98,14 @@ class PlayOptions:
                 rules.check_players(bots + 1)
             except RuleError as err:
                 raise SystemExit(f"uno play: {err} (--bots {bots} makes {bots + 1})") from None
+        server = getattr(args, "server", "") or ""
+        if address_problem(server):
+            raise SystemExit(f"uno play: --server {address_problem(server)}")
         turn = getattr(args, "turn_seconds", 0) or 0
         if not 0 <= turn <= 3600:
             raise SystemExit("uno play: --turn-seconds must be 0..3600")
         return cls(
-            server=getattr(args, "server", "") or "",
+            server=server,
             lan=getattr(args, "lan", False),
             name=name or "player",
             bots=bots,

@@ -8,6 +8,7 @@ time that must pass is a fake clock moved forward.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 
 import pytest
@@ -31,7 +32,13 @@ from unoplay.client.sdk import Connection, Received, SessionState, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
 from unoplay.client.tui.demo import DemoApp
 from unoplay.client.tui.model import Role, TableModel
-from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
+from unoplay.client.tui.screens import (
+    ConnectScreen,
+    FinalScreen,
+    GameScreen,
+    LobbyScreen,
+    WatchScreen,
+)
 from unoplay.client.tui.screens.game import Seating
 from unoplay.client.tui.screens.prompts import PenaltyPrompt, QuitPrompt, RoundResultScreen
 from unoplay.client.tui.widgets import TableBoard
@@ -256,3 +263,32 @@ async def test_notifications_never_cover_the_hand_or_the_status():
             assert toast.region.height
             for part in (board.hand, board.status):
                 assert not toast.region.overlaps(part.region), part
+
+
+def test_uno_play_refuses_a_port_out_of_range():
+    args = argparse.Namespace(server="127.0.0.1:99999", name="Ada")
+    with pytest.raises(SystemExit, match=r"invalid port '99999' in 127\.0\.0\.1:99999"):
+        PlayOptions.from_args(args)
+
+
+async def test_an_address_with_a_port_out_of_range_is_named_invalid_not_unanswered():
+    """The lobby of such a target (the connect screen's typing, too) says the
+    port is invalid, not that nothing answers."""
+    app = UnoApp(PlayOptions(server="127.0.0.1:99999", name="Ada"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+        lobby = app.screen
+        await wait_until(pilot, lambda: lobby.problem, "the failed refresh")
+        status = str(lobby.status.content)
+        assert "invalid port '99999'" in status and "nothing answers" not in status
+        app.show_connect("127.0.0.1:70000")
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("invalid port '70000'" in str(n.message) for n in app._notifications),
+            "the refusal",
+        )
+        assert isinstance(app.screen, ConnectScreen)
+        await pilot.press("ctrl+q")
