@@ -631,7 +631,8 @@ class TableModel:
         lines = []
         while self.logged < len(events):
             event = events[self.logged]
-            line = event_line(event, seats, me)
+            after = events[self.logged - 1].kind if self.logged else None
+            line = event_line(event, seats, me, after)
             if (  # a draw (or a keep) that ends your turn: say so, not only who is next
                 line is None
                 and event.kind is EventKind.TURN

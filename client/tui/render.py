@@ -241,8 +241,12 @@ def _cards(cards: Sequence[int]) -> Text:
     return text
 
 
-def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
-    """One log line for ``event`` as seen by seat ``me``; None for events not worth a line."""
+def event_line(
+    event: Event, seats: Sequence[SeatInfo], me: int, after: E | None = None
+) -> Text | None:
+    """One log line for ``event`` as seen by seat ``me``; None for events not
+    worth a line. ``after``: the kind of the event before it (a reshuffle
+    after a returned starter is of the whole deck, not of discards)."""
     k = event.kind
     p = seat_name(seats, event.player, me)
     t = seat_name(seats, event.target, me)
@@ -289,6 +293,8 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
         text.append_text(_cards(event.cards))
     elif k is E.PENALTY_ACCEPTED:
         text.append(f"{P} accepted the penalty: +{event.count}")
+    elif k is E.DECK_RESHUFFLED and after is E.STARTER_RETURNED:
+        text.append(f"The draw pile is reshuffled with it: {event.count} cards", style="italic")
     elif k is E.DECK_RESHUFFLED:
         text.append(f"Discards reshuffled: a new draw pile of {event.count}", style="italic")
     elif k is E.TURN:

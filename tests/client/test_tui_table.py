@@ -46,6 +46,7 @@ from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, Update
 from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server.service import start_server
@@ -292,3 +293,20 @@ async def test_an_address_with_a_port_out_of_range_is_named_invalid_not_unanswer
         )
         assert isinstance(app.screen, ConnectScreen)
         await pilot.press("ctrl+q")
+
+
+async def test_a_returned_starter_reshuffles_the_draw_pile_not_discards():
+    game = GameState.from_position([cs("R7 B5"), cs("R1 R2"), cs("G1 G3")], c("R4"))
+    events = [
+        Event(EventKind.ROUND_STARTED, 0, count=7, value=1),
+        Event(EventKind.STARTER_RETURNED, -1, cards=(c("W+4"),)),
+        Event(EventKind.DECK_RESHUFFLED, -1, count=87),
+        Event(EventKind.STARTER_FLIPPED, -1, cards=(c("R4"),)),
+    ]
+    app = CraftedApp(game, events=events)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        log = " ".join(line.text for line in app.screen.query_one("#log").lines)
+        assert "Wild Draw Four went back into the pile" in log
+        assert "The draw pile is reshuffled with it: 87 cards" in log
+        assert "Discards" not in log
