@@ -28,6 +28,7 @@ from tui_helpers import (
     CraftedApp,
     ada_goes_out,
     house_game,
+    open_form,
     press_for_card,
     reach_table,
     screen_lines,
@@ -582,19 +583,12 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
 # ---------------------------------------------------------------- the create-table form
 
 
-async def _open_form(app, pilot) -> CreateTableScreen:
-    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-    await pilot.press("n")
-    await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-    return app.screen
-
-
 async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(server):
     """Every option of the rule set has a field of its kind; picking house with
     the keys fills them with its values; a changed option reaches the server."""
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         official = PRESETS["official"].to_dict()
         hints = typing.get_type_hints(RuleSet)
         for name in OPTION_NAMES:
@@ -634,7 +628,7 @@ async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(serve
 async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         field = form.query_one("#opt-uno_penalty", Input)
         field.focus()
         await pilot.press("end", "backspace", "1", "1")
@@ -643,22 +637,22 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         error = form.query_one("#form-error", Static)
         await wait_until(
             pilot,
-            lambda: error.display and "uno_penalty" in str(error.content),
+            lambda: error.display and "UNO penalty" in str(error.content),
             "the server's message",
         )
-        assert "uno_penalty: 11 is outside 0..10" in str(error.content)
+        assert "UNO penalty: 11 is outside 0..10" in str(error.content)
         assert app.screen is form and field.has_focus  # the form stays, on that option
         assert not server.lobby.tables
         # Editing the form takes the message away: a key in the field...
         await pilot.press("backspace")
         await wait_until(pilot, lambda: not error.display, "the message to go")
         await pilot.pause()
-        assert not any("uno_penalty" in line for line in screen_lines(app))
+        assert not any("UNO penalty:" in line for line in screen_lines(app))
         # ... or a tick (refused once more first).
         await pilot.press("1", "enter")
         await wait_until(pilot, lambda: error.display, "the message again")
         await pilot.pause()
-        assert "uno_penalty: 11 is outside" in "".join(shown_in(app, error))
+        assert "UNO penalty: 11 is outside" in "".join(shown_in(app, error))
         form.query_one("#opt-jump_in", Checkbox).focus()
         await pilot.press("space")
         await wait_until(pilot, lambda: not error.display, "the message to go again")
@@ -677,7 +671,7 @@ async def test_the_format_list_opens_inside_the_create_form(server):
     the dialog's border, and picks with the keys."""
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         select = form.query_one("#opt-format", Select)
         select.focus()
         await pilot.press("enter")
@@ -703,7 +697,7 @@ async def test_the_format_list_opens_inside_the_create_form(server):
 async def test_escape_cancels_the_create_form(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await _open_form(app, pilot)
+        await open_form(app, pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         assert not server.lobby.tables
@@ -726,7 +720,7 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
     monkeypatch.setattr(Connection, "create_table", slow_answer)
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: server.lobby.tables, "the table on the server")
         await pilot.press("escape")
@@ -1448,7 +1442,7 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         form.query_one("#seats", Input).value = "3"
         box = form.query_one("#opt-uno_call_strict", Checkbox)
         ticked = box.value
@@ -1462,7 +1456,7 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
         await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
         await pilot.press("l")
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         assert form.query_one("#seats", Input).value == "3"
         await pilot.press("ctrl+q")
 
@@ -1555,7 +1549,7 @@ async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):
 async def test_the_create_form_fits_a_small_terminal(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(40, 12)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         await pilot.pause()
         seats = form.query_one("#seats", Input)
         assert seats.region.width >= 8  # the field shows beside its label

@@ -15,12 +15,13 @@ import pytest
 from helpers import c, cs
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.widgets import Static
+from textual.widgets import Input, Select, Static
 from tui_helpers import (
     WAIT,
     CraftedApp,
     ada_goes_out,
     house_game,
+    open_form,
     screen_lines,
     select_card,
     shown_in,
@@ -310,3 +311,20 @@ async def test_a_returned_starter_reshuffles_the_draw_pile_not_discards():
         assert "Wild Draw Four went back into the pile" in log
         assert "The draw pile is reshuffled with it: 87 cards" in log
         assert "Discards" not in log
+
+
+async def test_the_form_says_what_the_server_refuses_in_its_labels(server):
+    """An elimination game with a target: the server's "set target_score=0"
+    reads as the form's field is labelled, "set Target score to 0"."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        form = await open_form(app, pilot)
+        form.query_one("#opt-format", Select).value = "elimination"
+        form.query_one("#opt-target_score", Input).value = "500"
+        form.create()
+        error = form.query_one("#form-error", Static)
+        await wait_until(pilot, lambda: error.display, "the server's refusal")
+        said = str(error.content)
+        assert "Format elimination" in said and "set Target score to 0" in said
+        assert "target_score" not in said and "format=" not in said
+        await pilot.press("ctrl+q")

@@ -17,7 +17,7 @@ from textual.app import App
 from unoplay import wire
 from unoplay.client.sdk import Received, SessionState
 from unoplay.client.tui import app as tui_app
-from unoplay.client.tui.screens import GameScreen
+from unoplay.client.tui.screens import CreateTableScreen, GameScreen, LobbyScreen
 from unoplay.client.tui.screens.prompts import ColourPrompt, DrawnPrompt, PenaltyPrompt
 from unoplay.client.tui.widgets import HandView
 from unoplay.game.engine import GameState
@@ -83,6 +83,14 @@ def shown_in(app, widget) -> list[str]:
     """The rows of the terminal inside ``widget``'s region, as plain text."""
     region = widget.region
     return [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
+
+
+async def open_form(app, pilot) -> CreateTableScreen:
+    """From the lobby, n: the create-table form, returned once it is up."""
+    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    await pilot.press("n")
+    await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
+    return app.screen
 
 
 async def press_for_card(pilot, index: int) -> None:
