@@ -328,3 +328,17 @@ async def test_the_form_says_what_the_server_refuses_in_its_labels(server):
         assert "Format elimination" in said and "set Target score to 0" in said
         assert "target_score" not in said and "format=" not in said
         await pilot.press("ctrl+q")
+
+
+async def test_the_game_over_view_offers_no_game_keys():
+    """A multi-play table after its last round: no Mark (nor Play, Draw...)
+    in the footer; q shows the final standings."""
+    game = house_game(["R7", "R1 R2", "B1 B2"], "R4", current=0, target_score=0)
+    game.apply(0, play(c("R7")))
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert app.screen.model.game_over and app.screen.model.multi_play
+        actions = {b.binding.action for b in app.screen.active_bindings.values()}
+        assert not actions & {"mark", "play", "draw", "uno", "catch"}
+        assert "leave" in actions

@@ -286,7 +286,8 @@ class GameScreen(BoardScreen):
                 self._poll_waiting()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Before the game: add bots and start; during it: the game keys."""
+        """Before the game: add bots and start; during it: the game keys
+        (none once it is over)."""
         model = self.model
         view = model.view
         waiting = view is None and self.seating is not None
@@ -295,7 +296,7 @@ class GameScreen(BoardScreen):
         if action in ("play", "draw", "uno", "catch"):
             return not waiting and (view is None or view.phase is not Phase.GAME_OVER)
         if action == "mark":
-            return not waiting and (model.multi_play or bool(model.marked))
+            return not waiting and not model.game_over and (model.multi_play or bool(model.marked))
         if action == "unmark":
             return bool(model.marked)
         return True
