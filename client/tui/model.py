@@ -32,7 +32,14 @@ from unoplay.game.rules import GameFormat, MultiPlay, RuleSet, Scoring
 from unoplay.game.view import Phase, PlayerView
 
 from ..sdk import SessionState
-from .render import SEEDED_NOTE, card_text, event_line, rules_label, seat_name
+from .render import (
+    SEEDED_NOTE,
+    action_words,
+    card_text,
+    event_line,
+    rules_label,
+    seat_name,
+)
 from .ruleinfo import differences, preset_name, short_text
 
 PLAY, DRAW, KEEP = ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP
@@ -231,6 +238,7 @@ class TableModel:
     was_my_turn: bool = False
     logged: int = 0  #: events already turned into log lines
     sent_legal: tuple[Action, ...] | None = None
+    sent_action: Action | None = None  #: the intent in flight (while ``sending``)
     shown: tuple[int, ...] = ()  #: the hand as last drawn
     order: str = "dealt"  #: the hand's order, one of HAND_ORDERS
     selected: int = 0  #: index into ``shown``
@@ -612,11 +620,14 @@ class TableModel:
     # ------------------------------------------------------------- sending
 
     def sent(self, action: Action) -> None:
-        """``action`` went out: wait for the server's answer."""
+        """``action`` went out: wait for the server's answer (the marks are
+        spent on it; the status line says it is on its way)."""
         if action.kind is PLAY and action.uno:
             self.uno_armed = False
         self.sending = True
         self.sent_legal = self.state.legal
+        self.sent_action = action
+        self.marked.clear()
 
     def answered(self) -> None:
         """An update came: the intent in flight is answered if the legal actions moved."""
@@ -785,6 +796,10 @@ class TableModel:
                 "The next round starts shortly…",
                 style="bold",
             )
+        elif self.sending and self.sent_action is not None:
+            names = [self.name_of(i) for i in range(len(view.hand_sizes))]
+            line.append(" SENDING ", style="bold #1a1a1a on #90caf9")
+            line.append(f" {action_words(self.sent_action, names)}…", style="bold")
         elif self.my_turn:
             line.append(" YOUR TURN ", style="bold #1a1a1a on #f4c20d")
             line.append_text(self._turn_words())

@@ -342,3 +342,22 @@ async def test_the_game_over_view_offers_no_game_keys():
         actions = {b.binding.action for b in app.screen.active_bindings.values()}
         assert not actions & {"mark", "play", "draw", "uno", "catch"}
         assert "leave" in actions
+
+
+async def test_a_sent_move_shows_at_once_that_it_is_on_its_way():
+    """Two marked cards, Enter: before any answer of the server the status
+    says the move is being sent, and the marks are spent on it."""
+    game = house_game(["R7 R7#1 Y9 B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
+    app = CraftedApp(game)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        board = app.screen
+        for card in ("R7", "R7#1"):
+            await select_card(pilot, c(card))
+            await pilot.press("space")
+        assert board.model.marked == {c("R7"), c("R7#1")}
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.session.sent, "the play")
+        status = str(board.query_one("#status", Static).content)
+        assert "SENDING" in status and "play red 7 + red 7…" in status
+        assert not board.model.marked and "✓" not in " ".join(shown_in(app, board.board.hand))

@@ -547,7 +547,7 @@ class GameScreen(BoardScreen):
             return
         self.model.sent(action)
         self._send_worker(action)
-        self._draw_status()
+        self._show_marks()  # spent on the move: the status says it is on its way
 
     @work(group="send")
     async def _send_worker(self, action: Action) -> None:
