@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from unoplay.game.messages import TableInfo
@@ -149,6 +150,19 @@ class UnoApp(App[None]):
         self.server: Server | None = None  # the embedded server, if any
         self.connections: dict[str, Connection] = {}
         self.embedded_table = ""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, always as literal text: what it says may carry a
+        name, a title or an address someone typed (``markup`` is ignored)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # ------------------------------------------------------------- connections
 

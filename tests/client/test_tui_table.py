@@ -41,7 +41,13 @@ from unoplay.client.tui.screens import (
     WatchScreen,
 )
 from unoplay.client.tui.screens.game import Seating
-from unoplay.client.tui.screens.prompts import PenaltyPrompt, QuitPrompt, RoundResultScreen
+from unoplay.client.tui.screens.prompts import (
+    PenaltyPrompt,
+    QuitPrompt,
+    RoundResultScreen,
+    TargetPrompt,
+)
+from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.widgets import TableBoard
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
@@ -361,3 +367,96 @@ async def test_a_sent_move_shows_at_once_that_it_is_on_its_way():
         status = str(board.query_one("#status", Static).content)
         assert "SENDING" in status and "play red 7 + red 7…" in status
         assert not board.model.marked and "✓" not in " ".join(shown_in(app, board.board.hand))
+
+
+# ---------------------------------------------------------------- literal strings
+
+#: A table title and names that read as markup (Rich's, Textual's) if parsed.
+TITLE, ADA, BOB, EVE = "[/] [b]t", "[bold]x", "[link=x]y[/link]", "[/]"
+
+
+def _shows(app, *texts: str) -> bool:
+    """True when the app's screen shows every one of ``texts`` as it is."""
+    shown = "\n".join(screen_lines(app))
+    return all(text in shown for text in texts)
+
+
+async def test_titles_and_names_show_literally_in_the_lobby_table_watch_and_final(server, tmp_path):
+    rules = RuleSet(target_score=0)
+    async with Connection(server.address) as conn:
+        table = await conn.create_table(seats=2, rules=rules, bot_delay=0.0, title=TITLE)
+        ada = await conn.join_table(table.table_id, ADA)
+        await conn.join_table(table.table_id, BOB)
+    live = server.lobby.get(table.table_id)
+    player = UnoApp(PlayOptions(server=server.address, name=ADA), SeatStore(tmp_path / "s.json"))
+    watcher = UnoApp(PlayOptions(server=server.address, name=EVE))
+    async with (
+        player.run_test(size=(160, 40), notifications=True) as pa,
+        watcher.run_test(size=(160, 40), notifications=True) as pw,
+    ):
+        for app, pilot in ((player, pa), (watcher, pw)):
+            await wait_until(
+                pilot,
+                lambda app=app: isinstance(app.screen, LobbyScreen) and app.screen.tables,
+                "lobby",
+            )
+            await wait_until(
+                pilot, lambda app=app: _shows(app, TITLE, f"{ADA} (away), {BOB}"), "the list"
+            )
+        player.show_table(Seating(server.address, table.table_id, ada.seat_token, ADA))
+        await wait_until(
+            pa,
+            lambda: table_screen(player) and table_screen(player).session.status == "live",
+            "the table",
+        )
+        watcher.show_watch(server.address, table.table_id)
+        await wait_until(pw, lambda: live.spectators == 1, "the spectator stream")
+        live.start(game=ada_goes_out(2, rules))
+        await wait_until(pa, lambda: player.screen.ready, "Ada's turn")
+        # (the players panel cuts a long name in the middle, "[link=x]y[/l…k]")
+        await wait_until(pa, lambda: _shows(player, TITLE, BOB[:12]), "the table's title, names")
+        await wait_until(pw, lambda: _shows(watcher, TITLE, ADA, BOB[:12]), "the watched table")
+        player.notify(f"{BOB} says {TITLE}")  # a notification says it as it is, too
+        await wait_until(pa, lambda: _shows(player, f"{BOB} says {TITLE}"), "the notification")
+        await pa.press("enter")  # Ada's red 7: out, the game is over
+        await wait_until(pa, lambda: isinstance(player.screen, FinalScreen), "Ada's standings")
+        await wait_until(pw, lambda: isinstance(watcher.screen, FinalScreen), "Eve's standings")
+        await wait_until(pa, lambda: _shows(player, BOB), "the names in Ada's standings")
+        await wait_until(pw, lambda: _shows(watcher, ADA, BOB), "the names in Eve's standings")
+        assert watcher.screen.standings() == {ADA: 0 + watcher.screen.scores[0], BOB: 0}
+        await pw.press("ctrl+q")
+        await pa.press("ctrl+q")
+
+
+async def test_names_show_literally_in_the_round_results_and_the_swap_prompt():
+    names = (ADA, BOB, EVE)
+    game = house_game(["R7", "R1 R2 W", "B1 B2"], "R4", current=0)
+    app = CraftedApp(game, events=game.apply(0, play(c("R7"))), names=names, title=TITLE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        app.screen.handle(app.update)
+        await wait_until(pilot, lambda: isinstance(app.screen, RoundResultScreen), "the results")
+        await wait_until(pilot, lambda: _shows(app, BOB, EVE), "the names in the results")
+    game = house_game(["R7 B5", "R1 R2", "B1 B2"], "R4", current=0, seven_zero=True)
+    app = CraftedApp(game, names=names, title=TITLE)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        assert _shows(app, TITLE, EVE)
+        await select_card(pilot, c("R7"))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TargetPrompt), "the swap prompt")
+        await wait_until(pilot, lambda: _shows(app, f"1  {BOB} (2)", f"2  {EVE} (2)"), "names")
+
+
+async def test_an_address_typed_as_markup_is_said_as_it_is():
+    app = UnoApp(PlayOptions(lan=True, name="Ada"))
+    async with app.run_test(size=(100, 30), notifications=True) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, ConnectScreen), "the connect screen")
+        app.show_connect("[/]:1")
+        await wait_until(
+            pilot, lambda: isinstance(app.screen, ConnectScreen) and app.screen.is_mounted, "again"
+        )
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: _shows(app, "Connecting to [/]:1…"), "the notice")
+        await pilot.press("ctrl+q")

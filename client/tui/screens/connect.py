@@ -124,7 +124,10 @@ class ConnectScreen(Screen[None]):
         self.found = servers
         view.clear_options()
         view.add_options(
-            [Option(f"{server.name}  ({server.target})", id=server.target) for server in servers]
+            [
+                Option(Text(f"{server.name}  ({server.target})"), id=server.target)
+                for server in servers
+            ]
         )
         if servers:
             targets = [server.target for server in servers]

@@ -285,7 +285,7 @@ class TargetPrompt(Prompt[int]):
             yield Static(title, classes="title")
             with Horizontal(classes="buttons"):
                 for i, (seat, name, held) in enumerate(self.choices):
-                    yield Button(f"{i + 1}  {name} ({held})", name=str(seat))
+                    yield Button(Text(f"{i + 1}  {name} ({held})"), name=str(seat))
             yield Static("1-9 to choose · Esc cancels", classes="hint")
 
     def action_pick(self, index: int) -> None:
@@ -470,9 +470,11 @@ class QuitPrompt(Prompt[QuitChoice]):
             elif self.lost:
                 yield Static(Text("Leave the table?", style="bold"), classes="title")
                 yield Static(
-                    f"{self.lost}. Whether your seat is kept is the server's to say: "
-                    "if it runs again with this table, Enter on it in the lobby (same "
-                    "name, this machine) tries to take it back.",
+                    Text(
+                        f"{self.lost}. Whether your seat is kept is the server's to say: "
+                        "if it runs again with this table, Enter on it in the lobby (same "
+                        "name, this machine) tries to take it back."
+                    ),
                     classes="body",
                 )
                 with Horizontal(classes="buttons"):
@@ -557,7 +559,7 @@ class RoundResultScreen(Modal[bool]):
             table.add_column("Points in hand", justify="right")
             table.add_column("Score", justify="right")
             for row in zip(r.names, r.hand_cards, r.hand_points, r.scores):
-                table.add_row(*map(str, row))
+                table.add_row(*(Text(str(cell)) for cell in row))  # a name is never markup
             yield Static(table, classes="body", id="round-table")
             target = f"first to {r.target} wins" if r.target else ""
             yield Static(
