@@ -78,7 +78,7 @@ class FinalScreen(Screen[None]):
         self.voted = False
         self.games = 0  #: the table's game count when this game ended (0: unknown yet)
         self.table: TableInfo | None = None
-        self.standings_table: DataTable[str] = DataTable(
+        self.standings_table: DataTable[str | Text] = DataTable(
             id="standings", cursor_type="none", zebra_stripes=True
         )
         self.votes = Static(id="rematch")
