@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen, Screen
 
 from unoplay.game.messages import TableInfo
@@ -44,7 +45,7 @@ from .screens import (
 )
 from .screens.prompts import QuitPrompt
 from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
-from .words import plural
+from .words import address_problem, plural
 
 if TYPE_CHECKING:
     from unoplay.server.service import Server
@@ -100,11 +101,14 @@ class PlayOptions:
                 rules.check_players(bots + 1)
             except RuleError as err:
                 raise SystemExit(f"uno play: {err} (--bots {bots} makes {bots + 1})") from None
+        server = getattr(args, "server", "") or ""
+        if address_problem(server):
+            raise SystemExit(f"uno play: --server {address_problem(server)}")
         turn = getattr(args, "turn_seconds", 0) or 0
         if not 0 <= turn <= 3600:
             raise SystemExit("uno play: --turn-seconds must be 0..3600")
         return cls(
-            server=getattr(args, "server", "") or "",
+            server=server,
             lan=getattr(args, "lan", False),
             name=name or "player",
             bots=bots,
@@ -131,6 +135,7 @@ class UnoApp(App[None]):
     CSS_PATH = "uno.tcss"
     TITLE = "UNO"
     ENABLE_COMMAND_PALETTE = False
+    NOTIFICATION_TIMEOUT = 3  #: seconds a notification stays unless it says otherwise
     BINDINGS = [
         Binding("ctrl+q", "quit_now", "Quit", show=False, priority=True),
         Binding("ctrl+c", "interrupt", "Quit", show=False, priority=True),
@@ -147,6 +152,19 @@ class UnoApp(App[None]):
         self.server: Server | None = None  # the embedded server, if any
         self.connections: dict[str, Connection] = {}
         self.embedded_table = ""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """A notification, always as literal text: what it says may carry a
+        name, a title or an address someone typed (``markup`` is ignored)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     # ------------------------------------------------------------- connections
 
@@ -209,9 +227,10 @@ class UnoApp(App[None]):
         """Sit at a table: the game screen of ``seating``."""
         self._show(GameScreen(seating))
 
-    def show_watch(self, target: str, table_id: str) -> None:
-        """Watch ``table_id`` on ``target`` as a spectator."""
-        self._show(WatchScreen(target, table_id, self.options.name))
+    def show_watch(self, target: str, table_id: str, last_seq: int = 0) -> None:
+        """Watch ``table_id`` on ``target`` as a spectator (``last_seq``: go on
+        after that message of the table's stream, into its next game)."""
+        self._show(WatchScreen(target, table_id, self.options.name, last_seq=last_seq))
 
     def show_final(
         self,

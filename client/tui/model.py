@@ -32,7 +32,14 @@ from unoplay.game.rules import GameFormat, MultiPlay, RuleSet, Scoring
 from unoplay.game.view import Phase, PlayerView
 
 from ..sdk import SessionState
-from .render import SEEDED_NOTE, card_text, event_line, rules_label, seat_name
+from .render import (
+    SEEDED_NOTE,
+    action_words,
+    card_text,
+    event_line,
+    rules_label,
+    seat_name,
+)
 from .ruleinfo import differences, preset_name, short_text
 
 PLAY, DRAW, KEEP = ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP
@@ -231,9 +238,11 @@ class TableModel:
     was_my_turn: bool = False
     logged: int = 0  #: events already turned into log lines
     sent_legal: tuple[Action, ...] | None = None
+    sent_action: Action | None = None  #: the intent in flight (while ``sending``)
     shown: tuple[int, ...] = ()  #: the hand as last drawn
     order: str = "dealt"  #: the hand's order, one of HAND_ORDERS
     selected: int = 0  #: index into ``shown``
+    held_until: float = 0.0  #: Enter and Space do nothing until then (``clock`` time)
 
     def __post_init__(self) -> None:
         if self.table is None:
@@ -394,9 +403,19 @@ class TableModel:
         self.order = HAND_ORDERS[(HAND_ORDERS.index(self.order) + 1) % len(HAND_ORDERS)]
         return self.order
 
+    def hold_keys(self, seconds: float) -> None:
+        """Let Enter and Space do nothing for ``seconds``: a box that closed by
+        itself must not pass on to the table a key that was meant for it."""
+        self.held_until = self.clock() + seconds
+
+    @property
+    def keys_held(self) -> bool:
+        """True while Enter and Space do nothing (:meth:`hold_keys`)."""
+        return self.clock() < self.held_until
+
     def toggle_mark(self) -> None:
         """Mark (or unmark) the selected card, to play several together."""
-        if self.shown and self.view is not None:
+        if self.shown and self.view is not None and not self.keys_held:
             self.marked ^= {self.shown[self.selected]}
 
     def clear_marks(self) -> None:
@@ -553,8 +572,9 @@ class TableModel:
 
     def resolve_enter(self) -> Resolution:
         """Enter: play the marked cards if any are marked, else the selected
-        card; a card that cannot answer an open decision brings its prompt back."""
-        if not self.can_act() or not self.shown:
+        card; a card that cannot answer an open decision brings its prompt back.
+        Nothing while the keys are held (:meth:`hold_keys`)."""
+        if not self.can_act() or self.keys_held or not self.shown:
             return None
         if self.marked:
             return self.resolve_marked()
@@ -574,7 +594,8 @@ class TableModel:
 
     def resolve_uno(self) -> Resolution:
         """u: call UNO now if you can be caught, else arm (or disarm) the call
-        that rides on your next play."""
+        that rides on your next play; with one card left and UNO called,
+        say that it is."""
         if not self.can_act():
             return None
         view = self.view
@@ -582,6 +603,8 @@ class TableModel:
         call = self.legal_of(CALL_UNO)
         if call and view.catchable == self.me:
             return Send(call[0])
+        if len(view.hand) == 1 and self.me < len(view.uno_called) and view.uno_called[self.me]:
+            return Notice("UNO already called: you cannot be caught with your last card")
         self.uno_armed = not self.uno_armed
         return Notice("UNO armed: your next play calls UNO" if self.uno_armed else "UNO disarmed")
 
@@ -597,11 +620,14 @@ class TableModel:
     # ------------------------------------------------------------- sending
 
     def sent(self, action: Action) -> None:
-        """``action`` went out: wait for the server's answer."""
+        """``action`` went out: wait for the server's answer (the marks are
+        spent on it; the status line says it is on its way)."""
         if action.kind is PLAY and action.uno:
             self.uno_armed = False
         self.sending = True
         self.sent_legal = self.state.legal
+        self.sent_action = action
+        self.marked.clear()
 
     def answered(self) -> None:
         """An update came: the intent in flight is answered if the legal actions moved."""
@@ -616,7 +642,8 @@ class TableModel:
         lines = []
         while self.logged < len(events):
             event = events[self.logged]
-            line = event_line(event, seats, me)
+            after = events[self.logged - 1].kind if self.logged else None
+            line = event_line(event, seats, me, after)
             if (  # a draw (or a keep) that ends your turn: say so, not only who is next
                 line is None
                 and event.kind is EventKind.TURN
@@ -769,6 +796,10 @@ class TableModel:
                 "The next round starts shortly…",
                 style="bold",
             )
+        elif self.sending and self.sent_action is not None:
+            names = [self.name_of(i) for i in range(len(view.hand_sizes))]
+            line.append(" SENDING ", style="bold #1a1a1a on #90caf9")
+            line.append(f" {action_words(self.sent_action, names)}…", style="bold")
         elif self.my_turn:
             line.append(" YOUR TURN ", style="bold #1a1a1a on #f4c20d")
             line.append_text(self._turn_words())

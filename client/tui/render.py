@@ -179,6 +179,9 @@ def card_lines(
     return [top, *middle, bottom]
 
 
+#: The log's line at the start of your turn.
+YOUR_TURN = "Your turn"
+
 #: Said of a seeded table (``Table.seeded``) on the rules line and in the lobby.
 SEEDED_NOTE = "seeded: deals known to its creator"
 
@@ -238,8 +241,12 @@ def _cards(cards: Sequence[int]) -> Text:
     return text
 
 
-def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
-    """One log line for ``event`` as seen by seat ``me``; None for events not worth a line."""
+def event_line(
+    event: Event, seats: Sequence[SeatInfo], me: int, after: E | None = None
+) -> Text | None:
+    """One log line for ``event`` as seen by seat ``me``; None for events not
+    worth a line. ``after``: the kind of the event before it (a reshuffle
+    after a returned starter is of the whole deck, not of discards)."""
     k = event.kind
     p = seat_name(seats, event.player, me)
     t = seat_name(seats, event.target, me)
@@ -286,12 +293,14 @@ def event_line(event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
         text.append_text(_cards(event.cards))
     elif k is E.PENALTY_ACCEPTED:
         text.append(f"{P} accepted the penalty: +{event.count}")
+    elif k is E.DECK_RESHUFFLED and after is E.STARTER_RETURNED:
+        text.append(f"The draw pile is reshuffled with it: {event.count} cards", style="italic")
     elif k is E.DECK_RESHUFFLED:
         text.append(f"Discards reshuffled: a new draw pile of {event.count}", style="italic")
     elif k is E.TURN:
         if not you:
             return None
-        text.append("Your turn", style="bold reverse")
+        text.append(YOUR_TURN, style="bold reverse")
     elif k is E.ROUND_STARTED:
         text.append(
             f"── Round {event.value} ── {p} deal{'' if you else 's'} {event.count} each",

@@ -8,6 +8,7 @@ make the known ones read better (an unknown option falls back to its name).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -148,6 +149,30 @@ class OptionInfo:
     choices: tuple[str, ...] = ()  #: enum values
     low: int = 0  #: int range
     high: int = 0
+
+
+def option_label(name: str) -> str:
+    """Option ``name`` as the form's label says it, without its range or note
+    ("Target score" for ``target_score``)."""
+    return _LABELS.get(name, name.replace("_", " ").capitalize()).split(",")[0]
+
+
+#: Any option's name, the longest first (a regular expression).
+_ANY_OPTION = "|".join(sorted(OPTION_NAMES, key=len, reverse=True))
+
+
+def in_form_words(message: str) -> str:
+    """``message`` (a refusal naming options as the rules do: ``target_score``,
+    ``format=elimination``, "set target_score=0") in the form's words: "Target
+    score", "Format elimination", "set Target score to 0"."""
+
+    def setting(match: re.Match[str]) -> str:
+        said, name, value = match.groups()
+        label, value = option_label(name), value.replace("_", " ")
+        return f"set {label} to {value}" if said else f"{label} {value}"
+
+    message = re.sub(rf"(\bset )?\b({_ANY_OPTION})=([\w+-]+)", setting, message)
+    return re.sub(rf"\b({_ANY_OPTION})\b", lambda m: option_label(m.group(1)), message)
 
 
 def _options() -> tuple[OptionInfo, ...]:

@@ -19,6 +19,17 @@ def seat_number(seat: int) -> str:
     return f"seat {seat + 1}"
 
 
+def address_problem(target: str) -> str:
+    """What is wrong with ``target`` (HOST:PORT) before any network is asked:
+    a port that is not a number from 1 to 65535; "" when nothing is."""
+    host, colon, port = target.rpartition(":")
+    if not colon or not host:
+        return ""
+    if port.isdigit() and 1 <= int(port) <= 65535:
+        return ""
+    return f"invalid port {port!r} in {target}: a port is a number from 1 to 65535"
+
+
 def unreachable(target: str) -> str:
     """Nothing listens at ``target``."""
     return f"nothing answers at {target}: is uno serve running there?"
@@ -30,6 +41,8 @@ def error_words(err: Exception, target: str) -> str:
         return str(err) or type(err).__name__
     details = err.details or ""
     if isinstance(err, ServerUnavailable):
+        if address_problem(target):
+            return address_problem(target)
         low = details.lower()
         if SHUTTING_DOWN in low:
             return f"the server at {target} is shutting down"

@@ -17,18 +17,30 @@ import stat
 import subprocess
 import sys
 import typing
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 from helpers import c, cs
 from rich.console import Console
-from textual.app import App
 from textual.widgets import Button, Checkbox, Input, Select, Static
+from tui_helpers import (
+    COLOUR_KEYS,
+    WAIT,
+    CraftedApp,
+    ada_goes_out,
+    house_game,
+    open_form,
+    press_for_card,
+    reach_table,
+    screen_lines,
+    select_card,
+    shown_in,
+    table_screen,
+    wait_until,
+)
 
 from unoplay import wire
 from unoplay.client.discovery import Browser
-from unoplay.client.sdk import Connection, Received, ServerUnavailable, SessionState, run_bot
+from unoplay.client.sdk import Connection, Received, ServerUnavailable, run_bot
 from unoplay.client.tui import app as tui_app
 from unoplay.client.tui.app import PlayOptions, UnoApp, setup_logging
 from unoplay.client.tui.demo import DemoApp, crafted_state
@@ -74,73 +86,7 @@ from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb
 
-WAIT = 30.0  # seconds: upper bound of any single wait
-COLOUR_KEYS = "rygb"
-
-
-@pytest.fixture(autouse=True)
-def data_dir(tmp_path, monkeypatch):
-    """Seat tokens, the TUI log and any server game store go to a temporary directory."""
-    monkeypatch.setenv("UNOPLAY_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
-    return tmp_path
-
-
-async def wait_until(
-    pilot, predicate: Callable[[], object], what: str, timeout: float = WAIT
-) -> None:
-    """Let the app run until ``predicate()`` is true; fail after ``timeout`` seconds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError(
-                f"timed out after {timeout:.0f}s waiting for {what}; screen is {pilot.app.screen!r}"
-            )
-        await pilot.pause(0.01)
-
-
-def table_screen(app) -> GameScreen | None:
-    """The app's table screen, on top or under a prompt it opened, or None."""
-    return next((s for s in reversed(app.screen_stack) if isinstance(s, GameScreen)), None)
-
-
-async def reach_table(pilot, what: str = "the table", *, settle: bool = False) -> GameScreen:
-    """Wait for the table screen and return it; ``settle``: until it is this
-    player's turn to play from the hand, the table on top.
-
-    On an unseeded table the deal may ask this seat at once (a Wild starter to
-    name, a Draw Two or Wild Draw Four played on it before its first turn): the
-    prompt opens over the table, and ``settle`` answers it (the first colour,
-    accept, play the drawn card) so that the keys that follow reach the table."""
-    app = pilot.app
-    await wait_until(pilot, lambda: table_screen(app) is not None, what)
-    if not settle:
-        return table_screen(app)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + WAIT
-    while not (app.screen is table_screen(app) and app.screen.ready):
-        assert loop.time() < deadline, f"timed out waiting for {what}; screen is {app.screen!r}"
-        screen = app.screen
-        if isinstance(screen, ColourPrompt):
-            await pilot.press(COLOUR_KEYS[screen.colours[0]])
-        elif isinstance(screen, PenaltyPrompt):
-            await pilot.press("a")
-        elif isinstance(screen, DrawnPrompt):
-            await pilot.press("p")
-        await pilot.pause(0.01)
-    return table_screen(app)
-
-
-def screen_lines(app) -> list[str]:
-    """What the terminal shows, as plain text: one line per row."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
-def shown_in(app, widget) -> list[str]:
-    """The rows of the terminal inside ``widget``'s region, as plain text."""
-    region = widget.region
-    return [line[region.x : region.right] for line in screen_lines(app)[region.y : region.bottom]]
+pytestmark = pytest.mark.usefixtures("data_dir")
 
 
 def _my_move(app) -> bool:
@@ -151,13 +97,6 @@ def _my_move(app) -> bool:
     ):
         return True
     return isinstance(screen, GameScreen) and screen.ready
-
-
-async def _press_for_card(pilot, index: int) -> None:
-    if index < 10:
-        await pilot.press(str((index + 1) % 10))
-    else:
-        await pilot.press("home", *["right"] * index)
 
 
 # ---------------------------------------------------------------- a whole round
@@ -199,7 +138,7 @@ async def test_a_complete_round_by_key_presses_against_bots():
                 if playable:
                     if len(hand.cards) == 2 and not screen.uno_armed:
                         await pilot.press("u")
-                    await _press_for_card(pilot, playable[0])
+                    await press_for_card(pilot, playable[0])
                     assert hand.selected == playable[0]
                     await pilot.press("enter")
                     presses["play"] += 1
@@ -644,19 +583,12 @@ async def test_the_connect_screen_lists_a_lan_server_and_opens_its_lobby():
 # ---------------------------------------------------------------- the create-table form
 
 
-async def _open_form(app, pilot) -> CreateTableScreen:
-    await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-    await pilot.press("n")
-    await wait_until(pilot, lambda: isinstance(app.screen, CreateTableScreen), "the form")
-    return app.screen
-
-
 async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(server):
     """Every option of the rule set has a field of its kind; picking house with
     the keys fills them with its values; a changed option reaches the server."""
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         official = PRESETS["official"].to_dict()
         hints = typing.get_type_hints(RuleSet)
         for name in OPTION_NAMES:
@@ -696,7 +628,7 @@ async def test_the_create_form_offers_every_rule_option_and_fills_a_preset(serve
 async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         field = form.query_one("#opt-uno_penalty", Input)
         field.focus()
         await pilot.press("end", "backspace", "1", "1")
@@ -705,22 +637,22 @@ async def test_a_value_the_server_refuses_is_shown_in_the_form(server):
         error = form.query_one("#form-error", Static)
         await wait_until(
             pilot,
-            lambda: error.display and "uno_penalty" in str(error.content),
+            lambda: error.display and "UNO penalty" in str(error.content),
             "the server's message",
         )
-        assert "uno_penalty: 11 is outside 0..10" in str(error.content)
+        assert "UNO penalty: 11 is outside 0..10" in str(error.content)
         assert app.screen is form and field.has_focus  # the form stays, on that option
         assert not server.lobby.tables
         # Editing the form takes the message away: a key in the field...
         await pilot.press("backspace")
         await wait_until(pilot, lambda: not error.display, "the message to go")
         await pilot.pause()
-        assert not any("uno_penalty" in line for line in screen_lines(app))
+        assert not any("UNO penalty:" in line for line in screen_lines(app))
         # ... or a tick (refused once more first).
         await pilot.press("1", "enter")
         await wait_until(pilot, lambda: error.display, "the message again")
         await pilot.pause()
-        assert "uno_penalty: 11 is outside" in "".join(shown_in(app, error))
+        assert "UNO penalty: 11 is outside" in "".join(shown_in(app, error))
         form.query_one("#opt-jump_in", Checkbox).focus()
         await pilot.press("space")
         await wait_until(pilot, lambda: not error.display, "the message to go again")
@@ -739,7 +671,7 @@ async def test_the_format_list_opens_inside_the_create_form(server):
     the dialog's border, and picks with the keys."""
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         select = form.query_one("#opt-format", Select)
         select.focus()
         await pilot.press("enter")
@@ -765,7 +697,7 @@ async def test_the_format_list_opens_inside_the_create_form(server):
 async def test_escape_cancels_the_create_form(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        await _open_form(app, pilot)
+        await open_form(app, pilot)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
         assert not server.lobby.tables
@@ -788,7 +720,7 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
     monkeypatch.setattr(Connection, "create_table", slow_answer)
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(80, 24)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         await pilot.press("enter")
         await wait_until(pilot, lambda: server.lobby.tables, "the table on the server")
         await pilot.press("escape")
@@ -807,100 +739,6 @@ async def test_escape_while_the_table_is_created_waits_and_seats_you(server, mon
 # ---------------------------------------------------------------- house rules at the table
 
 
-class _FakeSession:
-    """Stands in for the game stream: records the wire ids the table sends."""
-
-    def __init__(self) -> None:
-        self.sent: list[int] = []
-
-    async def send(self, action) -> bool:
-        self.sent.append(wire.action_id(action))
-        return True
-
-    async def close(self) -> None:
-        pass
-
-
-class CraftedApp(App):
-    """The table screen of seat 0 on an engine position, as the stream would
-    deliver it (view and legal actions through the wire), with a fake session."""
-
-    CSS_PATH = str(Path(tui_app.__file__).with_name("uno.tcss"))
-    TITLE = "UNO"
-    ENABLE_COMMAND_PALETTE = False
-
-    def __init__(
-        self,
-        game: GameState,
-        seat: int = 0,
-        window_closes_ms: int = 0,
-        clock: Callable[[], float] | None = None,
-        events: list | None = None,
-    ) -> None:
-        super().__init__()
-        self.game, self.seat, self.events = game, seat, events or []
-        self.window_closes_ms, self.clock = window_closes_ms, clock
-        self.session = _FakeSession()
-
-    def state(self) -> SessionState:
-        seats = tuple(
-            SeatInfo(
-                seat=i,
-                name="Ada" if i == self.seat else f"bot-{i}",
-                bot=i != self.seat,
-                occupied=True,
-                connected=True,
-            )
-            for i in range(self.game.players)
-        )
-        table = TableInfo(
-            table_id="t1-test",
-            title="House",
-            seats=seats,
-            rules=self.game.rules,
-            turn_seconds=0,
-            state=TableState.PLAYING,
-            scores=(),
-            away_grace=30.0,
-        )
-        update = wire.update_from_pb(
-            wire.message_pb(
-                1,
-                Update(
-                    self.game.view(self.seat), tuple(self.game.legal_actions(self.seat)), 0.0, seats
-                ),
-            ).update
-        )  # through the wire and back, as a stream delivers it
-        self.update = Received(1, update)  # handle() it as the stream's message
-        return SessionState(
-            seat=self.seat,
-            table=table,
-            commitment="c" * 64,
-            view=update.view,
-            seats=seats,
-            legal=update.legal,
-            window_closes_ms=self.window_closes_ms,
-            events=list(self.events),
-        )
-
-    def on_mount(self) -> None:
-        screen = GameScreen(state=self.state(), **({"clock": self.clock} if self.clock else {}))
-        screen.session = self.session
-        self.push_screen(screen)
-
-
-def _house_game(hands: list[str], top: str, current: int, **rules) -> GameState:
-    return GameState.from_position(
-        [cs(h) for h in hands], c(top), rules=PRESETS["house"].replace(**rules), current=current
-    )
-
-
-async def _select(pilot, card: int) -> None:
-    hand = pilot.app.screen.query_one(HandView)
-    await _press_for_card(pilot, hand.cards.index(card))
-    assert hand.cards[hand.selected] == card
-
-
 async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says_so():
     game = GameState.from_position([cs("R7 B5 G2"), cs("R1 R2"), cs("G1 G3")], c("R4"))
     now = [1000.0]
@@ -913,7 +751,7 @@ async def test_an_open_out_of_turn_window_counts_down_and_a_move_sent_in_it_says
         await wait_until(
             pilot, lambda: "⏳ 0.7s" in str(status.content), "the countdown to move on"
         )
-        await _select(pilot, c("R7"))
+        await select_card(pilot, c("R7"))
         await pilot.press("enter")
         await wait_until(pilot, lambda: app.session.sent, "the play")
         assert "judged when the out-of-turn window closes" in str(status.content)
@@ -933,7 +771,7 @@ async def _penalty_prompt_text(app: CraftedApp) -> str:
 
 
 async def test_the_penalty_prompt_names_who_played_the_draw_card_and_a_colour_only_for_a_wild():
-    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "R+2 R5 R6"], "R7", current=3)
+    game = house_game(["R1 Y3", "G1 G3", "B1 B2", "R+2 R5 R6"], "R7", current=3)
     played = game.apply(3, play(c("R+2")))  # on seat 0 (Ada), who may stack or accept
     # With the play in the history, and with no history of the round (a fallback).
     for history in (played, []):
@@ -957,7 +795,7 @@ def test_a_challenge_of_your_wild_draw_four_reads_your():
 
 
 async def test_the_rules_line_and_the_help_name_the_house_rules():
-    game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
+    game = house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
     app = CraftedApp(game)
     async with app.run_test(size=(120, 24)) as pilot:  # wide enough for every option
         await pilot.pause()
@@ -1018,9 +856,9 @@ def _help_text(app) -> str:
 async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
     tables = {
         "official": (DemoApp(), False),
-        "house": (CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
+        "house": (CraftedApp(house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0)), True),
         "house without multi-play": (
-            CraftedApp(_house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")),
+            CraftedApp(house_game(["R7 B7", "R1", "B1", "G1"], "R4", 0, multi_play="off")),
             False,
         ),
     }
@@ -1038,7 +876,7 @@ async def test_the_help_mentions_marking_cards_only_where_multi_play_is_on():
 async def test_the_rules_line_fits_on_one_line_leaving_out_what_does_not_fit():
     """At 80-100 columns the house rules do not fit: whole options are shown, in
     order, then "…"; "? explains" (the help lists them all) stays."""
-    game = _house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
+    game = house_game(["R7 B5", "R1 R2", "B1 B2", "G1 G3"], "R4", current=0)
     changes = [short_text(name, value) for name, value in differences(PRESETS["house"])]
     app = CraftedApp(game)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -1057,7 +895,7 @@ async def test_the_rules_line_fits_on_one_line_leaving_out_what_does_not_fit():
 
 async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
     """Bot 1 is to play on a red 7; Ada holds the other red 7 and may jump in."""
-    game = _house_game(["B5 R7#1 G2 Y9", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
+    game = house_game(["B5 R7#1 G2 Y9", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
     app = CraftedApp(game)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -1066,7 +904,7 @@ async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
         assert not table.my_turn
         assert hand.jump and hand.playable == {c("R7#1")}
         assert "jump!" in app.export_screenshot()
-        await _select(pilot, c("B5"))
+        await select_card(pilot, c("B5"))
         await pilot.press("enter")  # not a jump-in card: nothing is sent
         assert app.session.sent == []
         # The mouse, as on your turn: a click selects the card, a second plays it.
@@ -1083,7 +921,7 @@ async def test_a_jump_in_out_of_turn_is_sent_as_its_action_id():
 
 
 async def test_two_cards_and_a_jump_in_card_remind_you_to_call_uno():
-    game = _house_game(["B5 R7#1", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
+    game = house_game(["B5 R7#1", "R1 R2 R3", "B1 B2", "G1 G3"], "R7", current=1)
     app = CraftedApp(game)
     async with app.run_test(size=(100, 24)) as pilot:
         await pilot.pause()
@@ -1094,7 +932,7 @@ async def test_two_cards_and_a_jump_in_card_remind_you_to_call_uno():
 
 async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
     """Ada marks a red 7 and a blue 7 (Space), Enter, names blue: one play of both."""
-    game = _house_game(["R7 G2 B7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
+    game = house_game(["R7 G2 B7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
     app = CraftedApp(game)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
@@ -1102,7 +940,7 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
         hand = table.query_one(HandView)
         assert table.ready and c("B7") in hand.partners  # playable only with the red 7
         for card in ("R7", "B7", "G2"):
-            await _select(pilot, c(card))
+            await select_card(pilot, c(card))
             await pilot.press("space")
         assert hand.marked == {c("R7"), c("B7"), c("G2")}
         await pilot.press("enter")  # no play lays these three
@@ -1127,7 +965,7 @@ async def test_a_multi_play_of_marked_cards_is_sent_as_its_action_id():
 
 async def test_identical_cards_marked_go_down_with_the_uno_call():
     """Two identical red 7s out of three cards: no colour to name, and u arms UNO."""
-    game = _house_game(
+    game = house_game(
         ["R7 G2 R7#1", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0, multi_play="identical"
     )
     app = CraftedApp(game)
@@ -1135,7 +973,7 @@ async def test_identical_cards_marked_go_down_with_the_uno_call():
         await pilot.pause()
         table = app.screen
         for card in ("R7", "R7#1"):
-            await _select(pilot, c(card))
+            await select_card(pilot, c(card))
             await pilot.press("space")
         await pilot.press("u")
         assert table.uno_armed
@@ -1149,7 +987,7 @@ async def test_identical_cards_marked_go_down_with_the_uno_call():
 
 def test_house_table_with_marked_cards_snapshot(snap_compare):
     # The rules line, a red 7 and a blue 7 marked (✓), the green 7 playable with them.
-    game = _house_game(["R7 B7 G7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
+    game = house_game(["R7 B7 G7 Y9 W B2", "R1 R2 R3", "B1 B3", "G1 G3"], "R4", current=0)
     assert snap_compare(
         CraftedApp(game), press=["1", "space", "2", "space"], terminal_size=(80, 24)
     )
@@ -1604,7 +1442,7 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(100, 40)) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         form.query_one("#seats", Input).value = "3"
         box = form.query_one("#opt-uno_call_strict", Checkbox)
         ticked = box.value
@@ -1618,18 +1456,12 @@ async def test_enter_on_a_checkbox_creates_and_the_form_remembers_the_last_table
         await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the leave dialog")
         await pilot.press("l")
         await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         assert form.query_one("#seats", Input).value == "3"
         await pilot.press("ctrl+q")
 
 
 # ---------------------------------------------------------------- rematch
-
-
-def _ada_goes_out(players: int, rules: RuleSet) -> GameState:
-    """Ada (seat 0) holds one red 7 on a red 4 and plays first: one key ends the game."""
-    hands = ["R7", "B1 B2 G3 Y4 B5", "B1#1 B2#1 G3#1 Y4#1 B5#1"][:players]
-    return GameState.from_position([cs(h) for h in hands], c("R4"), rules=rules, current=0)
 
 
 async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
@@ -1656,7 +1488,7 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
                 "the table",
             )
         live = server.lobby.get(table.table_id)
-        live.start(game=_ada_goes_out(3, rules))
+        live.start(game=ada_goes_out(3, rules))
         await wait_until(ada, lambda: apps[0].screen.ready, "Ada's turn")
         await ada.press("enter")  # the red 7: out, and the game is over
         for app, pilot in zip(apps, (ada, bob)):
@@ -1688,7 +1520,7 @@ async def test_a_rematch_with_two_tui_players_and_a_bot(server, tmp_path):
 
 async def test_the_challenge_names_the_colour_it_judges():
     # bot-3 plays a Wild Draw Four naming blue on a red 7: a challenge judges red.
-    game = _house_game(["R1 Y3", "G1 G3", "B1 B2", "W+4 R5 G6"], "R7", current=3, stacking="off")
+    game = house_game(["R1 Y3", "G1 G3", "B1 B2", "W+4 R5 G6"], "R7", current=3, stacking="off")
     started = [
         Event(EventKind.ROUND_STARTED, 0, count=7, value=1),
         Event(EventKind.STARTER_FLIPPED, -1, cards=(c("R7"),)),
@@ -1717,7 +1549,7 @@ async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):
 async def test_the_create_form_fits_a_small_terminal(server):
     app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
     async with app.run_test(size=(40, 12)) as pilot:
-        form = await _open_form(app, pilot)
+        form = await open_form(app, pilot)
         await pilot.pause()
         seats = form.query_one("#seats", Input)
         assert seats.region.width >= 8  # the field shows beside its label

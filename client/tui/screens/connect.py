@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from ...discovery import Browser, FoundServer
 from ...sdk import ServerError
-from ..words import error_words, plural
+from ..words import address_problem, error_words, plural
 
 if TYPE_CHECKING:
     from ..app import UnoApp
@@ -124,7 +124,10 @@ class ConnectScreen(Screen[None]):
         self.found = servers
         view.clear_options()
         view.add_options(
-            [Option(f"{server.name}  ({server.target})", id=server.target) for server in servers]
+            [
+                Option(Text(f"{server.name}  ({server.target})"), id=server.target)
+                for server in servers
+            ]
         )
         if servers:
             targets = [server.target for server in servers]
@@ -165,6 +168,9 @@ class ConnectScreen(Screen[None]):
             return
         if ":" not in target:
             target += ":50051"
+        if address_problem(target):
+            self.notify(address_problem(target), title="Cannot connect", severity="error")
+            return
         if self._take_name():
             self.connect(target)
 

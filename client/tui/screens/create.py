@@ -25,7 +25,7 @@ from unoplay.game.messages import TableInfo
 from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 
 from ...sdk import ServerError
-from ..ruleinfo import OPTIONS, OptionInfo
+from ..ruleinfo import OPTIONS, OptionInfo, in_form_words, option_label
 from ..seats import Prefs
 from .prompts import Modal
 
@@ -103,6 +103,8 @@ class CreateTableScreen(Modal[NewTable]):
 
     #: The key of the last table's fields in :class:`~..seats.Prefs`.
     LAST = "last_table"
+    #: The table settings' fields by id, as their labels name them.
+    _SETTINGS = {"seats": "Seats", "turn": "Turn time", "bots": "Bots to seat now"}
 
     def __init__(self, target: str, bot_delay: float = 0.0, prefs: Prefs | None = None) -> None:
         super().__init__()
@@ -207,7 +209,8 @@ class CreateTableScreen(Modal[NewTable]):
             if isinstance(widget, Input):
                 if not widget.value.isdigit():
                     self.show_error(
-                        f"{info.name}: type a whole number {info.low}..{info.high}", widget
+                        f"{option_label(info.name)}: type a whole number {info.low}..{info.high}",
+                        widget,
                     )
                     return None
                 values[info.name] = int(widget.value)
@@ -216,9 +219,10 @@ class CreateTableScreen(Modal[NewTable]):
         return values
 
     def show_error(self, message: str, widget: Widget | None = None) -> None:
-        """Show ``message`` above the buttons and focus ``widget``, or the
-        option the message starts with ("uno_penalty: 11 is outside 0..10")."""
-        self._say(Text(message, style="bold #ef5350"))
+        """Show ``message`` above the buttons, the options it names in the
+        form's words, and focus ``widget``, or the option the message starts
+        with ("uno_penalty: 11 is outside 0..10": UNO penalty's field)."""
+        self._say(Text(in_form_words(message), style="bold #ef5350"))
         if widget is None:
             name = message.split(":", 1)[0].strip()
             if name in OPTION_NAMES:
@@ -274,7 +278,8 @@ class CreateTableScreen(Modal[NewTable]):
             except ValueError:
                 value = None
             if value is None or not low <= value <= high:
-                self.show_error(f"{widget_id}: a whole number {low}..{high}", widget)
+                label = self._SETTINGS[widget_id]
+                self.show_error(f"{label}: a whole number {low}..{high}", widget)
                 return None
             return value
 

@@ -78,7 +78,7 @@ class FinalScreen(Screen[None]):
         self.voted = False
         self.games = 0  #: the table's game count when this game ended (0: unknown yet)
         self.table: TableInfo | None = None
-        self.standings_table: DataTable[str] = DataTable(
+        self.standings_table: DataTable[str | Text] = DataTable(
             id="standings", cursor_type="none", zebra_stripes=True
         )
         self.votes = Static(id="rematch")
@@ -113,7 +113,8 @@ class FinalScreen(Screen[None]):
             if self.scores[i] != last:
                 place, last = rank, self.scores[i]
             mark = " ★" if i in self.winners else ""
-            table.add_row(str(place), self.names[i] + mark, str(self.scores[i]), key=str(i))
+            name = Text(self.names[i] + mark)  # literal: a name is never markup
+            table.add_row(str(place), name, str(self.scores[i]), key=str(i))
         self.votes.display = False
         if self.seating is not None:
             self.watch_table()

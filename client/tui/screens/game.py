@@ -19,7 +19,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
 
 from unoplay.game.actions import Action, ActionKind
@@ -108,7 +108,8 @@ def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[...,
 def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = False) -> int:
     """At a round's end, push its results (once: ``shown`` is the round whose
     results were pushed last); once the next round is under way, move them
-    aside (at once when it wants a move: ``moves``). Returns the round shown now."""
+    aside (at once when it wants a move: ``moves``), and then hold the keys
+    that closed them for a moment. Returns the round shown now."""
     view = model.view
     if view is None:
         return shown
@@ -120,7 +121,12 @@ def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = 
         return shown
     if isinstance(app.screen, RoundResultScreen):
         app.screen.answer()  # an older round's results, still open
-    app.push_screen(RoundResultScreen(model.round_result()))
+
+    def closed(stepped_aside: bool | None) -> None:
+        if stepped_aside:  # an Enter on its way to the box must not play a card
+            model.hold_keys(RoundResultScreen.KEY_HOLD_SECONDS)
+
+    app.push_screen(RoundResultScreen(model.round_result()), closed)
     return view.round_number
 
 
@@ -150,6 +156,33 @@ class BoardScreen(Screen[None]):
     def finished(self) -> bool:
         """True once the stream ended."""
         return self.model.finished
+
+    #: What the status line says when the server stopped in the middle of the game.
+    INTERRUPTED = "The server stopped: this game was interrupted"
+
+    def redraw(self) -> None:
+        """Redraw every widget from the model."""
+        raise NotImplementedError
+
+    def close_modals(self) -> None:
+        """Close every box over this screen (a prompt, the round's results, the
+        help): nothing in them can be answered any more."""
+        app = self.app
+        while (
+            self.is_attached
+            and app.screen is not self
+            and isinstance(app.screen, ModalScreen)
+            and self in app.screen_stack
+        ):
+            app.screen.dismiss(None)
+
+    def stream_failed(self, why: str) -> None:
+        """The stream ended for good before the game was over (``why``): say so,
+        close every box over the table and so leave its keys (q) working."""
+        self.model.failed = why
+        self.close_modals()
+        self.notify(why, severity="error", timeout=8)
+        self.redraw()
 
 
 class GameScreen(BoardScreen):
@@ -253,7 +286,8 @@ class GameScreen(BoardScreen):
                 self._poll_waiting()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Before the game: add bots and start; during it: the game keys."""
+        """Before the game: add bots and start; during it: the game keys
+        (none once it is over)."""
         model = self.model
         view = model.view
         waiting = view is None and self.seating is not None
@@ -262,7 +296,7 @@ class GameScreen(BoardScreen):
         if action in ("play", "draw", "uno", "catch"):
             return not waiting and (view is None or view.phase is not Phase.GAME_OVER)
         if action == "mark":
-            return not waiting and (model.multi_play or bool(model.marked))
+            return not waiting and not model.game_over and (model.multi_play or bool(model.marked))
         if action == "unmark":
             return bool(model.marked)
         return True
@@ -320,15 +354,15 @@ class GameScreen(BoardScreen):
                 self.handle(received)
         except ServerError as err:
             log.info("stream ended: %s %s", err.status, err)
-            if isinstance(err, (SeatGone, TableNotFound)):
+            gone = isinstance(err, (SeatGone, TableNotFound))
+            if gone:
                 self._forget_seat()
-                self.model.failed = f"{self.GONE}: {err}"
-            else:
-                self.model.failed = f"Connection lost: {err}"
-            self.notify(self.model.failed, severity="error", timeout=8)
-            self.redraw()
+            self.stream_failed(f"{self.GONE}: {err}" if gone else f"Connection lost: {err}")
             return
         self.model.finished = True
+        if self.state.interrupted:
+            self.stream_failed(self.INTERRUPTED)
+            return
         if self.state.game_over:
             self._forget_seat()
         self.redraw()
@@ -385,6 +419,11 @@ class GameScreen(BoardScreen):
             self._sync_prompt()
 
     # ------------------------------------------------------------- prompts
+
+    def close_modals(self) -> None:
+        """Close every box over this screen, the decision prompt with them."""
+        self._prompt = None
+        super().close_modals()
 
     def _close_prompt(self) -> None:
         prompt, self._prompt = self._prompt, None
@@ -508,7 +547,7 @@ class GameScreen(BoardScreen):
             return
         self.model.sent(action)
         self._send_worker(action)
-        self._draw_status()
+        self._show_marks()  # spent on the move: the status says it is on its way
 
     @work(group="send")
     async def _send_worker(self, action: Action) -> None:

@@ -285,7 +285,7 @@ class TargetPrompt(Prompt[int]):
             yield Static(title, classes="title")
             with Horizontal(classes="buttons"):
                 for i, (seat, name, held) in enumerate(self.choices):
-                    yield Button(f"{i + 1}  {name} ({held})", name=str(seat))
+                    yield Button(Text(f"{i + 1}  {name} ({held})"), name=str(seat))
             yield Static("1-9 to choose · Esc cancels", classes="hint")
 
     def action_pick(self, index: int) -> None:
@@ -470,9 +470,11 @@ class QuitPrompt(Prompt[QuitChoice]):
             elif self.lost:
                 yield Static(Text("Leave the table?", style="bold"), classes="title")
                 yield Static(
-                    f"{self.lost}. Whether your seat is kept is the server's to say: "
-                    "if it runs again with this table, Enter on it in the lobby (same "
-                    "name, this machine) tries to take it back.",
+                    Text(
+                        f"{self.lost}. Whether your seat is kept is the server's to say: "
+                        "if it runs again with this table, Enter on it in the lobby (same "
+                        "name, this machine) tries to take it back."
+                    ),
                     classes="body",
                 )
                 with Horizontal(classes="buttons"):
@@ -511,10 +513,12 @@ class QuitPrompt(Prompt[QuitChoice]):
         return QuitChoice(name) if name else None
 
 
-class RoundResultScreen(Modal[None]):
+class RoundResultScreen(Modal[bool]):
     """The end of a round: who went out, the cards each player was left holding
     and what they count, the game score. It steps aside by itself once the
-    next round is under way (:meth:`step_aside`); ``q`` closes it and goes on
+    next round is under way (:meth:`step_aside`; it dismisses with True then,
+    and the table holds Enter and Space for :data:`KEY_HOLD_SECONDS`: the
+    key meant for the box is not a play); ``q`` closes it and goes on
     to the screen below's ``q`` (leave, or quit)."""
 
     BINDINGS = [
@@ -523,6 +527,8 @@ class RoundResultScreen(Modal[None]):
     ]
     #: Seconds the box stays, at least, before the next round moves it aside.
     READING_SECONDS = 3.0
+    #: Seconds Enter and Space do nothing at the table after the box stepped aside.
+    KEY_HOLD_SECONDS = 1.0
 
     def __init__(self, result: RoundResult) -> None:
         super().__init__()
@@ -535,10 +541,10 @@ class RoundResultScreen(Modal[None]):
         move) or once the box has been up :data:`READING_SECONDS`."""
         left = self._opened + self.READING_SECONDS - time.monotonic()
         if at_once or left <= 0:
-            self.answer(None)
+            self.answer(True)
         elif not self._leaving:
             self._leaving = True
-            self.set_timer(left, self.answer)
+            self.set_timer(left, lambda: self.answer(True))
 
     def compose(self) -> ComposeResult:
         r = self.result
@@ -553,7 +559,7 @@ class RoundResultScreen(Modal[None]):
             table.add_column("Points in hand", justify="right")
             table.add_column("Score", justify="right")
             for row in zip(r.names, r.hand_cards, r.hand_points, r.scores):
-                table.add_row(*map(str, row))
+                table.add_row(*(Text(str(cell)) for cell in row))  # a name is never markup
             yield Static(table, classes="body", id="round-table")
             target = f"first to {r.target} wins" if r.target else ""
             yield Static(

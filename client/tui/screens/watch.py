@@ -4,7 +4,8 @@
 player's screen, fed by the server's spectator stream (``GameService.Spectate``):
 every public event, the players with their hand sizes, the pile, the scores
 and whose turn it is. It has no hand and no keys to act; q or Esc goes back
-to the lobby.
+to the lobby. Once the game is over it looks at the table now and then, and
+follows it into its next game (a rematch).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from textual.widgets import Footer
 
 from unoplay.game.deals import DealReveal
 from unoplay.game.events import Event
-from unoplay.game.messages import SeatsChanged, Update, Welcome
+from unoplay.game.messages import SeatsChanged, TableState, Update, Welcome
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase
 
@@ -71,12 +72,23 @@ class WatchScreen(BoardScreen):
 
     #: What the status line says when the server no longer knows the table.
     GONE = "This table is gone"
+    #: Seconds between two looks at the table once its game is over (a rematch?).
+    REMATCH_POLL_SECONDS = 1.5
 
     def __init__(
-        self, target: str, table_id: str, name: str = "", clock: Callable[[], float] = time.time
+        self,
+        target: str,
+        table_id: str,
+        name: str = "",
+        clock: Callable[[], float] = time.time,
+        last_seq: int = 0,
     ) -> None:
+        """``last_seq``: the table's stream resumes after that message (the
+        next game of a table watched to the end of one)."""
         super().__init__()
         self.target, self.table_id, self.viewer = target, table_id, name
+        self.last_seq = last_seq
+        self._following = False  # on the way into the table's next game
         self.model = TableModel(role=Role.SPECTATOR, clock=clock)
         self.board = TableBoard(hand=False)
         self.session: SpectatorSession | None = None
@@ -115,7 +127,8 @@ class WatchScreen(BoardScreen):
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the table's spectator stream until the game is over."""
-        self.session = session = self.app.connection(self.target).spectate(self.table_id)
+        conn = self.app.connection(self.target)
+        self.session = session = conn.spectate(self.table_id, last_seq=self.last_seq)
         session.on_status = self._status_changed
         self.model.state = session.state
         try:
@@ -124,12 +137,33 @@ class WatchScreen(BoardScreen):
         except ServerError as err:
             log.info("spectator stream ended: %s %s", err.status, err)
             gone = isinstance(err, (SeatGone, TableNotFound))
-            self.model.failed = f"{self.GONE}: {err}" if gone else f"Connection lost: {err}"
-            self.notify(self.model.failed, severity="error", timeout=8)
-            self.redraw()
+            self.stream_failed(f"{self.GONE}: {err}" if gone else f"Connection lost: {err}")
             return
         self.model.finished = True
+        if self.state.interrupted:
+            self.stream_failed(self.INTERRUPTED)
+            return
         self.redraw()
+        if self.state.game_over:
+            self.set_interval(self.REMATCH_POLL_SECONDS, self._look_for_next_game)
+
+    @work(exclusive=True, group="poll")
+    async def _look_for_next_game(self) -> None:
+        """The game is over: once the table has begun its next one (a rematch),
+        watch that, the stream going on where this one ended."""
+        table = await self.app.table_now(self.target, self.table_id)
+        watched = self.model.table.games if self.model.table is not None else 0
+        if (
+            table is None
+            or table.games <= watched
+            or table.state is TableState.WAITING
+            or self._following
+            or not self.is_attached
+        ):
+            return
+        self._following = True
+        last_seq = self.session.last_seq if self.session is not None else 0
+        self.app.show_watch(self.target, self.table_id, last_seq=last_seq)
 
     def handle(self, received: Received) -> None:
         """Apply one message of the spectator stream (already tracked in ``state``)."""

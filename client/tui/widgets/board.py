@@ -19,13 +19,17 @@ from textual.widgets import Static
 from ..model import TableModel
 from ..render import HUGE, LARGE, NORMAL, SMALL, CardSize
 from .hand import HandView
-from .log import GameLog
+from .log import GameLog, LatestLines
 from .pile import PileView
 from .players import PlayersPanel
 from .rules import RulesLine
 
 #: The smallest terminal the table is drawn in; below it a message says so.
 MIN_WIDTH, MIN_HEIGHT = 40, 12
+#: A compact terminal lower than this has no room for the bordered log: it
+#: shows the log's latest lines alone, unframed (and the hand drops the row
+#: under its cards).
+SHORT_HEIGHT = 15
 
 
 class BoardLayout(Enum):
@@ -77,7 +81,8 @@ class TableBoard(Widget):
 
     The layout follows the terminal (:class:`BoardLayout`, set by :meth:`lay_out`
     on every resize): small cards and the players beside the pile in a small
-    one, big cards and a wide players panel in a large one, and below
+    one (lower than :data:`SHORT_HEIGHT`: the log's latest lines alone, ``short``),
+    big cards and a wide players panel in a large one, and below
     :data:`MIN_WIDTH` x :data:`MIN_HEIGHT` a message asking for more room
     instead of panels that do not fit."""
 
@@ -88,6 +93,7 @@ class TableBoard(Widget):
     def __init__(self, *, hand: bool = True, **kwargs) -> None:
         super().__init__(**kwargs)
         self.arrangement: BoardLayout | None = None
+        self.short = False  #: the log is cut to its latest lines (:data:`SHORT_HEIGHT`)
         self.has_hand = hand
         self.has_rules = False  #: the table's rules line has something to say
         self.too_small = Static(id="too-small")
@@ -98,6 +104,8 @@ class TableBoard(Widget):
         self.players = PlayersPanel(id="players")
         self.pile = PileView(id="pile")
         self.game_log = GameLog(id="log", wrap=True, min_width=20, max_lines=1000)
+        self.latest = LatestLines(id="latest")  #: the log's latest lines, in a short terminal
+        self.game_log.latest = self.latest
         self.status = Static(id="status")
         self.hand = HandView(id="hand")
         self.hand.display = hand
@@ -113,6 +121,7 @@ class TableBoard(Widget):
                     yield self.players
                 yield self.pile
             yield self.game_log
+            yield self.latest
         yield self.status
         yield self.hand
 
@@ -133,16 +142,19 @@ class TableBoard(Widget):
         self.too_small.display = tiny
         if tiny:
             self.too_small.update(too_small_text(width, height))
-        if layout is self.arrangement:
+        short = layout is BoardLayout.COMPACT and height < SHORT_HEIGHT
+        if layout is self.arrangement and short == self.short:
             return
-        self.arrangement = layout
+        self.arrangement, self.short = layout, short
         for part in (self.topbar, self.main, self.status):
             part.display = not tiny
+        self.game_log.display = not short
+        self.latest.display = short
         self.hand.display = self.has_hand and not tiny
         self._show_rules_line()
         for name in BoardLayout:
             self.set_class(layout is name, f"-{name.value}")
-        self.hand.resize_cards(layout.card_size)
+        self.hand.resize_cards(layout.card_size, under=not short)
         self.pile.resize_cards(layout.card_size)
         self.players.compact = layout is BoardLayout.COMPACT
         self.players.backs = layout.roomy
@@ -167,7 +179,7 @@ class TableBoard(Widget):
             height = box.scrollable_content_region.height
             if height and not box.scroll_y <= row < box.scroll_y + height:
                 box.scroll_to(y=max(0, row - height // 2), animate=False)
-        self.pile.show(view, seats)
+        self.pile.show(view, seats, model.me)
         if self.has_hand:
             self.hand.show(model.hand())
         self.draw_top(model, target)

@@ -23,7 +23,9 @@ class HandView(Widget):
     a card marked to be played with others a ✓. Cards that do not fit are
     scrolled, with ◀ n / n ▶ counts of the hidden ones. Click a card to select
     it, click it again to play it. ``card_size`` follows the terminal
-    (:meth:`~.board.TableBoard.lay_out`); the widget is one row taller than a card.
+    (:meth:`~.board.TableBoard.lay_out`); the widget is one row taller than a
+    card, for the ▲ and ✓ under it, unless ``under`` is off (a short terminal:
+    the heavy edge and the ✓ in the top edge say as much).
     """
 
     DEFAULT_CSS = """
@@ -48,6 +50,7 @@ class HandView(Widget):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.card_size: CardSize = NORMAL
+        self.under = True  #: a row under the cards for the ▲ of the selected one
         self._start = 0  # first card shown
         self._layout: tuple[int, int, int] = (0, 0, 0)  # left pad, first, count
 
@@ -62,11 +65,11 @@ class HandView(Widget):
         self.selected = hand.selected
         self.refresh()
 
-    def resize_cards(self, size: CardSize) -> None:
-        """Draw the cards at ``size`` from now on."""
-        if size != self.card_size:
-            self.card_size = size
-            self.styles.height = size.height + 1
+    def resize_cards(self, size: CardSize, under: bool = True) -> None:
+        """Draw the cards at ``size`` from now on, with a row under them or not."""
+        if (size, under) != (self.card_size, self.under):
+            self.card_size, self.under = size, under
+            self.styles.height = size.height + under
             self.refresh()
 
     def _window(self, width: int) -> tuple[int, int, int]:
@@ -94,7 +97,7 @@ class HandView(Widget):
         if not n:
             return Text("\n  (no cards)", style="dim")
         size = self.card_size
-        rows = [Text() for _ in range(size.height + 1)]
+        rows = [Text() for _ in range(size.height + 1)]  # the last: under the cards
         if pad:
             left = f"◀{first}" if first else ""
             for i, row in enumerate(rows):
@@ -122,7 +125,7 @@ class HandView(Widget):
         hidden = n - first - count
         if pad and hidden:
             rows[1].append(f" {hidden}▶", style="bold")
-        return Text("\n").join(rows)
+        return Text("\n").join(rows if self.under else rows[:-1])
 
     def on_click(self, event: events.Click) -> None:
         pad, first, count = self._layout

@@ -35,7 +35,9 @@ class PileView(Widget):
         self.drawn = (0, 0)  #: the cells drawn at the last render: (width, height)
 
     def show(self, view: PlayerView | None, seats: Sequence, me: int = -1) -> None:
-        """Draw the pile of ``view`` (None: the game has not started)."""
+        """Draw the pile of ``view`` (None: the game has not started) for the
+        receiver at seat ``me`` ("you"; -1: a spectator, or a replay's every
+        hand, whose view is a seat's but who is none of them)."""
         self.view, self.seats, self.me = view, seats, me
         self.refresh()
 
@@ -68,7 +70,7 @@ class PileView(Widget):
         else:
             info[2].append("↻ clockwise" if clockwise else "↺ counter-clockwise")
         if view.pending_penalty:
-            who = seat_name(self.seats, view.current, view.seat)
+            who = seat_name(self.seats, view.current, self.me)
             info[3].append(
                 f"+{view.pending_penalty} on {who}"
                 if small
