@@ -1625,6 +1625,8 @@ async def test_the_round_results_step_aside_when_the_next_round_wants_a_move():
 async def test_only_the_pile_as_drawn_draws_a_card():
     """A click on the pile draws; a click on the empty rest of its row (the
     Table panel's blank space) does nothing."""
+    from textual.app import App
+
     from unoplay.client.tui.widgets.pile import PileView
 
     clicked = []
