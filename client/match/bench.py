@@ -1,12 +1,15 @@
 """``uno bench --match``: the match runner's figures on this machine, in one run.
 
 * **Speed.** The same games (greedy against three randoms, official rules to
-  500) played one at a time on one event loop (``--workers inline``: the
-  sequential runner ``uno match`` was before issue 16) and by
-  ``concurrency`` worker processes; games/s of each and their ratio. On a
-  machine of ``concurrency`` idle cores the ratio is near ``concurrency``:
-  every game runs its own server and bots on one core, so nothing but the
-  cores limits it (a busy machine, or the workers' start, a second or so).
+  500, the same seeds) played by the engine alone with the same bots
+  (:func:`unoplay.game.bots.play_game`, one core: the limit), and by the
+  runner one at a time on one event loop (``--workers inline``) and by
+  ``concurrency`` worker processes, each both ways: the Python entrants
+  playing their seats in the worker's process (the default) and over gRPC
+  (``--network``); games/s of each, the in-process path's share of the
+  engine's (one core against one core), and what skipping the wire gains.
+  On a machine of ``concurrency`` idle cores the processes' games/s is near
+  ``concurrency`` times the inline one's.
 * **Interval.** The 95% interval of greedy's win rate against random over
   the same number of single-round games, plain rotation (Wilson's, games
   independent) against ``--duplicate`` (the normal interval over deal
@@ -17,29 +20,44 @@
 from __future__ import annotations
 
 import sys
+import time
 from typing import IO, Any
 
+from unoplay.game.bots import play_game
 from unoplay.game.rules import preset
 
-from .entrants import parse_entrants
+from .entrants import new_bot, parse_entrants
 from .runner import run_match
 
 
 async def run_bench(
     games: int = 40, concurrency: int = 2, interval_games: int = 400, seed: int = 1
 ) -> dict[str, Any]:
-    """Both figures (see the module docstring) as a dict: ``speed`` (games,
-    seconds and games/s of ``sequential`` and ``concurrent``, their
-    ``ratio``) and ``interval`` (``plain`` and ``duplicate``: win rate,
+    """Both figures (see the module docstring) as a dict: ``speed`` (games;
+    seconds and games/s of ``engine``, ``inline``, ``inline_network``,
+    ``concurrent``, ``concurrent_network``; ``share_of_engine``: inline over
+    engine; ``wire_gain`` and ``wire_gain_concurrent``: in-process over
+    network) and ``interval`` (``plain`` and ``duplicate``: win rate,
     interval and its width, as fractions; ``width_ratio`` duplicate/plain).
     ``games`` and ``interval_games`` are numbers of games. Raises
     ValueError for counts below 1 (as :func:`.runner.run_match`)."""
     field = parse_entrants("greedy,random,random,random")
     official = preset("official")
     speed: dict[str, Any] = {"games": games, "concurrency": concurrency}
+    start = time.perf_counter()
+    for n in range(games):
+        bots = [new_bot(e.kind, seed + n * 16 + s, official) for s, e in enumerate(field)]
+        play_game(bots, official, seed=f"bench-{seed}-{n}")
+    seconds = time.perf_counter() - start
+    speed["engine"] = {"seconds": seconds, "games_per_second": games / seconds}
     for name, options in (
-        ("sequential", {"workers": "inline"}),
+        ("inline", {"workers": "inline"}),
+        ("inline_network", {"workers": "inline", "network": True}),
         ("concurrent", {"concurrency": concurrency, "workers": "processes"}),
+        (
+            "concurrent_network",
+            {"concurrency": concurrency, "workers": "processes", "network": True},
+        ),
     ):
         report = await run_match(field, games, seed, official, **options)
         speed[name] = {
@@ -47,9 +65,10 @@ async def run_bench(
             "games_per_second": report["games_per_second"],
             "most_running": report["most_running"],
         }
-    speed["ratio"] = (
-        speed["concurrent"]["games_per_second"] / speed["sequential"]["games_per_second"]
-    )
+    rate = {name: run["games_per_second"] for name, run in speed.items() if isinstance(run, dict)}
+    speed["share_of_engine"] = rate["inline"] / rate["engine"]
+    speed["wire_gain"] = rate["inline"] / rate["inline_network"]
+    speed["wire_gain_concurrent"] = rate["concurrent"] / rate["concurrent_network"]
     pair = parse_entrants("greedy,random")
     rounds = official.replace(target_score=0)
     interval: dict[str, Any] = {"games": interval_games, "bots": "greedy,random", "target": 0}
@@ -74,20 +93,27 @@ def print_bench(report: dict[str, Any], file: IO[str] | None = None) -> None:
     """The figures of :func:`run_bench` for people."""
     out = file or sys.stdout
     speed, interval = report["speed"], report["interval"]
-    seq, conc = speed["sequential"], speed["concurrent"]
     print(
-        f"match runner, {speed['games']} games of greedy against three randoms (official, to 500):",
+        f"{speed['games']} games of greedy against three randoms (official, to 500), games/s:",
         file=out,
     )
-    print(
-        f"  one at a time (inline)   {seq['seconds']:7.1f} s  "
-        f"{seq['games_per_second']:6.2f} games/s",
-        file=out,
+    rows = (
+        ("engine alone, one core (the limit)", "engine"),
+        ("uno match, inline, in-process seats", "inline"),
+        ("uno match, inline, --network", "inline_network"),
+        (f"uno match, --concurrency {speed['concurrency']}, in-process", "concurrent"),
+        (f"uno match, --concurrency {speed['concurrency']}, --network", "concurrent_network"),
     )
+    for what, name in rows:
+        run = speed[name]
+        print(
+            f"  {what:<42} {run['seconds']:7.1f} s  {run['games_per_second']:7.2f} games/s",
+            file=out,
+        )
     print(
-        f"  --concurrency {speed['concurrency']:<10} {conc['seconds']:7.1f} s  "
-        f"{conc['games_per_second']:6.2f} games/s  (x{speed['ratio']:.2f}, "
-        f"{conc['most_running']} at once)",
+        f"  in-process share of the engine's games/s: {speed['share_of_engine']:.2f}; "
+        f"in-process over --network: x{speed['wire_gain']:.2f} inline, "
+        f"x{speed['wire_gain_concurrent']:.2f} with --concurrency {speed['concurrency']}",
         file=out,
     )
     print(
