@@ -185,6 +185,7 @@ def _serve(args: argparse.Namespace) -> int:
         stand_in=args.stand_in,
     )
 
+    arena = _arena_settings(args)
     # --web: the tabs' sessions are clients of their own (unoplay.channel)
     tab_key = secrets.token_bytes(32) if args.web is not None else None
 
@@ -197,7 +198,13 @@ def _serve(args: argparse.Namespace) -> int:
             raise SystemExit(f"uno serve: port {args.port} is in use (is another server there?)")
         try:
             server = await start_server(
-                args.host, args.port, limits=limits, store=store, tls=tls, tab_key=tab_key
+                args.host,
+                args.port,
+                limits=limits,
+                store=store,
+                tls=tls,
+                tab_key=tab_key,
+                arena=arena,
             )
         except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
             raise SystemExit(f"uno serve: {err}") from None
@@ -235,6 +242,33 @@ def _serve(args: argparse.Namespace) -> int:
 
     asyncio.run(main())
     return 0
+
+
+def _arena_settings(args: argparse.Namespace):
+    """The arena of ``uno serve`` from its options (SystemExit for a bad one)."""
+    from unoplay.game.rules import PRESETS, RuleError
+    from unoplay.server.arena import ArenaSettings
+
+    if args.arena_rules not in PRESETS:
+        raise SystemExit(f"uno serve: --arena-rules must be one of {', '.join(PRESETS)}")
+    if args.arena_target < 0 or args.arena_turn_seconds < 1:
+        raise SystemExit(
+            "uno serve: --arena-target must be 0 or more, --arena-turn-seconds 1 or more"
+        )
+    if args.arena_fill is not None and args.arena_fill < 0:
+        raise SystemExit("uno serve: --arena-fill must be 0 or more seconds")
+    settings = ArenaSettings(
+        seats=args.arena_seats,
+        rules=args.arena_rules,
+        target=args.arena_target,
+        turn_seconds=args.arena_turn_seconds,
+        fill_after=args.arena_fill,
+    )
+    try:
+        settings.ruleset().check_players(settings.seats)
+    except RuleError as err:
+        raise SystemExit(f"uno serve: --arena-seats: {err}") from None
+    return settings
 
 
 async def _start_web(args: argparse.Namespace, port: int, tab_key: bytes):
@@ -491,6 +525,128 @@ def _exit_if_cleanup_hangs(message: str, grace: float = 5.0) -> None:
     signal.signal(signal.SIGINT, on_sigint)
 
 
+def _standings(args: argparse.Namespace) -> int:
+    """``uno standings``: the arena's standings of a server, a table or JSON."""
+    from .sdk import Connection, ServerError
+
+    async def main() -> list:
+        async with Connection(args.server) as conn:
+            return await conn.standings(max(args.limit, 0))
+
+    try:
+        rows = asyncio.run(main())
+    except ServerError as err:
+        raise SystemExit(f"uno standings: {err}") from None
+    if args.json:
+        fields = ("name", "games", "wins", "rating", "mu", "sigma", "waiting", "playing")
+        print(json.dumps([{f: getattr(r, f) for f in fields} for r in rows], indent=1))
+        return 0
+    from rich.console import Console
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    table = RichTable(title=f"Arena of {args.server}")
+    for column in ("#", "name", "games", "won", "rating", "mu ± sigma", "now"):
+        table.add_column(column, justify="left" if column in ("name", "now") else "right")
+    for rank, r in enumerate(rows, 1):
+        win_rate = f"{r.wins / r.games:.0%}" if r.games else "-"
+        now = "playing" if r.playing else "waiting" if r.waiting else ""
+        table.add_row(
+            str(rank),
+            Text(r.name),
+            str(r.games),
+            win_rate,
+            f"{r.rating:.2f}",
+            f"{r.mu:.2f} ± {r.sigma:.2f}",
+            now,
+        )
+    if not rows:
+        print(f"uno standings: nobody has entered the arena of {args.server} yet")
+        return 0
+    Console().print(table)
+    return 0
+
+
+def _arena_reset(args: argparse.Namespace) -> int:
+    """``uno arena reset NAME``: the operator forgets a name's secret."""
+    from unoplay.server.ratings import reset_secret
+    from unoplay.server.storage import default_db_path
+
+    path = str(args.db or default_db_path())
+    if not os.path.exists(path):
+        raise SystemExit(f"uno arena: no game store at {path}")
+    if not reset_secret(path, args.name):
+        raise SystemExit(f"uno arena: {args.name!r} is not registered in {path}")
+    print(f"uno arena: {args.name}'s secret is forgotten: its next entry registers a new one")
+    return 0
+
+
+def _arena_bot(args: argparse.Namespace, name: str) -> int:
+    """``uno bot --arena``: enter the arena of ``--server`` under ``name``
+    and play every game it seats the bot at (a dropped connection is
+    entered again, and a game under way taken back), until ``--games`` are
+    played or Ctrl-C. The name's secret is kept (:class:`ArenaSecrets`)."""
+    from unoplay.game.bots import make_bot
+
+    from .sdk import ArenaWelcome, Connection, SeatGone, ServerError, ServerUnavailable, run_bot
+    from .tui.seats import ArenaSecrets
+
+    secrets_ = ArenaSecrets()
+    played = 0
+
+    async def once(conn: Connection) -> bool:
+        """One stay in the arena; True once --games are played."""
+        nonlocal played
+        secret = secrets_.get(args.server, name)
+        async for message in conn.enter_arena(name, secret):
+            if isinstance(message, ArenaWelcome):
+                if message.secret:
+                    secrets_.put(args.server, name, message.secret)
+                s = message.standing
+                print(
+                    f"uno bot: {message.name} is in the arena ({message.seats} seats, "
+                    f"{message.rules}); {s.games} games, rating {s.rating:.2f}",
+                    flush=True,
+                )
+                continue
+            bot = make_bot(args.kind, seed=secrets.randbits(32))
+            state = await run_bot(bot, conn.session(message.table_id, message.seat_token))
+            played += 1
+            log.info(
+                "arena game %d over: scores %s", message.game, state.view and state.view.scores
+            )
+            if args.games and played >= args.games:
+                return True
+        return False
+
+    async def main() -> int:
+        pause = 0.5
+        async with Connection(args.server) as conn:
+            while True:
+                try:
+                    if await once(conn):
+                        return 0
+                except SeatGone as err:
+                    raise SystemExit(f"uno bot: {err}") from None
+                except ServerUnavailable as err:
+                    print(f"uno bot: {err}; entering again in {pause:.1f}s", file=sys.stderr)
+                    await asyncio.sleep(pause)  # (a back-off between attempts, not a sync)
+                    pause = min(pause * 2, 10.0)
+                    continue
+                print(
+                    f"uno bot: {name} entered the arena elsewhere: this one stops", file=sys.stderr
+                )
+                return 0
+
+    try:
+        return asyncio.run(main())
+    except KeyboardInterrupt:
+        print(f"uno bot: {name} left the arena", file=sys.stderr)
+        return 130
+    except ServerError as err:
+        raise SystemExit(f"uno bot: {err}") from None
+
+
 def _bot(args: argparse.Namespace) -> int:
     """``uno bot``: seat a bot (or take its stored seat back) and play to the end.
 
@@ -503,6 +659,10 @@ def _bot(args: argparse.Namespace) -> int:
     from .tui.seats import SeatStore
 
     name = (args.name or args.kind).strip()
+    if args.arena:
+        return _arena_bot(args, name)
+    if not args.table:
+        raise SystemExit("uno bot: --table TABLE_ID, or --arena to enter the server's arena")
     store = SeatStore()
     stopped = (
         f"uno bot: stopped; the seat stays {name}'s for a while: run the same command to resume it"
@@ -734,6 +894,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="interface of --web (default 127.0.0.1; 0.0.0.0 for the LAN)",
     )
     serve.add_argument(
+        "--arena-seats", type=int, default=4, metavar="N", help="players at each arena game (2..10)"
+    )
+    serve.add_argument(
+        "--arena-rules", default="official", help="the arena's rules preset: official or house"
+    )
+    serve.add_argument(
+        "--arena-target",
+        type=int,
+        default=0,
+        metavar="POINTS",
+        help="the arena's target score (default 0: single rounds)",
+    )
+    serve.add_argument(
+        "--arena-turn-seconds",
+        type=int,
+        default=10,
+        help="the arena's turn timer (default 10; a silent bot's turn is played for it)",
+    )
+    serve.add_argument(
+        "--arena-fill",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seat whoever waited this long in the arena with server bots in the seats "
+        "left (default: never; bots are not rated)",
+    )
+    serve.add_argument(
         "--web-allow-host",
         action="append",
         default=[],
@@ -797,9 +984,33 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", action="store_true", help="print JSON for machines")
     verify.set_defaults(func=_verify)
 
-    bot = sub.add_parser("bot", help="seat a bot at a table on a server")
+    standings = sub.add_parser("standings", help="a server's arena standings")
+    standings.add_argument("--server", required=True, help="HOST:PORT")
+    standings.add_argument("--limit", type=int, default=0, help="rows at most (0: all)")
+    standings.add_argument("--json", action="store_true", help="print JSON for machines")
+    standings.set_defaults(func=_standings)
+
+    arena = sub.add_parser("arena", help="the server operator's arena tools")
+    arena_sub = arena.add_subparsers(dest="arena_command", required=True)
+    reset = arena_sub.add_parser(
+        "reset", help="forget NAME's secret: its next entry registers a new one (rating kept)"
+    )
+    reset.add_argument("name")
+    reset.add_argument("--db", help="the server's SQLite file (default: the one uno serve uses)")
+    reset.set_defaults(func=_arena_reset)
+
+    bot = sub.add_parser("bot", help="seat a bot at a table on a server, or in its arena")
     bot.add_argument("--server", required=True, help="HOST:PORT")
-    bot.add_argument("--table", required=True, help="table id")
+    bot.add_argument("--table", default="", help="table id (or --arena)")
+    bot.add_argument(
+        "--arena",
+        action="store_true",
+        help="enter the server's arena under --name and play every game it seats the bot "
+        "at, rated, until stopped (the name's secret is kept in arena.json)",
+    )
+    bot.add_argument(
+        "--games", type=int, default=0, help="with --arena: stop after this many games (0: never)"
+    )
     bot.add_argument("--kind", default="greedy", help="bot kind: random or greedy")
     bot.add_argument("--name", default="", help="display name (default: the kind)")
     bot.add_argument("--token", default="", help="seat token of a seat already taken")

@@ -47,6 +47,8 @@ from unoplay.game.messages import (
 )
 from unoplay.game.rules import RuleSet
 from unoplay.game.view import Phase, PlayerView
+from unoplay.v1 import arena_service_pb2 as arena_pb
+from unoplay.v1 import arena_service_pb2_grpc as arena_grpc
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
@@ -137,6 +139,54 @@ async def _answer(call: Awaitable[_T]) -> _T:
 
 
 @dataclass(frozen=True, slots=True)
+class ArenaStanding:
+    """A name's record in a server's arena: games finished and won, the
+    OpenSkill estimate ``mu`` and its uncertainty ``sigma``, ``rating`` =
+    ``mu - 3 sigma`` (what the standings rank by), and whether it waits in
+    the queue or plays now."""
+
+    name: str
+    games: int
+    wins: int
+    mu: float
+    sigma: float
+    rating: float
+    waiting: bool = False
+    playing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaWelcome:
+    """The first message of an arena entry: the name, its new ``secret`` on
+    its first entry ("" after: keep the first one), what the arena plays,
+    and the name's standing."""
+
+    name: str
+    secret: str
+    seats: int
+    rules: str
+    target_score: int
+    standing: ArenaStanding
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaSeat:
+    """A game the arena seats you at: play it with
+    ``Connection.session(table_id, seat_token)``."""
+
+    table_id: str
+    seat_token: str
+    seat: int
+    game: int
+
+
+def _standing(msg: Any) -> ArenaStanding:
+    return ArenaStanding(
+        msg.name, msg.games, msg.wins, msg.mu, msg.sigma, msg.rating, msg.waiting, msg.playing
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Seated:
     """A seat taken: its index, the secret token that acts for it (empty for a
     server-side bot) and the table after it was taken."""
@@ -221,6 +271,7 @@ class Connection:
             self.channel = grpc.aio.insecure_channel(target, options=options)
         self.lobby = ls_grpc.LobbyServiceStub(self.channel)
         self.games = gs_grpc.GameServiceStub(self.channel)
+        self.arena = arena_grpc.ArenaServiceStub(self.channel)
 
     async def __aenter__(self) -> Connection:
         return self
@@ -336,6 +387,38 @@ class Connection:
         request = ls.RematchRequest(table_id=table_id, seat_token=seat_token)
         reply = await _answer(self.lobby.Rematch(request, timeout=self.timeout))
         return wire.table_from_pb(reply.table)
+
+    async def enter_arena(
+        self, name: str, secret: str = ""
+    ) -> AsyncIterator[ArenaWelcome | ArenaSeat]:
+        """Enter the server's arena under ``name`` (``secret``: the one the
+        name's first entry was given; "" to register a new name) and stay in
+        its queue: an :class:`ArenaWelcome`, then an :class:`ArenaSeat` for
+        each game it seats you at, until the stream ends (closing the
+        iterator leaves the queue). Raises :class:`ServerError` (SeatGone for
+        a name registered with another secret)."""
+        call = self.arena.Enter(arena_pb.EnterRequest(name=name, secret=secret))
+        try:
+            async for message in call:
+                if message.HasField("welcome"):
+                    w = message.welcome
+                    yield ArenaWelcome(
+                        w.name, w.secret, w.seats, w.rules, w.target_score, _standing(w.standing)
+                    )
+                else:
+                    a = message.seat
+                    yield ArenaSeat(a.table_id, a.seat_token, a.seat, a.game)
+        except grpc.aio.AioRpcError as err:
+            raise server_error(err) from err
+        finally:
+            call.cancel()
+
+    async def standings(self, limit: int = 0) -> list[ArenaStanding]:
+        """The arena's standings, best first (at most ``limit`` rows; 0: all)."""
+        reply = await _answer(
+            self.arena.Standings(arena_pb.StandingsRequest(limit=limit), timeout=self.timeout)
+        )
+        return [_standing(row) for row in reply.standings]
 
     def session(self, table_id: str, seat_token: str, last_seq: int = 0) -> GameSession:
         """A game stream for the seat (not opened until iterated); ``last_seq``

@@ -37,13 +37,17 @@ from unoplay.channel import SERVER_OPTIONS, tab_of
 from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleError
+from unoplay.v1 import arena_service_pb2 as arena_pb
+from unoplay.v1 import arena_service_pb2_grpc as as_grpc
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import game_service_pb2_grpc as gs_grpc
 from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
+from .arena import Arena, ArenaSettings
 from .limits import Limits, TokenBucket, uncount
 from .lobby import Lobby
+from .ratings import ArenaBook, Standing
 from .seats import LobbyError, Seat
 from .settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
 from .storage import GameStore, Recorder
@@ -66,6 +70,7 @@ _STATUS = {
 UNDECODABLE = "a message of this stream could not be decoded"
 UNDECODABLE_REQUEST = "the request could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
+MAX_STANDINGS = 1000  #: rows of a StandingsResponse at most
 FELL_BEHIND = "this stream fell behind what the server keeps of it: resume with last_seq"
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -429,6 +434,69 @@ class _Stream:
     details: str = ""
 
 
+class ArenaServicer(as_grpc.ArenaServiceServicer):
+    """The arena's rpcs (arena_service.proto): the Enter stream of a name's
+    seat assignments, and the standings."""
+
+    def __init__(self, arena: Arena, tab_key: bytes | None = None) -> None:
+        self.arena = arena
+        self.tab_key = tab_key  # as LobbyServicer's
+
+    async def Enter(  # type: ignore[override]
+        self, request: arena_pb.EnterRequest, context: Context
+    ) -> AsyncIterator[arena_pb.EnterResponse]:
+        try:
+            entrant, outbox, secret = self.arena.enter(
+                request.name, request.secret, _client(context, self.tab_key)
+            )
+        except LobbyError as err:
+            await _abort(context, err)
+        settings = self.arena.settings
+        try:
+            yield arena_pb.EnterResponse(
+                welcome=arena_pb.ArenaWelcome(
+                    name=entrant.standing.name,
+                    secret=secret,
+                    seats=settings.seats,
+                    rules=settings.rules,
+                    target_score=settings.target,
+                    standing=_standing_pb(entrant.standing, entrant.waiting, False),
+                )
+            )
+            while (seat := await outbox.get()) is not None:
+                yield arena_pb.EnterResponse(
+                    seat=arena_pb.ArenaSeat(
+                        table_id=seat.table_id,
+                        seat_token=seat.seat_token,
+                        seat=seat.seat,
+                        game=seat.game,
+                    )
+                )
+            if self.arena.lobby.closing:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+        finally:
+            self.arena.left(entrant, outbox)
+
+    async def Standings(
+        self, request: arena_pb.StandingsRequest, context: Context
+    ) -> arena_pb.StandingsResponse:
+        rows = self.arena.standings(min(request.limit, MAX_STANDINGS) or MAX_STANDINGS)
+        return arena_pb.StandingsResponse(standings=[_standing_pb(*row) for row in rows])
+
+
+def _standing_pb(standing: Standing, waiting: bool, playing: bool) -> arena_pb.Standing:
+    return arena_pb.Standing(
+        name=standing.name,
+        games=standing.games,
+        wins=standing.wins,
+        mu=standing.mu,
+        sigma=standing.sigma,
+        rating=standing.rating,
+        waiting=waiting,
+        playing=playing,
+    )
+
+
 class GameServicer(gs_grpc.GameServiceServicer):
     """The game streams. Their responses are yielded already encoded."""
 
@@ -672,8 +740,10 @@ class Server:
         recorder: Recorder | None = None,
         tls: bool = False,
         games: GameServicer | None = None,
+        arena: Arena | None = None,
     ) -> None:
         self.grpc_server = grpc_server
+        self.arena = arena
         self.lobby = lobby
         self.port = port
         self.host = host
@@ -700,6 +770,8 @@ class Server:
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
         interrupted = self.lobby.shut_down()
+        if self.arena is not None:
+            self.arena.close()
         if self.recorder is not None:
             for table in interrupted:
                 self.recorder.submit(table.record())
@@ -721,6 +793,7 @@ async def start_server(
     store: GameStore | str | None = None,
     tls: tuple[bytes, bytes] | None = None,
     tab_key: bytes | None = None,
+    arena: ArenaSettings | None = None,
 ) -> Server:
     """Start serving on ``host:port`` (port 0: an ephemeral port, read back).
 
@@ -728,7 +801,9 @@ async def start_server(
     keeps every finished game; ``tls`` is (certificate chain PEM, private key
     PEM) to serve TLS only; ``tab_key``: the key of ``uno web``'s tabs' tags
     when it serves them (each tab then has its own per-client and per-name
-    limits, ``unoplay.channel``). Enables server reflection and the standard health
+    limits, ``unoplay.channel``); ``arena``: what its arena plays (None: the
+    defaults of :class:`~.arena.ArenaSettings`; its names and ratings are
+    kept in ``store``'s file, in memory without one). Enables server reflection and the standard health
     service. Raises RuntimeError if the port cannot be bound (also when
     another server holds it: SO_REUSEPORT is off) or ValueError for a port
     outside 0..65535.
@@ -749,11 +824,21 @@ async def start_server(
     _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby, tab_key), server)
     games = GameServicer(lobby, tab_key)
     _add_guarded(gs_grpc.add_GameServiceServicer_to_server, games, server, raw=True)
+    book_path = None
+    if isinstance(store, GameStore):
+        book_path = str(store.path)
+    elif store is not None:
+        book_path = str(store)
+    the_arena = Arena(lobby, ArenaBook(book_path), arena or ArenaSettings())
+    _add_guarded(
+        as_grpc.add_ArenaServiceServicer_to_server, ArenaServicer(the_arena, tab_key), server
+    )
     health_servicer = health.aio.HealthServicer()
     _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)
     names = (
         ls.DESCRIPTOR.services_by_name["LobbyService"].full_name,
         gs.DESCRIPTOR.services_by_name["GameService"].full_name,
+        arena_pb.DESCRIPTOR.services_by_name["ArenaService"].full_name,
         health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
         reflection.SERVICE_NAME,
     )
@@ -775,6 +860,8 @@ async def start_server(
     if not bound:
         raise RuntimeError(f"could not listen on {host}:{port} (is another server there?)")
     await server.start()
-    for name in (*names[:2], ""):
+    for name in (*names[:3], ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Server(server, lobby, bound, host, health_servicer, recorder, tls is not None, games)
+    return Server(
+        server, lobby, bound, host, health_servicer, recorder, tls is not None, games, the_arena
+    )

@@ -163,3 +163,40 @@ class Prefs:
             self.memory = data
             return
         write_json(self.path or data_dir() / "prefs.json", data)
+
+
+class ArenaSecrets:
+    """The secrets of the arena names this machine registered, by server and
+    name (``arena.json`` beside ``seats.json``, mode 0600, never dropped for
+    age: a lost secret loses the name until the server's operator resets it).
+    ``path`` overrides the file."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+
+    def _file(self) -> Path:
+        return self.path or data_dir() / "arena.json"
+
+    def _load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self._file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return (
+            {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+        )
+
+    @staticmethod
+    def key(server: str, name: str) -> str:
+        """The entry's key: server (case-blind) and name (case-blind, as the arena's)."""
+        return f"{server.strip().lower()}|{name.strip().casefold()}"
+
+    def get(self, server: str, name: str) -> str:
+        """The secret kept for ``name`` at ``server`` ("" if none)."""
+        return self._load().get(self.key(server, name), "")
+
+    def put(self, server: str, name: str, secret: str) -> None:
+        """Keep ``name``'s secret at ``server``."""
+        data = self._load()
+        data[self.key(server, name)] = secret
+        write_json(self._file(), data, secret=True)
