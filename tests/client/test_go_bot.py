@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import greedy_bots_beside
+from helpers import a_game_the_server_stops, greedy_bots_beside
 
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.game.events import Event, EventKind
@@ -237,6 +237,20 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
     assert run.summary["reconnects"] == 5, run.stderr[-3000:]
     assert run.summary["errors"] == 0, run.stderr[-3000:]
     assert run.stderr.count("resuming after seq") == 5
+
+
+async def test_go_bot_exits_0_on_a_game_interrupted_by_the_server_stop():
+    # deal_revealed without GAME_OVER, then UNAVAILABLE "the server is shutting
+    # down": the game will never go on; the bot must not retry a dead server.
+    def launch(address: str, table_id: str) -> asyncio.Task:
+        return asyncio.create_task(
+            run_go("--server", address, "--table", table_id, "--name", "gopher")
+        )
+
+    run = await a_game_the_server_stops(launch, "gopher")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.summary["interrupted"] and not run.summary["game_over"], run.summary
+    assert run.summary["reconnects"] == 0 and "interrupted" in run.stderr
 
 
 async def test_go_bot_creates_and_starts_a_table_of_its_own(server):
