@@ -8,6 +8,7 @@ import gc
 import json
 import logging
 import os
+import secrets
 import signal
 import sys
 from typing import Any
@@ -184,6 +185,9 @@ def _serve(args: argparse.Namespace) -> int:
         stand_in=args.stand_in,
     )
 
+    # --web: the tabs' sessions are clients of their own (unoplay.channel)
+    tab_key = secrets.token_bytes(32) if args.web is not None else None
+
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -192,7 +196,9 @@ def _serve(args: argparse.Namespace) -> int:
         if 0 <= args.port <= 65535 and _port_taken(args.host, args.port):
             raise SystemExit(f"uno serve: port {args.port} is in use (is another server there?)")
         try:
-            server = await start_server(args.host, args.port, limits=limits, store=store, tls=tls)
+            server = await start_server(
+                args.host, args.port, limits=limits, store=store, tls=tls, tab_key=tab_key
+            )
         except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
             raise SystemExit(f"uno serve: {err}") from None
         log.info(
@@ -204,7 +210,7 @@ def _serve(args: argparse.Namespace) -> int:
             server.port,
         )
         advertiser = await advertise(server.port)
-        site = await _start_web(args, server.port) if args.web is not None else None
+        site = await _start_web(args, server.port, tab_key) if tab_key is not None else None
         # What exists now (modules, message descriptors, caches) lives as long as the
         # server: keep it out of the collector's scans, which then cost what the
         # tables hold, not the whole program. And collect the young generation
@@ -231,14 +237,18 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _start_web(args: argparse.Namespace, port: int):
+async def _start_web(args: argparse.Namespace, port: int, tab_key: bytes):
     """``uno serve --web PORT``: this server's lobby for browsers, one ``uno play`` a tab."""
     from .web import ALL_INTERFACES, WebSite, announce, session_command
 
     host = "127.0.0.1" if args.host in ALL_INTERFACES else args.host
     target = f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
     # The name a tab starts with: the web server's user name says nothing of its players.
-    site = WebSite(session_command(target, ["--name", "player"], tls_ca=args.tls_cert))
+    site = WebSite(
+        session_command(target, ["--name", "player"], tls_ca=args.tls_cert),
+        args.web_allow_host,
+        tab_key,
+    )
     try:
         await site.start(args.web_host, args.web)
     except RuntimeError as err:
@@ -265,7 +275,7 @@ def _web(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        game_server = None
+        game_server = tab_key = None
         play_args = play_arguments(args)
         if args.server:
             target, what = (
@@ -279,11 +289,12 @@ def _web(args: argparse.Namespace) -> int:
         else:
             from unoplay.server.service import start_server
 
-            game_server = await start_server("127.0.0.1", 0)
+            tab_key = secrets.token_bytes(32)
+            game_server = await start_server("127.0.0.1", 0, tab_key=tab_key)
             target, what = game_server.address, "each tab a table of its own with bots"
             play_args = ["--new-table", *play_args]
             log.info("game server for the tabs on %s", target)
-        site = WebSite(session_command(target, play_args))
+        site = WebSite(session_command(target, play_args), args.allow_host, tab_key)
         try:
             await site.start(args.host, args.port)
         except RuntimeError as err:
@@ -329,8 +340,7 @@ def _replay(args: argparse.Namespace) -> int:
             def load(game_id: int) -> Frames:
                 return Frames.of(store.load(game_id))
 
-            ReplayApp(games=games, load=load).run()
-            return 0
+            return _run_app(ReplayApp(games=games, load=load))
         try:
             record = store.load(args.game)
         except KeyError as err:
@@ -350,10 +360,17 @@ def _replay(args: argparse.Namespace) -> int:
                 frames = Frames.of(record)
             except ValueError as err:
                 raise SystemExit(f"uno replay: the game does not replay: {err}") from None
-            ReplayApp(frames, seat).run()
+            return _run_app(ReplayApp(frames, seat))
     finally:
         store.close()
     return 0
+
+
+def _run_app(app: Any) -> int:
+    """Run a Textual app; its exit status: 0, or non-zero when it ended in an
+    error (Textual has printed what went wrong)."""
+    app.run()
+    return app.return_code or 0
 
 
 class _MatchGames:
@@ -402,16 +419,19 @@ class _MatchGames:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from unoplay.server.storage import GameStore, default_db_path, verify
+    """``uno verify``: exit 0 fair, 1 not fair, 2 unverifiable or malformed
+    (one line on stderr)."""
+    from unoplay.server.audit import verify
+    from unoplay.server.storage import GameStore, default_db_path
 
-    from .replay import record_from_jsonl, write_verdict
+    from .verify import MalformedExport, verify_export, write_verdict
 
     if os.path.isfile(args.game):  # an export of `uno replay --jsonl`
         try:
-            with open(args.game, encoding="utf-8") as f:
-                record = record_from_jsonl(f)
-        except (OSError, ValueError) as err:
-            raise SystemExit(f"uno verify: {args.game}: {err}") from None
+            record, verdict = verify_export(args.game)
+        except (OSError, MalformedExport) as err:
+            print(f"uno verify: {args.game}: {err}", file=sys.stderr)
+            return 2
     else:
         path = args.db or default_db_path()
         if not os.path.exists(path):
@@ -419,14 +439,14 @@ def _verify(args: argparse.Namespace) -> int:
         store = GameStore(path)
         try:
             record = store.load(args.game)
+            verdict = verify(record)
         except KeyError as err:
             raise SystemExit(f"uno verify: {err.args[0]}") from None
+        except (ValueError, TypeError) as err:  # a stored record the engine cannot deal
+            print(f"uno verify: game {args.game}: cannot be replayed: {err}", file=sys.stderr)
+            return 2
         finally:
             store.close()
-    try:
-        verdict = verify(record)
-    except ValueError as err:  # an action the engine refuses: not a game of this engine
-        raise SystemExit(f"uno verify: the game does not replay: {err}") from None
     if args.json:
         print(
             json.dumps(
@@ -435,6 +455,7 @@ def _verify(args: argparse.Namespace) -> int:
                     "problems": verdict.problems,
                     "cards": verdict.cards,
                     "rounds": verdict.rounds,
+                    "actions": verdict.actions,
                 }
             )
         )
@@ -619,6 +640,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     web.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
     web.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="a host name the page may be opened by beyond this machine's own names and "
+        "addresses (repeatable; for a name of this machine its resolver does not know)",
+    )
+    web.add_argument(
         "--new-table",
         action="store_true",
         help="with --server: each tab creates a table with bots there",
@@ -704,6 +733,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="127.0.0.1",
         help="interface of --web (default 127.0.0.1; 0.0.0.0 for the LAN)",
     )
+    serve.add_argument(
+        "--web-allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="as uno web --allow-host, for --web",
+    )
     serve.set_defaults(func=_serve)
 
     replay = sub.add_parser(
@@ -745,11 +781,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser(
         "verify",
-        help="check a finished game's deals against its revealed seed",
+        help="check a finished game's whole record against its revealed seed",
         description="Recompute the commitment the players got from the revealed seed and "
-        "salt, replay every deal and reshuffle from the seed, and compare with the "
-        "cards the players received. Exit 0 fair, 1 not fair (it says where), "
-        "2 cannot be verified (a game stored before fair deals).",
+        "salt, replay the recorded actions from the seed, and compare with the cards the "
+        "players received, the result and, for an export, every line of it. Exit 0 fair, "
+        "1 not fair (it names the first difference), 2 cannot be verified (a game stored "
+        "before fair deals) or not an export (one line on stderr; files over 64 MiB are "
+        "refused).",
     )
     verify.add_argument(
         "game",

@@ -6,29 +6,30 @@ event shown here is produced again by the engine (server/storage.py). The
 last line (or paragraph) compares the replayed scores with the stored ones.
 The JSON Lines export also carries the deal commitment, its salt and every
 card received as it was received, so ``uno verify FILE`` can check it
-(:func:`record_from_jsonl`).
+(client/verify.py).
 """
 
 from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from unoplay.client.tui.render import action_words
-from unoplay.game.actions import Action, ActionKind
+from unoplay.game.actions import Action
 from unoplay.game.cards import card_name
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.view import PlayerView
-from unoplay.server.storage import GameRecord, ReplayStep, Verdict, apply_recorded, replay
+from unoplay.server.storage import GameRecord, ReplayStep, apply_recorded, replay
 
-_COLOURS = ("red", "yellow", "green", "blue")
+#: Colour names by value, as the export writes them.
+COLOURS = ("red", "yellow", "green", "blue")
 
 
 def _colour(value: int) -> str | None:
-    return _COLOURS[value] if 0 <= value <= 3 else None
+    return COLOURS[value] if 0 <= value <= 3 else None
 
 
 def event_dict(event: Event) -> dict:
@@ -59,12 +60,6 @@ def action_dict(step: ReplayStep) -> dict:
         "target": action.target,
         "extra": list(action.extra),
     }
-
-
-def _action_from_dict(d: dict) -> Action:
-    kind = ActionKind[d["kind"]] if isinstance(d["kind"], str) else d["kind"]
-    colour = _COLOURS.index(d["colour"]) if d.get("colour") else -1
-    return Action(kind, d["card"], colour, bool(d["uno"]), d["target"], tuple(d.get("extra", ())))
 
 
 def jsonl_lines(record: GameRecord) -> Iterator[str]:
@@ -125,68 +120,6 @@ def jsonl_lines(record: GameRecord) -> Iterator[str]:
             "steps": 0 if last is None else last.index + 1,
         }
     )
-
-
-def record_from_jsonl(lines: Iterable[str]) -> GameRecord:
-    """The game of a :func:`jsonl_lines` export: its header, its actions (and
-    their sources and times) and the cards received as stored. Raises
-    ValueError for a text that is not such an export."""
-    record = None
-    try:
-        for line in lines:
-            if not line.strip():
-                continue
-            doc = json.loads(line)
-            if doc.get("type") == "game":
-                record = GameRecord(
-                    table_id=doc["table_id"],
-                    title=doc["title"],
-                    seed=str(doc["seed"]),
-                    rules=doc["rules"],
-                    players=doc["players"],
-                    actions=[],
-                    status=doc["status"],
-                    started_at=doc["started_at"],
-                    finished_at=doc["finished_at"],
-                    game_id=doc.get("id"),
-                    prng=doc.get("prng", "mt19937"),
-                    salt=doc.get("salt", ""),
-                    commitment=doc.get("commitment", ""),
-                    received=[
-                        (s, int(EventKind[k]), p, tuple(c))
-                        for s, k, p, c in doc.get("received", [])
-                    ],
-                )
-            elif doc.get("type") == "action" and record is not None:
-                record.actions.append((doc["seat"], _action_from_dict(doc["action"])))
-                record.sources.append(doc.get("source", "player"))
-                record.times_ms.append(doc.get("t_ms") or 0)
-            elif doc.get("type") == "result" and record is not None:
-                record.scores = tuple(doc["stored_scores"])
-                record.winners = tuple(doc["winners"])
-    except (KeyError, TypeError, json.JSONDecodeError) as err:
-        raise ValueError(f"not an export of `uno replay --jsonl`: {err}") from None
-    if record is None:
-        raise ValueError("not an export of `uno replay --jsonl`: no game line")
-    return record
-
-
-def write_verdict(record: GameRecord, verdict: Verdict, out: TextIO) -> None:
-    """What `uno verify` found, for people."""
-    name = f"game {record.game_id}" if record.game_id is not None else "the game"
-    out.write(f"{name} at table {record.table_id} ({record.title}), {record.status}\n")
-    if verdict.status == "unverifiable":
-        out.write(f"cannot be verified: {verdict.problems[0]}\n")
-        return
-    out.write(f"seed {record.seed}\nsalt {record.salt}\ncommitment {record.commitment}\n")
-    if verdict.fair:
-        out.write(
-            f"FAIR: the commitment opens with this seed and salt, and the "
-            f"{verdict.cards} cards dealt and drawn in {verdict.rounds} round(s) are "
-            "exactly those the seed deals\n"
-        )
-    else:
-        out.write("NOT FAIR:\n" + "".join(f"  {p}\n" for p in verdict.problems))
 
 
 def _final_scores(record: GameRecord) -> tuple[int, ...]:

@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar, cast
 import grpc
 
 from unoplay import wire
-from unoplay.channel import CLIENT_OPTIONS
+from unoplay.channel import CLIENT_OPTIONS, TAB_AGENT, TAB_TAG_ENV  # noqa: F401 (for the TUI)
 from unoplay.game.actions import Action
 from unoplay.game.deals import DealCheck, DealReveal, check_deals
 from unoplay.game.events import Event, EventKind
@@ -193,6 +193,7 @@ class Connection:
         root_certificates: bytes | None = None,
         server_name: str | None = None,
         tls: bool | None = None,
+        tab_tag: str | None = None,
     ) -> None:
         """``target`` is ``host:port``; ``timeout`` (seconds) bounds each unary call.
 
@@ -200,6 +201,8 @@ class Connection:
         system's trusted CAs), or neither is given and ``$UNOPLAY_TLS_CA`` names a
         file. ``server_name`` overrides the name checked against the certificate
         (for a certificate made for another name than the address you dial).
+        ``tab_tag``: the tag ``uno web`` gives each tab's session
+        (``unoplay.channel.tab_tag``), carried in the channel's user agent.
         """
         self.target = target
         self.timeout = timeout
@@ -207,6 +210,8 @@ class Connection:
             root_certificates = read_root_certificates()
         self.tls = bool(tls) or root_certificates is not None
         options: list[tuple[str, int | str]] = list(CHANNEL_OPTIONS)
+        if tab_tag:
+            options.append(("grpc.primary_user_agent", TAB_AGENT + tab_tag))
         if self.tls:
             if server_name:
                 options.append(("grpc.ssl_target_name_override", server_name))

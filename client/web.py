@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import secrets
 import shlex
 import socket
 import sys
@@ -35,6 +36,18 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from textual_serve.server import Server
+
+from unoplay.channel import TAB_TAG_ENV, tab_tag
+
+from .webguard import (
+    KEEPALIVE_TIMEOUT,
+    ConnectionGuard,
+    HostCheck,
+    log_every,
+    quiet_accept_errors,
+    raise_open_files,
+)
+from .webtab import QUIT_GRACE, Tab
 
 TITLE = "UNO"  #: the page's title (and the name on its loading screen)
 #: tabs served at once: each is a process of about 70 MB on this machine
@@ -74,29 +87,53 @@ _FOCUS = """    <script>
 
 
 class UnoWebServer(Server):
-    """textual-serve's server, with the game's title, URLs taken from the
-    request, no font fetched from the internet, and same-origin websockets only."""
+    """textual-serve's page and assets, with the game's title, URLs taken from
+    the request and no font fetched from the internet; the tabs' websockets are
+    this module's own (:class:`.webtab.Tab`), with their own checks: the Host
+    and Origin of every request, :data:`MAX_SESSIONS` live tabs at most."""
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, hosts: HostCheck, tab_key: bytes | None = None) -> None:
         super().__init__(command, title=TITLE)
-        self.sessions: set[asyncio.Task] = set()  #: the websocket handlers, one a tab
+        self.hosts = hosts
+        self.tab_key = tab_key
+        self.tabs: set[Tab] = set()  #: tabs whose process has not been reaped yet
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(self._only_own_hosts)
+        return app
+
+    @web.middleware
+    async def _only_own_hosts(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        """421 for a Host that is not this server's (DNS rebinding), 403 for a
+        websocket from a page of another origin."""
+        if self.hosts.guard is not None and request.transport is not None:
+            self.hosts.guard.served(request.transport)
+        if not self.hosts.allows(request):
+            log_every(logging.WARNING, "host", "refused a request for host %r", request.host)
+            raise web.HTTPMisdirectedRequest(text="uno web: not a host of this server")
+        origin = request.headers.get("Origin")
+        if origin and urlsplit(origin).netloc.lower() != request.host.lower():
+            raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")
+        return await handler(request)
 
     async def on_startup(self, app: web.Application) -> None:
         """No banner: ``uno web`` prints where to point a browser itself."""
 
     async def on_shutdown(self, app: web.Application) -> None:
-        """End every tab's session now: cancelled, a handler closes its websocket
-        and tells its ``uno play`` to quit (aiohttp would first wait for them)."""
-        for task in self.sessions:
-            task.cancel()
-        if self.sessions:
-            await asyncio.wait(self.sessions, timeout=5.0)
+        """End every tab now: each child is asked to quit (then terminated,
+        then killed) and reaped (aiohttp would first wait for the tabs)."""
+        for tab in self.tabs:
+            tab.end("the web server stops")
+        if self.tabs:
+            await asyncio.wait([tab.finished for tab in self.tabs], timeout=4 * QUIT_GRACE)
 
     async def handle_index(self, request: web.Request) -> web.StreamResponse:
         # The page's URLs (its websocket above all) are the ones this browser
-        # came by, so a browser on another machine reaches back to this one
-        # whatever --host is (textual-serve would write ws://0.0.0.0:PORT).
-        # Nothing in between awaits, so a concurrent request cannot change it.
+        # came by (a Host checked above), so a browser on another machine
+        # reaches back to this one whatever --host is (textual-serve would
+        # write ws://0.0.0.0:PORT). Nothing in between awaits, so a concurrent
+        # request cannot change it.
         self.public_url = f"{request.scheme}://{request.host}"
         response = await super().handle_index(request)
         if isinstance(response, web.Response) and response.text:
@@ -109,47 +146,62 @@ class UnoWebServer(Server):
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        origin = request.headers.get("Origin")
-        if origin and urlsplit(origin).netloc.lower() != request.host.lower():
-            raise web.HTTPForbidden(text="uno web: sessions are opened by its own page only")
-        if len(self.sessions) >= MAX_SESSIONS:
-            log.warning("refused a tab: %d tabs are open already", len(self.sessions))
+        if len(self.tabs) >= MAX_SESSIONS:
+            log_every(logging.WARNING, "tabs", "refused a tab: %d tabs are open", len(self.tabs))
             raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
-        task = asyncio.current_task()
-        assert task is not None
-        self.sessions.add(task)
-        try:
-            return await super().handle_websocket(request)
-        finally:
-            self.sessions.discard(task)
+        env = {}
+        if self.tab_key is not None:  # a client of its own to the game server (unoplay.channel)
+            env[TAB_TAG_ENV] = tab_tag(self.tab_key, secrets.token_hex(8))
+        tab = Tab(self.command, env)
+        self.tabs.add(tab)
+        tab.finished.add_done_callback(lambda _: self.tabs.discard(tab))
+        return await tab.run(request)
 
 
 class WebSite:
-    """The web server, started inside the running event loop."""
+    """The web server, started inside the running event loop. ``allow_hosts``:
+    Host names it answers to beyond its own (``--allow-host``); ``tab_key``:
+    the key the game server checks the tabs' tags with, when it has one
+    (``start_server(tab_key=...)``: each tab is then a client of its own)."""
 
-    def __init__(self, command: str) -> None:
-        self.server = UnoWebServer(command)
+    def __init__(
+        self, command: str, allow_hosts: Sequence[str] = (), tab_key: bytes | None = None
+    ) -> None:
+        self.command = command
+        self.allow_hosts = tuple(allow_hosts)
+        self.tab_key = tab_key
+        self.server: UnoWebServer | None = None
+        self.guard: ConnectionGuard | None = None
         self.runner: web.AppRunner | None = None
         self.port = 0
 
     async def start(self, host: str, port: int) -> int:
         """Listen on ``host:port`` (0: any free port); returns the port.
         Raises RuntimeError when it cannot listen there."""
+        hosts = HostCheck(host, self.allow_hosts)
+        self.server = UnoWebServer(self.command, hosts, self.tab_key)
         app = await self.server._make_app()
-        # Tabs' websockets are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.
-        self.runner = web.AppRunner(app, shutdown_timeout=2.0, access_log=None)
+        quiet_accept_errors(asyncio.get_running_loop())
+        # Tabs are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.
+        self.runner = web.AppRunner(
+            app, shutdown_timeout=2.0, access_log=None, keepalive_timeout=KEEPALIVE_TIMEOUT
+        )
         await self.runner.setup()
+        assert self.runner.server is not None
+        self.guard = hosts.guard = ConnectionGuard.for_open_files(raise_open_files(), MAX_SESSIONS)
+        self.guard.install(self.runner.server)
         site = web.TCPSite(self.runner, host or None, port)
         try:
             await site.start()
         except OSError as err:
             await self.stop()
             raise RuntimeError(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-        self.port = self.runner.addresses[0][1]
+        self.port = hosts.port = self.runner.addresses[0][1]
         return self.port
 
     async def stop(self) -> None:
-        """Stop listening and end every tab's session (each ``uno play`` is told to quit)."""
+        """Stop listening and end every tab (each ``uno play`` is told to quit,
+        and made to)."""
         runner, self.runner = self.runner, None
         if runner is not None:
             await runner.cleanup()

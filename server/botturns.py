@@ -2,7 +2,8 @@
 stand-ins of away players decide when they may act, after the table's bot
 delay; a bot that searches (a budgeted kind, such as ``ismcts``) decides on
 the search thread of its event loop (:class:`SearchQueue`), and only its
-answer comes back to the loop. A decision refused, or a search that fails,
+answer comes back to the loop, never before the search's whole time budget
+has passed (RULES.md, "Server bots' timing"). A decision refused, or a search that fails,
 plays the turn timer's move (:func:`default_action`), so a table never
 stalls on a bot.
 """
@@ -120,16 +121,21 @@ class BotTurns:
         assert game is not None
         bot = table.seats[seat].player
         self.searching[seat] = (bot, [])
-        future = asyncio.get_running_loop().run_in_executor(
-            executor, bot.decide, game.view(seat), legal
-        )
-        future.add_done_callback(lambda done: self._searched(seat, version, bot, done))
+        loop = asyncio.get_running_loop()
+        release = loop.time() + (getattr(bot, "time_ms", None) or 0) / 1000
+        future = loop.run_in_executor(executor, bot.decide, game.view(seat), legal)
+        future.add_done_callback(lambda done: self._searched(seat, version, bot, release, done))
         return future
 
-    def _searched(self, seat: int, version: int, bot: Any, done: asyncio.Future[Any]) -> None:
+    def _searched(
+        self, seat: int, version: int, bot: Any, release: float, done: asyncio.Future[Any]
+    ) -> None:
         """A search of :meth:`search` ended: the events its seat saw meanwhile
         go to the bot, then its move is played if its turn still stands (a
-        search that failed plays the turn timer's move)."""
+        search that failed plays the turn timer's move), never before
+        ``release`` (loop time: the search's start plus the bot's whole time
+        budget, ``time_ms``), however soon it answered: how long a bot takes
+        must not tell what it holds (RULES.md, "Server bots' timing")."""
         _, held = self.searching.pop(seat)
         if held:
             bot.observe(held)
@@ -143,7 +149,12 @@ class BotTurns:
                 seat,
                 exc_info=error,
             )
-        self._decided(seat, version, bot, None if error else done.result(), error is not None)
+        action, failed = None if error else done.result(), error is not None
+        wait = release - asyncio.get_running_loop().time()
+        if wait > 0:
+            self.table.later(wait, self._decided, seat, version, bot, action, failed)
+        else:
+            self._decided(seat, version, bot, action, failed)
 
     def _decided(
         self, seat: int, version: int, bot: Any, action: Action | None, failed: bool = False

@@ -14,10 +14,9 @@ from unoplay.game.deals import DealReveal, commitment, new_salt, new_seed
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event
 from unoplay.game.rules import RuleSet
-from unoplay.game.view import Termination
 
 from .seats import Seat
-from .storage import GameRecord
+from .storage import GameRecord, game_status
 
 if TYPE_CHECKING:
     from .table import Table
@@ -59,8 +58,10 @@ class Rematch:
         self.votes.add(seat)
 
     def agreed(self, seats: Iterable[Seat]) -> bool:
-        """True when every seat a person holds has voted."""
-        return all(s.bot is not None or s.index in self.votes for s in seats)
+        """True when every seat a person holds has voted, and a person holds
+        one (a table left to bots alone plays no more)."""
+        people = [s for s in seats if s.bot is None]
+        return bool(people) and all(s.index in self.votes for s in people)
 
     def clear(self) -> None:
         """A new game: no votes."""
@@ -77,14 +78,6 @@ def game_record(table: Table) -> GameRecord:
     server stopped). Raises AssertionError if no game was started."""
     game = table.game
     assert game is not None
-    outcome = game.outcome()
-    status = (
-        "interrupted"
-        if outcome is None
-        else "capped"
-        if outcome.termination is Termination.ROUND_CAPPED
-        else "finished"
-    )
     deal, history = table.deal, table.history
     return GameRecord(
         table_id=table.table_id,
@@ -107,7 +100,7 @@ def game_record(table: Table) -> GameRecord:
         times_ms=history.times_ms,
         scores=game.scores,
         winners=tuple(game.game_winners),
-        status=status,
+        status=game_status(game),
         started_at=table.started_at,
         finished_at=table.finished_at or time.time(),
     )

@@ -39,6 +39,13 @@ log = logging.getLogger("unoplay.lobby")
 WAITING_SWEEP_EVERY = 1.0
 
 
+def holder_of(name: str, client: str = "") -> str:
+    """Whom the seats-per-name limit counts a seat of ``name`` against: the
+    name (ignoring case), or the name within a ``uno web`` tab ("tab:<id>")."""
+    key = name.casefold()
+    return f"{key}\n{client}" if client.startswith("tab:") else key
+
+
 class Lobby:
     """Every table of one server, within the server's :class:`Limits`.
 
@@ -207,7 +214,7 @@ class Lobby:
                 if held[name] <= 0:
                     del held[name]
         if table.state is not TableState.FINISHED and self.tables.get(table.table_id) is table:
-            new = Counter(s.name.casefold() for s in table.seats if s.token)
+            new = Counter(s.holder or s.name.casefold() for s in table.seats if s.token)
             if new:
                 held.update(new)
                 self._held_at[table.table_id] = new
@@ -284,22 +291,26 @@ class Lobby:
             raise LobbyError("not_found", f"no table {table_id!r}")
         return table
 
-    def seats_held(self, name: str) -> int:
-        """Seats held by people called ``name`` (ignoring case) at open tables."""
-        return self._held[name.casefold()]
+    def seats_held(self, name: str, client: str = "") -> int:
+        """Seats held by people called ``name`` (ignoring case) at open tables;
+        with ``client`` a ``uno web`` tab ("tab:<id>"), those it holds."""
+        return self._held[holder_of(name, client)]
 
-    def join(self, table_id: str, name: str, wanted: int | None = None) -> tuple[Table, Seat]:
-        """Seat ``name`` at a table, within the seats-per-name limit."""
+    def join(
+        self, table_id: str, name: str, wanted: int | None = None, client: str = ""
+    ) -> tuple[Table, Seat]:
+        """Seat ``name`` at a table, within the seats-per-name limit (counted
+        per tab for a ``uno web`` tab, ``client`` "tab:<id>")."""
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         table = self.get(table_id)
         name = clean_text("name", name, MAX_NAME)
-        if self.seats_held(name) >= self.limits.max_seats_per_name:
+        if self.seats_held(name, client) >= self.limits.max_seats_per_name:
             raise LobbyError(
                 "resource_exhausted",
                 f"{name!r} already holds {self.limits.max_seats_per_name} seats",
             )
-        return table, table.join(name, wanted)
+        return table, table.join(name, wanted, holder=holder_of(name, client))
 
     def close(self) -> None:
         """Cancel every table's timers."""

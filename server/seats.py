@@ -115,6 +115,9 @@ class Seat:
     refused_at: int = -1
     last_refusal: str = ""
     last_seen: float = field(default_factory=time.monotonic)  # the person's last sign of life
+    #: whom the lobby's seats-per-name limit counts the seat against
+    #: (``lobby.holder_of``; "" for the name itself)
+    holder: str = ""
 
     @property
     def occupied(self) -> bool:

@@ -33,7 +33,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from unoplay import wire
-from unoplay.channel import SERVER_OPTIONS
+from unoplay.channel import SERVER_OPTIONS, tab_of
 from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleError
@@ -289,11 +289,27 @@ def _peer_host(context: Context) -> str:
     return peer.rsplit(":", 1)[0] if peer.count(":") >= 2 else peer
 
 
-class LobbyServicer(ls_grpc.LobbyServiceServicer):
-    """Unary lobby rpcs."""
+def _client(context: Context, tab_key: bytes | None) -> str:
+    """Who the per-client limits count a request against: a ``uno web`` tab
+    whose user agent carries a tag that verifies under ``tab_key``
+    (``unoplay.channel.tab_tag``) is ``"tab:<id>"``; anyone else is their
+    address (:func:`_peer_host`)."""
+    if tab_key is not None:
+        for key, value in context.invocation_metadata() or ():
+            if key == "user-agent":
+                tab = tab_of(tab_key, value if isinstance(value, str) else value.decode())
+                if tab is not None:
+                    return f"tab:{tab}"
+    return _peer_host(context)
 
-    def __init__(self, lobby: Lobby) -> None:
+
+class LobbyServicer(ls_grpc.LobbyServiceServicer):
+    """Unary lobby rpcs. ``tab_key``: the key of ``uno web``'s tabs' tags, if
+    this server is one's (:func:`_client`)."""
+
+    def __init__(self, lobby: Lobby, tab_key: bytes | None = None) -> None:
         self.lobby = lobby
+        self.tab_key = tab_key
 
     async def CreateTable(
         self, request: ls.CreateTableRequest, context: Context
@@ -319,7 +335,7 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
                     if request.HasField("max_round_actions")
                     else DEFAULT_MAX_ROUND_ACTIONS
                 ),
-                owner=_peer_host(context),
+                owner=_client(context, self.tab_key),
             )
         except RuleError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, clip(str(err)))
@@ -342,7 +358,10 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
     ) -> ls.JoinTableResponse:
         try:
             table, seat = self.lobby.join(
-                request.table_id, request.name, request.seat if request.HasField("seat") else None
+                request.table_id,
+                request.name,
+                request.seat if request.HasField("seat") else None,
+                client=_client(context, self.tab_key),
             )
         except LobbyError as err:
             await _abort(context, err)
@@ -413,8 +432,9 @@ class _Stream:
 class GameServicer(gs_grpc.GameServiceServicer):
     """The game streams. Their responses are yielded already encoded."""
 
-    def __init__(self, lobby: Lobby) -> None:
+    def __init__(self, lobby: Lobby, tab_key: bytes | None = None) -> None:
         self.lobby = lobby
+        self.tab_key = tab_key  # as LobbyServicer's
         self._joining: Counter[str] = Counter()  # streams waiting for their join, by address
         #: the rpc tasks of the open game and spectator streams, until each is
         #: over: Server.stop lets them finish before grpc's stop, which would
@@ -433,7 +453,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
     ) -> AsyncIterator[bytes]:
         self._opened()
         limits = self.lobby.limits
-        host = _peer_host(context)
+        host = _client(context, self.tab_key)
         joining = self._joining
         if joining[host] >= limits.max_joining_per_client:
             await context.abort(
@@ -700,12 +720,15 @@ async def start_server(
     limits: Limits | None = None,
     store: GameStore | str | None = None,
     tls: tuple[bytes, bytes] | None = None,
+    tab_key: bytes | None = None,
 ) -> Server:
     """Start serving on ``host:port`` (port 0: an ephemeral port, read back).
 
     ``limits`` bound what clients may do; ``store`` (a GameStore or a path)
     keeps every finished game; ``tls`` is (certificate chain PEM, private key
-    PEM) to serve TLS only. Enables server reflection and the standard health
+    PEM) to serve TLS only; ``tab_key``: the key of ``uno web``'s tabs' tags
+    when it serves them (each tab then has its own per-client and per-name
+    limits, ``unoplay.channel``). Enables server reflection and the standard health
     service. Raises RuntimeError if the port cannot be bound (also when
     another server holds it: SO_REUSEPORT is off) or ValueError for a port
     outside 0..65535.
@@ -723,8 +746,8 @@ async def start_server(
 
         lobby.on_finish = save
     server = grpc.aio.server(options=[*SERVER_OPTIONS, ("grpc.so_reuseport", 0)])
-    _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby), server)
-    games = GameServicer(lobby)
+    _add_guarded(ls_grpc.add_LobbyServiceServicer_to_server, LobbyServicer(lobby, tab_key), server)
+    games = GameServicer(lobby, tab_key)
     _add_guarded(gs_grpc.add_GameServiceServicer_to_server, games, server, raw=True)
     health_servicer = health.aio.HealthServicer()
     _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)

@@ -6,7 +6,7 @@ that is the whole game: :func:`replay` deals again from the seed and applies
 the actions (calling ``next_round`` whenever a round is over and another action
 follows), reproducing every event, private ones included, and the scores.
 Beside it, the commitment sent to the players and its salt, and every card
-dealt or drawn as the players received it, so that :func:`verify` can check
+dealt or drawn as the players received it, so that ``audit.verify`` can check
 the game against its seed (RULES.md, "Fair deals").
 
 Format 1 files (before fair deals: Mersenne Twister seeds, no commitment) are
@@ -36,12 +36,11 @@ from pathlib import Path
 from typing import Any
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.cards import card_code
-from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_deals, commitment
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
-from unoplay.game.events import Event, EventKind
+from unoplay.game.events import Event
 from unoplay.game.rules import RuleSet
+from unoplay.game.view import Termination
 
 log = logging.getLogger("unoplay.storage")
 
@@ -498,6 +497,16 @@ def apply_recorded(game: GameState, seat: int, action: Action) -> list[Event]:
         raise
 
 
+def game_status(game: GameState) -> str:
+    """A game's status for its record: "finished" (won), "capped" (a round or
+    the game reached its cap: no winner) or "interrupted" (not over: the
+    server stopped)."""
+    outcome = game.outcome()
+    if outcome is None:
+        return "interrupted"
+    return "capped" if outcome.termination is Termination.ROUND_CAPPED else "finished"
+
+
 def final_state(record: GameRecord) -> GameState:
     """The engine state after every stored action."""
     game, _ = record.new_game()
@@ -557,97 +566,3 @@ class Recorder:
         await self.drain()
         self._executor.shutdown(wait=True)
         self.store.close()
-
-
-@dataclass
-class Verdict:
-    """What :func:`verify` found. ``status`` is "fair" (the commitment opens
-    and every card received is the seed's), "unfair" (``problems`` says where
-    they differ) or "unverifiable" (a format 1 game, dealt before commitments)."""
-
-    status: str
-    problems: list[str]
-    cards: int = 0  #: cards dealt or drawn that were compared
-    rounds: int = 0
-
-    @property
-    def fair(self) -> bool:
-        return self.status == "fair"
-
-
-def _received_name(
-    entry: tuple[int, int, int, tuple[int, ...]], round_no: int, names: dict[int, str]
-) -> str:
-    step, kind, player, _ = entry
-    who = f"seat {player + 1} ({names.get(player, '?')})"
-    if kind == EventKind.DEALER_DRAW:
-        return f"the dealer draw of {who}"
-    if kind == EventKind.HAND_DEALT:
-        return f"round {round_no}'s deal to {who}"
-    if kind == EventKind.STARTER_FLIPPED:
-        return f"round {round_no}'s starter card"
-    return f"the cards {who} drew after action {step}"
-
-
-def verify(record: GameRecord) -> Verdict:
-    """Check a stored (or exported) game against its revealed seed: the
-    commitment recomputed from seed, salt, table, seat count and rules must be
-    the one the players got; replaying the deals from the seed must give
-    exactly the cards recorded as received (every hand dealt, every starter,
-    every draw, the dealer draw); and the published deal check
-    (:func:`~.deals.check_deals`) must agree for every seat. Raises ValueError
-    if a stored action is refused (not a game of this engine)."""
-    if record.prng == LEGACY_PRNG:
-        return Verdict(
-            "unverifiable",
-            [
-                "stored before fair deals (format 1): its seed was "
-                "never committed to, so there is nothing to check"
-            ],
-        )
-    problems = []
-    seats = len(record.players)
-    names = {p["seat"]: p["name"] for p in record.players}
-    expected = commitment(record.seed, record.salt, record.table_id, seats, record.rules)
-    if expected != record.commitment:
-        problems.append(
-            f"the commitment the players got ({record.commitment or 'none'}) is "
-            f"not the one of the seed and salt ({expected})"
-        )
-    replayed: list[tuple[int, int, int, tuple[int, ...]]] = []
-    rounds: list[int] = []  # the round of each replayed entry
-    events: list[Event] = []
-    round_no = 0
-    for step in replay(record):
-        done = step.index + 1 if step.action is not None else max(step.index, 0)
-        for e in step.events:
-            events.append(e)
-            if e.kind is EventKind.ROUND_STARTED:
-                round_no = e.value
-            if e.kind in RECEIVED_KINDS:
-                replayed.append((done, int(e.kind), e.player, tuple(e.cards)))
-                rounds.append(round_no)
-    stored = [(s, int(k), p, tuple(c)) for s, k, p, c in record.received]
-    for i, (got, want) in enumerate(zip(stored, replayed)):
-        if got != want:
-            problems.append(
-                f"{_received_name(want, rounds[i], names)} differs: stored "
-                f"{' '.join(map(card_code, got[3]))}, the seed deals "
-                f"{' '.join(map(card_code, want[3]))}"
-            )
-            break
-    else:
-        if len(stored) != len(replayed):
-            problems.append(
-                f"{len(stored)} deals and draws are stored, the seed and the "
-                f"actions give {len(replayed)}"
-            )
-    reveal = DealReveal(record.seed, record.salt, expected)
-    for seat in range(seats):
-        check = check_deals(
-            events, seat, reveal, table_id=record.table_id, players=seats, rules=record.rules
-        )
-        problems += [f"seat {seat + 1}: {p}" for p in check.problems]
-    return Verdict(
-        "unfair" if problems else "fair", problems, sum(len(c) for *_, c in replayed), round_no
-    )

@@ -181,11 +181,13 @@ class Table:
         if self.state is not TableState.WAITING:
             raise LobbyError("failed_precondition", "the game has already started")
 
-    def join(self, name: str, wanted: int | None = None) -> Seat:
+    def join(self, name: str, wanted: int | None = None, holder: str = "") -> Seat:
         """Seat a person; returns the seat with its new secret token. Raises
-        LobbyError (the game started, no such or no free seat, a bad name)."""
+        LobbyError (the game started, no such or no free seat, a bad name).
+        ``holder``: whom the lobby's seats-per-name limit counts it against."""
         self._waiting()
         seat = self.seats.take(name, wanted)
+        seat.holder = holder
         self.fanout.open_log(seat, Welcome(seat.index, self.info()))
         self.seats_changed()
         return seat

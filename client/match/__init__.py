@@ -16,9 +16,10 @@ played), :mod:`.cluster` (Ray), :mod:`.runner` (the match), :mod:`.store`
 """
 
 from .entrants import Entrant, parse_entrants
+from .errors import MatchError
 from .report import build_report, print_report
 from .result import GameResult
-from .runner import MatchControl, MatchError, Progress, default_concurrency, run_match
+from .runner import MatchControl, Progress, default_concurrency, run_match
 from .schedule import GameSpec, Schedule, make_schedule
 from .sprt import SprtSpec
 from .stats import wilson_interval

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from .entrants import adopt_bot_file, is_plugin
+from .errors import MatchError
 from .game import Setup
 from .pool import WorkerLost
 from .result import GameResult
@@ -51,8 +52,6 @@ _actor_class: Any = None
 
 
 def _error(message: str) -> Exception:
-    from .runner import MatchError
-
     return MatchError(message)
 
 
@@ -343,7 +342,5 @@ async def ray_workers(
     if failures:
         for w in workers:
             await w.close(abandon=True)
-        from .runner import MatchError
-
         raise MatchError(f"the Ray actors could not start: {failures[0]}")
     return workers

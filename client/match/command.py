@@ -15,9 +15,10 @@ from typing import Any
 from unoplay.game.rules import RuleSet
 
 from .entrants import Entrant, parse_entrants
+from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .report import print_report
-from .runner import MatchControl, MatchError, Progress, default_concurrency, run_match
+from .runner import MatchControl, Progress, default_concurrency, run_match
 from .schedule import DUPLICATES, SCHEDULES
 from .sprt import SprtSpec
 from .store import default_path

@@ -22,6 +22,7 @@ from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
 from .entrants import Entrant, code_fingerprints
+from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT, Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
 from .report import build_report
@@ -37,16 +38,6 @@ log = logging.getLogger("unoplay.match")
 MAX_ATTEMPTS = 3
 WORKER_KINDS = ("inline", "processes", "ray")
 ON_CRASH = ("stop", "continue")
-
-
-class MatchError(RuntimeError):
-    """The match cannot go on (an external bot failed and ``on_crash`` is
-    "stop", workers cannot start, nothing to resume); the message says why.
-    ``report`` is the report of the games played so far, when there is one."""
-
-    def __init__(self, message: str, report: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.report = report
 
 
 @dataclass

@@ -14,6 +14,8 @@ own C-core logging is turned off by ``uno``'s ``main`` before grpc is imported).
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import getpass
 import logging
 import os
@@ -29,7 +31,7 @@ from textual.screen import ModalScreen, Screen
 from unoplay.game.messages import TableInfo
 from unoplay.game.rules import RuleError, RuleSet, parse_rule, preset
 
-from ..sdk import Connection, ServerError
+from ..sdk import TAB_TAG_ENV, Connection, ServerError
 from .model import FinalResult
 from .screens import (
     ConnectScreen,
@@ -152,7 +154,10 @@ class UnoApp(App[None]):
         """The connection to ``target``, made on first use (inside the running loop)."""
         conn = self.connections.get(target)
         if conn is None:
-            conn = self.connections[target] = Connection(target, timeout=5.0)
+            # A uno web tab's session: its tag makes it a client of its own to
+            # the game server beside the web server (unoplay.channel).
+            tag = os.environ.get(TAB_TAG_ENV)
+            conn = self.connections[target] = Connection(target, timeout=5.0, tab_tag=tag)
         return conn
 
     async def table_now(self, target: str, table_id: str) -> TableInfo | None:
@@ -255,6 +260,8 @@ class UnoApp(App[None]):
                 seed=options.seed,
             )
             joined = await conn.join_table(table.table_id, options.name)
+            if options.server:  # a seat on another server: kept, as the lobby keeps its seats
+                self.store.put(target, table.table_id, options.name, joined.seat_token, joined.seat)
             for _ in range(bots):
                 await conn.add_bot(table.table_id, "greedy")
             await conn.start_game(table.table_id, joined.seat_token)
@@ -297,7 +304,10 @@ class UnoApp(App[None]):
         self.exit(return_code=0)
 
     async def shutdown(self) -> None:
-        """Close streams, channels and the embedded server."""
+        """Close streams, channels and the embedded server; seats whose
+        tokens live in this process only are given up first."""
+        if isinstance(self.store, MemorySeatStore):
+            await self._leave_held_seats()
         for screen in self.screen_stack:
             if isinstance(screen, (GameScreen, WatchScreen)) and screen.session is not None:
                 await screen.session.close()
@@ -310,6 +320,33 @@ class UnoApp(App[None]):
         if self.server is not None:
             server, self.server = self.server, None
             await server.stop(None)
+
+    async def _leave_held_seats(self) -> None:
+        """``--memory-seats`` (a ``uno web`` tab): a seat this process holds
+        can never be taken back once it quits, so it is given up (a stand-in
+        bot plays it in a game; a waiting table frees it), and a closed tab
+        leaves no table waiting for it. Two seconds at most a seat."""
+        assert isinstance(self.store, MemorySeatStore)
+        for server, table_id, name, token in self.store.held():
+            self.store.forget(server, table_id, name)
+            try:
+                async with asyncio.timeout(2.0):
+                    await self.connection(server).leave_table(table_id, token)
+            except (ServerError, RuntimeError, OSError, TimeoutError):
+                log.info("could not give up a seat at table %s", table_id)
+
+    async def on_exit_app(self) -> None:
+        """However the app is told to exit (ctrl+q, a ``uno web`` tab that
+        closed, SIGTERM), seats held in memory only are given up first, a
+        table being made for this app (``start_embedded``) made first, so that
+        its seat is one of them (two seconds at most)."""
+        if isinstance(self.store, MemorySeatStore):
+            for worker in self.workers:
+                if worker.group == "embedded" and not worker.is_finished:
+                    with contextlib.suppress(Exception):
+                        async with asyncio.timeout(2.0):
+                            await worker.wait()
+            await self._leave_held_seats()
 
 
 def setup_logging(verbose: bool = False) -> str:

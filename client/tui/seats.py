@@ -123,6 +123,14 @@ class MemorySeatStore(SeatStore):
     def _save(self, data: dict[str, dict]) -> None:
         self._data = dict(data)
 
+    def held(self) -> list[tuple[str, str, str, str]]:
+        """Every seat remembered: ``(server, table_id, name, token)``."""
+        out = []
+        for key, entry in self._data.items():
+            server, table_id, name = key.split("|", 2)
+            out.append((server, table_id, name, str(entry.get("token", ""))))
+        return out
+
 
 class Prefs:
     """What the TUI remembers between runs that is no secret: the last table

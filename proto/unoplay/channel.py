@@ -10,6 +10,9 @@ with :data:`SERVER_OPTIONS`, ``unoplay.client.sdk`` its channels with
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 # ------------------------------------------------------------------ keepalive
 #
 # The client pings every CLIENT_KEEPALIVE_MS and drops the connection when a
@@ -68,3 +71,39 @@ def keepalive_problems(server: list[tuple[str, int]], client: list[tuple[str, in
         if "grpc.keepalive_time_ms" not in opts or "grpc.keepalive_timeout_ms" not in opts:
             problems.append(f"the {side} does not send keepalive pings")
     return problems
+
+
+# ------------------------------------------------------------ uno web's tabs
+#
+# Every tab of ``uno web`` is a player of its own, but all of them connect
+# from the web server's address (usually loopback), where the server's limits
+# per client address and per name would count them together. The web server
+# and the game server in its process share a secret key; each tab's channel
+# carries a tag made with it as the first word of its user agent
+# (``grpc.primary_user_agent``), and a server that holds the key counts that
+# tab's tables and seats as its own. A tag a client made up verifies not, and
+# counts as its address.
+
+#: the first word of a tagged channel's user agent: TAB_AGENT + tag
+TAB_AGENT = "unoplay-tab/"
+#: the environment variable that hands a tab's session its tag
+TAB_TAG_ENV = "UNOPLAY_WEB_TAB"
+
+
+def tab_tag(key: bytes, tab_id: str) -> str:
+    """The tag of tab ``tab_id`` (letters and digits) under ``key``:
+    ``"<tab_id>.<MAC>"``, the MAC being HMAC-SHA-256 in 32 hex digits."""
+    mac = hmac.new(key, tab_id.encode(), hashlib.sha256).hexdigest()[:32]
+    return f"{tab_id}.{mac}"
+
+
+def tab_of(key: bytes, user_agent: str) -> str | None:
+    """The tab id that ``user_agent`` (a request's ``user-agent`` metadata)
+    carries if its tag verifies under ``key``; None otherwise."""
+    first = user_agent.split(" ", 1)[0]
+    if not first.startswith(TAB_AGENT):
+        return None
+    tab_id, _, mac = first[len(TAB_AGENT) :].partition(".")
+    if not tab_id.isalnum() or len(tab_id) > 64:
+        return None
+    return tab_id if hmac.compare_digest(tab_tag(key, tab_id), f"{tab_id}.{mac}") else None

@@ -1788,3 +1788,36 @@ async def test_the_round_results_step_aside_when_the_next_round_wants_a_move():
         board.state.take_update(update)
         board.handle(Received(2, update))
         await wait_until(pilot, lambda: app.screen is board, "the board again")
+
+
+async def test_only_the_pile_as_drawn_draws_a_card():
+    """A click on the pile draws; a click on the empty rest of its row (the
+    Table panel's blank space) does nothing."""
+    from unoplay.client.tui.widgets.pile import PileView
+
+    clicked = []
+
+    class PileApp(App[None]):
+        CSS = "PileView { height: 12; }"
+
+        def compose(self):
+            yield PileView(id="pile")
+
+        def on_pile_view_clicked(self, message) -> None:
+            clicked.append(message)
+
+    state = crafted_state()
+    app = PileApp()
+    async with app.run_test(size=(100, 14)) as pilot:
+        pile = app.query_one(PileView)
+        pile.show(state.view, state.seats, state.view.seat)
+        await pilot.pause()
+        width, height = pile.drawn
+        assert 0 < width < 90 and height > 0
+        await pilot.click("#pile", offset=(width + 5, 1))
+        await pilot.click("#pile", offset=(2, height))
+        await pilot.pause()
+        assert clicked == []
+        await pilot.click("#pile", offset=(2, 1))
+        await pilot.pause()
+        assert len(clicked) == 1

@@ -204,3 +204,52 @@ def test_replay_of_the_end_in_one_seats_view_snapshot(snap_compare):
     """The end of a stored game from seat 0's view: her hand, the final scores."""
     app = ReplayApp(Frames.of(_crafted_record()))
     assert snap_compare(app, press=["end", "tab"], terminal_size=(100, 32))
+
+
+#: Titles and names that Rich would read as markup: shown as typed, never parsed.
+MARKUP_LIKE = ("[/]", "[bold]x", "[link=x]y[/link]")
+
+
+async def test_markup_like_titles_and_names_show_literally_in_the_list_and_the_replay(tmp_path):
+    store = GameStore(str(tmp_path / "games.sqlite3"))
+    for odd in MARKUP_LIKE:
+        record = _crafted_record()
+        record.title = odd
+        record.players[0]["name"], record.players[2]["name"] = odd, f"{odd}!"
+        store.save(record)
+    games = store.games()
+
+    def load(game_id: int) -> Frames:
+        return Frames.of(store.load(game_id))
+
+    app = ReplayApp(games=games, load=load)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list")
+        listing = _text(app)
+        for odd in MARKUP_LIKE:  # the title, and the players: odd, greedy-1, odd!
+            row = next(line for line in listing.splitlines() if f" {odd} " in line)
+            assert f"{odd}, greedy-1, {odd}!" in row, row
+        for row, odd in enumerate(reversed(MARKUP_LIKE)):  # newest first
+            app.screen.grid.move_cursor(row=row)
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen), "the replay")
+            await pilot.press("end")
+            shown = _text(app)
+            assert f"replay of game {games[row]['id']}: {odd} " in shown
+            assert f"final scores: {odd} 0" in shown and f"{odd}!:" in shown
+            await pilot.press("q")
+            await wait_until(pilot, lambda: isinstance(app.screen, GameListScreen), "the list")
+    assert app.return_code in (None, 0)
+    store.close()
+
+
+def test_a_crash_of_the_replay_app_is_a_non_zero_exit(monkeypatch, capsys):
+    """`uno replay` returns the app's status: a game list it cannot draw (here
+    a game without its columns) ends the process with 1, not 0."""
+    from textual.app import App
+
+    from unoplay.client.cli import _run_app
+
+    monkeypatch.setattr(ReplayApp, "run", lambda self: App.run(self, headless=True))
+    assert _run_app(ReplayApp(games=[{"id": 1}], load=None)) == 1
+    assert "KeyError" in capsys.readouterr().err

@@ -522,3 +522,80 @@ async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
         assert refused.value.status == 503
     finally:
         await site.stop()
+
+
+def test_every_tab_is_a_player_of_its_own_after_open_close_cycles(uno_web):
+    """Tabs opened and closed at once leave no process behind and lock
+    nobody out; then MAX_SESSIONS tabs (all from 127.0.0.1, all named
+    "player") each get a table of their own at once: the embedded server
+    counts every tab as a client of its own (its tag), not as one address
+    and one name (16 seats, 16 waiting tables)."""
+    import aiohttp
+
+    from unoplay.client.web import MAX_SESSIONS
+    from unoplay.game.messages import TableState
+
+    web = uno_web("--bots", "1", "--target", "0")
+    host = web.url.split("/")[2]
+    url = f"ws://{host}/ws?width=40&height=12"
+    timeout = aiohttp.ClientWSTimeout(ws_close=WAIT)
+
+    async def main() -> list:
+        async with aiohttp.ClientSession() as http:
+            for _ in range(10):
+                async with http.ws_connect(url, timeout=timeout) as ws:
+                    await ws.receive(timeout=WAIT)  # its process runs
+            async with asyncio.timeout(WAIT):
+                while web.sessions():
+                    await asyncio.sleep(0.05)
+            tabs = [await http.ws_connect(url, timeout=timeout) for _ in range(MAX_SESSIONS)]
+
+            async def read(ws) -> None:
+                async for _ in ws:
+                    pass
+
+            readers = [asyncio.create_task(read(ws)) for ws in tabs]
+            conn = Connection(web.game_server())
+            try:
+                async with asyncio.timeout(4 * WAIT):
+                    while True:
+                        tables = await conn.list_tables()
+                        playing = [
+                            t
+                            for t in tables
+                            if t.state is TableState.PLAYING
+                            and any(
+                                s.name == "player" and s.connected and not s.bot for s in t.seats
+                            )
+                        ]
+                        if len(playing) >= MAX_SESSIONS:
+                            break
+                        await asyncio.sleep(0.2)
+            finally:
+                await conn.close()
+                for ws in tabs:
+                    await ws.close()
+                for task in readers:
+                    task.cancel()
+            return playing
+
+    playing = asyncio.run(main())
+    assert len({t.table_id for t in playing}) == MAX_SESSIONS
+    assert "already holds" not in web.log() and "tables waiting" not in web.log()
+    deadline = time.monotonic() + WAIT
+    while web.sessions():
+        assert time.monotonic() < deadline, f"sessions left: {len(web.sessions())}"
+        time.sleep(0.05)
+
+    async def people_seated() -> list[str]:
+        async with Connection(web.game_server()) as conn:
+            tables = await conn.list_tables()
+        return [
+            f"{t.table_id} {t.state.name} {s.name}"
+            for t in tables
+            for s in t.seats
+            if s.occupied and not s.bot
+        ]
+
+    # Every closed tab gave its seat up: no table waits for a person who is gone.
+    assert asyncio.run(people_seated()) == []

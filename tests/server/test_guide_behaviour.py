@@ -170,7 +170,13 @@ async def test_a_game_interrupted_by_the_server_stop_ends_as_the_guide_says():
                 run_bot(make_bot("greedy", seed=2), conn.session(sdk.table_id, other.seat_token))
             )
             table = srv.lobby.get(sdk.table_id)
-            await until(table, lambda: len(table.history) >= 3, "a few moves")
+            # The SDK's stream is open and has played (a session still
+            # connecting when the server stops finds nothing to connect to).
+            await until(
+                table,
+                lambda: table.seats[0].connections > 0 and len(table.history) >= 3,
+                "a few moves on an open stream",
+            )
             messages = []
             response = await asyncio.wait_for(call.read(), WAIT)
             messages.extend(response.messages)

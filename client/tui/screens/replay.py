@@ -220,7 +220,7 @@ class GameListScreen(Screen[None]):
     def __init__(self, games: list[dict[str, Any]], load: Any) -> None:
         super().__init__()
         self.games, self.load = games, load
-        self.grid: DataTable[str] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
+        self.grid: DataTable[Text] = DataTable(id="games", cursor_type="row", zebra_stripes=True)
 
     def compose(self) -> ComposeResult:
         title = Text(" UNO ", style="bold #ffffff on #c62828")
@@ -235,8 +235,8 @@ class GameListScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.grid.add_columns(*GAME_COLUMNS)
-        for row in game_rows(self.games):
-            self.grid.add_row(*row)
+        for row in game_rows(self.games):  # Text cells: a title or a name is never markup
+            self.grid.add_row(*(Text(cell) for cell in row))
         self.grid.focus()
 
     def action_open(self) -> None:

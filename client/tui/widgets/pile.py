@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.text import Text
+from textual import events
 from textual.message import Message
 from textual.widget import Widget
 
@@ -31,6 +32,7 @@ class PileView(Widget):
         self.seats: Sequence = ()
         self.me = -1
         self.card_size: CardSize = NORMAL
+        self.drawn = (0, 0)  #: the cells drawn at the last render: (width, height)
 
     def show(self, view: PlayerView | None, seats: Sequence, me: int = -1) -> None:
         """Draw the pile of ``view`` (None: the game has not started)."""
@@ -86,7 +88,12 @@ class PileView(Widget):
         info = [Text()] * pad + info + [Text()] * (len(card) - len(info) - pad)
         gap = " " if small else "  "
         lines = [Text.assemble(left, gap, right) for left, right in zip(card, info)]
+        self.drawn = (max(line.cell_len for line in lines), len(lines))
         return Text("\n").join(lines)
 
-    def on_click(self) -> None:
-        self.post_message(self.Clicked())
+    def on_click(self, event: events.Click) -> None:
+        """A click on the pile as drawn draws a card; elsewhere in the
+        widget (the empty rest of the panel), nothing."""
+        width, height = self.drawn
+        if self.view is not None and 0 <= event.x < width and 0 <= event.y < height:
+            self.post_message(self.Clicked())
