@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -21,13 +22,13 @@ constexpr uint32_t kDeckSize = 108;
 
 using MdContext = std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)>;
 
-// One digest of `data` by `md`; `size` bytes of output (more than the
-// digest's own size only for an extendable-output function, SHAKE-256).
-std::vector<unsigned char> digest(const EVP_MD* md, const std::string& data, size_t size) {
+// One digest of `data` by `md`: SHA-256 (32 bytes), or `size` bytes of an
+// extendable-output function (SHAKE-256).
+std::vector<unsigned char> digest(const EVP_MD* md, const std::string& data, size_t size = 32) {
   MdContext ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
   std::vector<unsigned char> out(size);
   unsigned int written = 0;
-  const bool xof = md == EVP_shake256();
+  const bool xof = (EVP_MD_flags(md) & EVP_MD_FLAG_XOF) != 0;
   if (!ctx || EVP_DigestInit_ex(ctx.get(), md, nullptr) != 1 ||
       EVP_DigestUpdate(ctx.get(), data.data(), data.size()) != 1 ||
       // SHAKE-256: EVP_DigestFinalXOF for the length wanted (EVP_DigestFinal_ex
@@ -343,13 +344,13 @@ std::string commitment(const std::string& seed, const std::string& salt,
        << "rules: " << rules_line(rules) << "\n"
        << "salt: " << salt << "\n"
        << "seed: " << seed << "\n";
-  return hex(digest(EVP_sha256(), text.str(), 32));
+  return hex(digest(EVP_sha256(), text.str()));
 }
 
 // ------------------------------------------------------------------ the chance stream
 
 DealStream::DealStream(const std::string& seed) {
-  const auto key = digest(EVP_sha256(), "unoplay deal v1\n" + seed, 32);
+  const auto key = digest(EVP_sha256(), "unoplay deal v1\n" + seed);
   std::copy(key.begin(), key.end(), key_.begin());
 }
 

@@ -68,17 +68,25 @@ struct PlayKey {
   bool operator>(const PlayKey& o) const { return tie() > o.tie(); }
 };
 
-PlayKey key_of(const pb::PlayerView& view, const pb::Action& act) {
-  std::map<uint32_t, pb::Card> cards;
-  for (const auto& c : view.hand()) cards[c.id()] = c;
-  if (view.has_drawn_card()) cards[view.drawn_card().id()] = view.drawn_card();
-  auto card_of = [&](uint32_t id) {
-    auto it = cards.find(id);
-    if (it != cards.end()) return it->second;
+// The cards of the view by id: the hand and the card just drawn.
+class CardsInView {
+ public:
+  explicit CardsInView(const pb::PlayerView& view) {
+    for (const auto& c : view.hand()) cards_[c.id()] = c;
+    if (view.has_drawn_card()) cards_[view.drawn_card().id()] = view.drawn_card();
+  }
+  pb::Card operator()(uint32_t id) const {
+    if (auto it = cards_.find(id); it != cards_.end()) return it->second;
     pb::Card unknown;  // not in the view: no points, no colour
     unknown.set_id(id);
     return unknown;
-  };
+  }
+
+ private:
+  std::map<uint32_t, pb::Card> cards_;
+};
+
+PlayKey key_of(const pb::PlayerView& view, const CardsInView& card_of, const pb::Action& act) {
   std::vector<uint32_t> laid = {act.card_id()};
   laid.insert(laid.end(), act.extra_card_ids().begin(), act.extra_card_ids().end());
   PlayKey key;
@@ -104,10 +112,11 @@ PlayKey key_of(const pb::PlayerView& view, const pb::Action& act) {
 // The best of plays (PLAY actions) by PlayKey; the first on a tie.
 const pb::LegalAction* best_play(const pb::PlayerView& view,
                                  const std::vector<const pb::LegalAction*>& plays) {
+  const CardsInView card_of(view);
   const pb::LegalAction* best = nullptr;
   PlayKey best_key;
   for (const pb::LegalAction* a : plays) {
-    const PlayKey key = key_of(view, a->action());
+    const PlayKey key = key_of(view, card_of, a->action());
     if (best == nullptr || key > best_key) {
       best = a;
       best_key = key;
