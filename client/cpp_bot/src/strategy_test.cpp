@@ -142,6 +142,22 @@ void test_choose() {
              }),
              {keep, play(330, 30)}),
         330);
+  check("keep when nothing fits",
+        pick(view([](pb::PlayerView& v) { v.set_phase(pb::PHASE_DRAWN); }), {call_uno, keep}), 2);
+  check("pass a penalty on (stacking)",
+        pick(view([&](pb::PlayerView& v) {
+               set_hand(v, hand);
+               v.set_phase(pb::PHASE_PENALTY);
+             }),
+             {accept, play(240, 11)}),
+        240);
+  check("no jump-in out of turn",
+        pick(view([&](pb::PlayerView& v) {
+               set_hand(v, hand);
+               v.set_current(2);
+             }),
+             {play(130, 3)}),
+        -1);
   check("challenge a big hand", pick(penalty({5, 5, 5, 6}), {challenge, accept}, 3), 3);
   check("accept from a small hand", pick(penalty({5, 5, 5, 2}), {challenge, accept}, 3), 4);
   check("offender unknown: the seat before ours", pick(penalty({5, 5, 5, 6}), {challenge, accept}),
