@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install the project with its test, bench, rl and cluster (Ray) extras
 
-test: $(STAMP) node-bot go-bot  ## run the whole test suite, then the game's tests on the compiled build
+test: $(STAMP) node-bot go-bot cpp-bot  ## run the whole test suite, then the game's tests on the compiled build
 	$(PY) -m pytest
 	@if $(PY) -c "$$C_TOOLCHAIN"; then \
 		$(MAKE) test-compiled; \
@@ -134,4 +134,29 @@ go-bot:  ## build the Go bot (client/go_bot/build/uno-go-bot) when go, protoc an
 			$(GO_PROTOS:%=proto/unoplay/v1/%.proto); \
 		cd $(GO_BOT) && $(GO_ENV) go build -o build/uno-go-bot . ; \
 		echo "$(GO_BIN): built"; \
+	fi
+
+# The C++ bot (client/cpp_bot), built offline from Debian's packages: CMake
+# runs protoc with grpc_cpp_plugin on proto/ into its build/ (git-ignored) and
+# links gRPC++ and OpenSSL's libcrypto. Without the tools it prints a NOTICE
+# and its tests are skipped (tests/client/test_cpp_bot.py builds it too).
+CPP_BOT      := client/cpp_bot
+CPP_BUILD    := $(CPP_BOT)/build
+CPP_PACKAGES := cmake g++ libgrpc++-dev protobuf-compiler-grpc libssl-dev
+.PHONY: cpp-bot
+cpp-bot:  ## build the C++ bot (client/cpp_bot/build/uno-cpp-bot) when cmake, g++, gRPC++ and OpenSSL are there
+	@missing=""; \
+	for tool in cmake c++ protoc grpc_cpp_plugin; do \
+		command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; \
+	done; \
+	[ -f /usr/include/grpcpp/grpcpp.h ] || missing="$$missing libgrpc++-dev"; \
+	[ -f /usr/include/openssl/evp.h ] || missing="$$missing libssl-dev"; \
+	if [ -n "$$missing" ]; then \
+		echo "NOTICE: missing:$$missing: the C++ bot ($(CPP_BOT)) is not built and its tests will be skipped" \
+			"(apt-get install $(CPP_PACKAGES))"; \
+	else \
+		set -e; \
+		cmake -S $(CPP_BOT) -B $(CPP_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null; \
+		cmake --build $(CPP_BUILD) -j 2; \
+		echo "$(CPP_BUILD)/uno-cpp-bot: built"; \
 	fi

@@ -299,3 +299,32 @@ class TrackedBot(IsmctsBot):
         self.calls += 1
         self.agreed += sorted(self.tracker.mine) == sorted(view.hand)
         return super().decide(view, legal)
+
+
+async def a_game_the_server_stops(launch: Callable[[str, str], asyncio.Task], name: str):
+    """A game interrupted by the server's stop, as an external bot sees it: a
+    server of its own, a two-seat table that ``launch(address, table_id)`` (a
+    task running the bot, which joins by ``name``) sits at, the other seat
+    this test's, which never plays (so the game cannot end first); once the
+    game started with the bot's stream open, the server stops. Returns the
+    task's result."""
+    from unoplay.client.sdk import Connection
+    from unoplay.server.service import start_server
+
+    srv = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(srv.address) as conn:
+            info = await conn.create_table(seats=2, rules=RuleSet())
+            table = srv.lobby.get(info.table_id)
+            running = launch(srv.address, info.table_id)
+            bot = lambda: next((s for s in table.seats if s.name == name), None)  # noqa: E731
+            await until(
+                table, lambda: bot() is not None and bot().connections > 0, f"{name} to sit"
+            )
+            idle = await conn.join_table(info.table_id, "idle")
+            await conn.start_game(info.table_id, idle.seat_token)
+            await until(table, lambda: table.game is not None, "the game to start")
+        await srv.stop(5.0)
+        return await running
+    finally:
+        await srv.stop(None)

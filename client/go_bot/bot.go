@@ -21,6 +21,8 @@ const (
 	unaryTimeout = 10 * time.Second // deadline of each lobby call
 	maxRetries   = 8                // consecutive failed (re)connections before giving up
 	maxReceive   = 16 << 20         // batches of a long resume can be large
+	// The status message of UNAVAILABLE when the server stops (proto/README.md, section 2).
+	shuttingDown = "the server is shutting down"
 )
 
 // Keepalive within what the server allows (client pings no more often than
@@ -83,6 +85,7 @@ type summary struct {
 	Seat         int32            `json:"seat"`
 	Table        string           `json:"table"`
 	GameOver     bool             `json:"game_over"`
+	Interrupted  bool             `json:"interrupted"` // the server's stop ended the game unfinished
 	Scores       []int32          `json:"scores"`
 	Winners      []uint32         `json:"winners"`
 	Errors       int              `json:"errors"`
@@ -113,6 +116,7 @@ type bot struct {
 	pending      *intent
 	wd4By        int32 // who played the Wild Draw Four we may face
 	gameOver     bool
+	revealed     bool // deal_revealed came: the game's last message
 	retries      int
 
 	sum summary
@@ -247,6 +251,15 @@ func (b *bot) play() int {
 			code = status.Code(err)
 			what = statusName(code)
 		}
+		// deal_revealed without GAME_OVER, or "the server is shutting down":
+		// the server's stop interrupted the game, which will never go on
+		// (proto/README.md, section 2). Nothing went wrong on our side.
+		if !b.gameOver && (b.revealed || (code == codes.Unavailable && status.Convert(err).Message() == shuttingDown)) {
+			b.sum.Interrupted = true
+			b.log("the game was interrupted by the server's stop")
+			b.done()
+			return 0
+		}
 		if !retryable[code] {
 			s := status.Convert(err)
 			return b.fail("stream refused: %s: %s", statusName(s.Code()), s.Message())
@@ -342,6 +355,11 @@ func (b *bot) onMessage(m *pb.TableMessage) {
 	switch body := m.GetBody().(type) {
 	case *pb.TableMessage_Welcome:
 		b.seat = body.Welcome.GetSeat()
+		if body.Welcome.GetDealCommitment() != "" {
+			b.revealed = false // a game starts
+		}
+	case *pb.TableMessage_DealRevealed:
+		b.revealed = true
 	case *pb.TableMessage_Event:
 		e := body.Event
 		b.midChange = true // every change ends with an update: wait for it

@@ -12,8 +12,10 @@
 //   - counts the ActionErrors it receives (and logs them to stderr);
 //   - reconnects with backoff when the stream drops, resuming from the last
 //     seq it saw and dropping any message it has already seen;
-//   - exits 0 when the stream ends after game over, printing one line of
-//     JSON to stdout: seat, final scores, winners, errors.
+//   - exits 0 when the stream ends after game over, or when the server's stop
+//     interrupted the game (deal_revealed without GAME_OVER, or UNAVAILABLE
+//     "the server is shutting down": it does not reconnect), printing one line
+//     of JSON to stdout: seat, final scores, winners, errors, interrupted.
 //
 // Usage:
 //
@@ -29,7 +31,7 @@
 // UNO_SEAT; UNOPLAY_TLS_CA (a PEM file: use TLS and trust it, as the Python
 // clients do).
 //
-// Exit codes: 0 game over, 1 the server refused us (bad token, unknown
+// Exit codes: 0 game over or interrupted by the server's stop, 1 the server refused us (bad token, unknown
 // table, ...) or the stream could not be restored, 2 bad command line.
 //
 // Build (see `make go-bot`): protoc with protoc-gen-go and protoc-gen-go-grpc

@@ -12,8 +12,10 @@
 //     seq it saw and dropping any message it has already seen;
 //   - checks the deals when the game is over and the server reveals the seed
 //     (deals.js, from the guide's section 11);
-//   - exits 0 when the stream ends after game over, printing one line of
-//     JSON to stdout: seat, final scores, winners, errors, the deal check.
+//   - exits 0 when the stream ends after game over, or when the server's stop
+//     interrupted the game (deal_revealed without GAME_OVER, or UNAVAILABLE
+//     "the server is shutting down": it does not reconnect), printing one line
+//     of JSON to stdout: seat, final scores, winners, errors, the deal check.
 //
 // Usage:
 //   node bot.js [--server HOST:PORT] [--table ID] [--token TOKEN] [--name NAME]
@@ -23,7 +25,7 @@
 // Environment (as `uno match --seat "node client/node_bot/bot.js"` sets it):
 //   UNO_SERVER (host:port), UNO_TABLE (table id), UNO_TOKEN (seat token), UNO_SEAT;
 //   UNOPLAY_TLS_CA (a PEM file: use TLS and trust it, as the Python clients do).
-// Exit codes: 0 game over, 1 the server refused us (bad token, unknown table,
+// Exit codes: 0 game over or interrupted by the server's stop, 1 the server refused us (bad token, unknown table,
 //   ...) or the stream could not be restored, 2 bad command line.
 'use strict';
 
@@ -35,6 +37,7 @@ const { checkDeals } = require('./deals');
 
 const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const UNARY_TIMEOUT_MS = 10000; // deadline of each lobby call
+const SHUTTING_DOWN = 'the server is shutting down'; // UNAVAILABLE's message when the server stops
 const MAX_RETRIES = 8; // consecutive failed (re)connections before giving up
 // Keepalive within what the server allows (client pings no more often than
 // every few seconds): ping every 10 s, give up on the connection after 5 s
@@ -211,6 +214,8 @@ class Bot {
     this.pending = null; // {seq, id, kind, maybeLost}: an intent the server has not answered yet
     this.wd4By = -1; // who played the Wild Draw Four we may face
     this.gameOver = false;
+    this.revealed = false; // deal_revealed came: the game's last message
+    this.interrupted = false; // the server's stop ended the game unfinished
     this.errors = 0;
     this.errorReasons = {};
     this.refusedLog = []; // [reason, action id, action kind] of each refused intent
@@ -299,6 +304,16 @@ class Bot {
       return;
     }
     const code = err ? err.code : grpc.status.UNAVAILABLE; // ended early: the server went away
+    // deal_revealed without GAME_OVER, or "the server is shutting down": the
+    // server's stop interrupted the game, which will never go on
+    // (proto/README.md, section 2). Nothing went wrong on our side.
+    if (!this.gameOver && (this.revealed
+        || (code === grpc.status.UNAVAILABLE && err && err.details === SHUTTING_DOWN))) {
+      this.interrupted = true;
+      this.log('the game was interrupted by the server\'s stop');
+      this.done();
+      return;
+    }
     if (!RETRYABLE.has(code)) {
       this.fail(`stream refused: ${grpc.status[code]}: ${err.details}`);
     }
@@ -340,11 +355,13 @@ class Bot {
         this.table = message.welcome.table;
         if (message.welcome.deal_commitment) { // the game starts: its events follow
           this.commitment = message.welcome.deal_commitment;
+          this.revealed = false;
           this.gameEvents = [];
           this.gameGap = false; // what was lost before does not matter to this game
         }
         break;
       case 'deal_revealed': {
+        this.revealed = true;
         const t = this.table;
         if (this.gameGap) { // not every card of the game was seen: cannot be checked, not unfair
           this.deals = { fair: null, checked: 0, problems: ['a gap in the stream: not every event was seen'] };
@@ -440,6 +457,7 @@ class Bot {
       seat: this.seat,
       table: this.opts.table,
       game_over: this.gameOver,
+      interrupted: this.interrupted,
       scores: view ? view.scores : [],
       winners: view ? view.game_winners : [],
       errors: this.errors,

@@ -13,19 +13,21 @@ Skipped, with the reason in the summary, only when the binary is not built
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import shlex
 import shutil
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
-from helpers import greedy_bots_beside
+from external_bots import (
+    assert_finished_cleanly,
+    assert_only_races,
+    false_uno_calls,
+    match_with_seat,
+    run_bot_binary,
+)
+from helpers import a_game_the_server_stops, greedy_bots_beside
 
-from unoplay.client.match import parse_entrants, run_match
-from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet, preset
 from unoplay.server.service import start_server
 
@@ -34,38 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 BOT_DIR = ROOT / "client" / "go_bot"
 BOT = BOT_DIR / "build" / "uno-go-bot"
 GO = shutil.which("go")
-
-# Refusals a bot cannot avoid by choosing from its legal actions (as in
-# test_node_bot.py): a catch that lost a race (another player caught first,
-# the player called UNO first, or the next player moved first).
-CATCH_RACE_REASONS = {"not_one_card", "already_called", "catch_too_late"}
-# Under jump_in (the house preset), a jump-in by someone else can land between
-# the bot's decision and its turn action: that action is then refused with
-# jumped_in (inside an out-of-turn window), or judged on the new state, with a
-# turn reason (proto/README.md, section 3, "Races"), or with round_over or
-# game_over when the jump-in was the player's last card.
-JUMP_IN_RACE_REASONS = {
-    "jumped_in",
-    "round_over",
-    "game_over",
-    "not_your_turn",
-    "does_not_match",
-    "penalty_pending",
-    "already_drew",
-    "nothing_to_keep",
-    "nothing_to_accept",
-    "nothing_to_challenge",
-    "only_drawn_card",
-    "card_not_in_hand",
-}
-TURN_KINDS = {
-    "ACTION_KIND_PLAY",
-    "ACTION_KIND_DRAW",
-    "ACTION_KIND_KEEP",
-    "ACTION_KIND_CHALLENGE",
-    "ACTION_KIND_ACCEPT",
-    "ACTION_KIND_CHOOSE_COLOUR",
-}
 
 
 def _missing() -> str | None:
@@ -90,96 +60,8 @@ if MISSING:  # shown in the warnings summary as well as in the skip reason
     warnings.warn(MISSING, pytest.PytestWarning, stacklevel=1)
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
-
-@dataclass
-class GoRun:
-    """A finished run of the Go bot."""
-
-    returncode: int
-    summary: dict
-    stderr: str
-
-
-async def run_go(*args: str, **env: str) -> GoRun:
-    """Run the Go bot to its end (bounded), with only ``env``'s UNO_ variables."""
-    base = {k: v for k, v in os.environ.items() if not k.startswith("UNO")}
-    process = await asyncio.create_subprocess_exec(
-        str(BOT),
-        *args,
-        env={**base, **env},
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    try:
-        out, err = await asyncio.wait_for(process.communicate(), WAIT)
-    except TimeoutError:
-        process.kill()
-        out, err = await process.communicate()
-        pytest.fail(f"the Go bot did not finish in {WAIT}s; stderr:\n{err.decode()[-3000:]}")
-    lines = out.decode().strip().splitlines()
-    summary = json.loads(lines[-1]) if lines else {}
-    return GoRun(process.returncode, summary, err.decode())
-
-
-def assert_finished_cleanly(table, run: GoRun, seat: int) -> None:
-    """The game is over and the Go bot saw all of it, as the server has it."""
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert table.state is TableState.FINISHED and table.game.is_game_over
-    s = run.summary
-    assert s["game_over"] and s["seat"] == seat and s["table"] == table.table_id
-    assert s["scores"] == list(table.game.scores)
-    assert s["winners"] == list(table.game.view(seat).game_winners)
-    assert s["gaps"] == 0 and s["last_seq"] == len(table.log_for(seat)) == s["messages"]
-
-
-def assert_only_races(summary: dict, jump_in: bool) -> None:
-    """Every refused intent lost a race no bot can avoid: a catch (any rules),
-    or, under jump_in, a turn action overtaken by someone's jump-in."""
-    assert summary["errors"] == len(summary["refused"]), summary
-    for reason, _, kind in summary["refused"]:
-        if kind == "ACTION_KIND_CATCH":
-            assert reason in CATCH_RACE_REASONS, summary
-        else:
-            assert jump_in and kind in TURN_KINDS and reason in JUMP_IN_RACE_REASONS, summary
-
-
-async def match_with_go(
-    server, tmp_path, bots: str, games: int, seed: int, rules: RuleSet
-) -> tuple[dict, list[dict]]:
-    """``uno match --bots BOTS --seat <go bot>``: its report, and the Go bot's
-    summary line of each game (``uno match`` discards a seat's stdout, so a
-    shell appends it to a file)."""
-    lines = tmp_path / f"go-{seed}.jsonl"
-    shell = f'exec "$0" >> {shlex.quote(str(lines))}'
-    entrants = parse_entrants(bots, [f"sh -c {shlex.quote(shell)} {shlex.quote(str(BOT))}"])
-    report = await asyncio.wait_for(
-        run_match(entrants, games=games, seed=seed, rules=rules, server=server.address), WAIT
-    )
-    summaries = [json.loads(line) for line in lines.read_text().splitlines()]
-    n = len(entrants)
-    assert [e["games"] for e in report["entrants"]] == [games] * n
-    assert sum(e["wins"] for e in report["entrants"]) == pytest.approx(games)
-    assert len(summaries) == games
-    finished = {t.table_id: t for t in server.lobby.finished}
-    for s in summaries:  # each game finished, and the bot saw all of it
-        table = finished[s["table"]]
-        assert table.state is TableState.FINISHED and table.game.is_game_over
-        assert s["game_over"] and s["gaps"] == 0 and s["reconnects"] == 0
-        assert s["scores"] == list(table.game.scores)
-        assert s["last_seq"] == s["messages"] == len(table.log_for(s["seat"]))
-        assert s["intents"] > 0
-    return report, summaries, finished
-
-
-def false_uno_calls(table, seat: int) -> int:
-    """UNO calls by ``seat`` that were not due (accepted, at a cost, under a
-    false_uno_penalty, so they show as events, not as refusals)."""
-    return sum(
-        1
-        for m in table.log_for(seat)
-        if isinstance(m, Event) and m.kind is EventKind.UNO_FALSE_CALL and m.player == seat
-    )
+run_go = partial(run_bot_binary, BOT)
+match_with_go = partial(match_with_seat, BOT)
 
 
 async def test_uno_match_runs_the_go_bot_under_the_official_rules(server, tmp_path):
@@ -237,6 +119,20 @@ async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, co
     assert run.summary["reconnects"] == 5, run.stderr[-3000:]
     assert run.summary["errors"] == 0, run.stderr[-3000:]
     assert run.stderr.count("resuming after seq") == 5
+
+
+async def test_go_bot_exits_0_on_a_game_interrupted_by_the_server_stop():
+    # deal_revealed without GAME_OVER, then UNAVAILABLE "the server is shutting
+    # down": the game will never go on; the bot must not retry a dead server.
+    def launch(address: str, table_id: str) -> asyncio.Task:
+        return asyncio.create_task(
+            run_go("--server", address, "--table", table_id, "--name", "gopher")
+        )
+
+    run = await a_game_the_server_stops(launch, "gopher")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.summary["interrupted"] and not run.summary["game_over"], run.summary
+    assert run.summary["reconnects"] == 0 and "interrupted" in run.stderr
 
 
 async def test_go_bot_creates_and_starts_a_table_of_its_own(server):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers import greedy_bots_beside
+from helpers import a_game_the_server_stops, greedy_bots_beside
 
 from unoplay.client.match import MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
@@ -229,6 +229,19 @@ async def test_node_bot_exits_with_an_error_for_a_forged_token(server, conn):
     assert run.returncode == 1
     assert "UNAUTHENTICATED" in run.stderr
     assert not run.summary["game_over"]
+
+
+async def test_node_bot_exits_0_on_a_game_interrupted_by_the_server_stop():
+    # deal_revealed without GAME_OVER, then UNAVAILABLE "the server is shutting
+    # down": the game will never go on; the bot must not retry a dead server.
+    async def start(address: str, table_id: str) -> NodeRun:
+        node = await NodeBot.start("--server", address, "--table", table_id, "--name", "nodey")
+        return await node.result()
+
+    run = await a_game_the_server_stops(lambda *a: asyncio.create_task(start(*a)), "nodey")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.summary["interrupted"] and not run.summary["game_over"], run.summary
+    assert run.summary["reconnects"] == 0 and "interrupted" in run.stderr
 
 
 async def test_uno_match_runs_the_node_bot_as_an_external_seat(server):

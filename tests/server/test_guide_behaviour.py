@@ -204,3 +204,26 @@ async def test_a_game_interrupted_by_the_server_stop_ends_as_the_guide_says():
     assert "`deal_revealed` without a `GAME_OVER`" in guide
     assert "do not reconnect" in guide
     assert "game is over or was interrupted" in _flat(SERVICE_PROTO)
+
+
+# ------------------------------------------------------------------ the thinner places
+
+
+def test_the_thin_places_are_said_outright():
+    guide = _flat(GUIDE)
+    assert "one stream for the whole game" in guide  # the dealer draw and every round
+    assert "ascending seat numbers" in guide  # "the seats in play in clockwise order"
+    assert "EVP_shake256()" in guide and "EVP_DigestFinalXOF" in guide
+
+
+def test_the_quick_start_names_files_and_targets_that_exist():
+    start = GUIDE.index("## First bot in 10 minutes")
+    table = GUIDE[start : GUIDE.index("| file | what is in it |")]
+    paths = set(re.findall(r"`(client/[\w/.]+\.\w+)`", table))
+    assert len(paths) >= 2, paths
+    for path in paths:
+        assert (ROOT / path).is_file(), path
+    makefile = (ROOT / "Makefile").read_text()
+    for target in re.findall(r"`make ([\w-]+)`", table):
+        assert re.search(rf"^{target}:", makefile, re.M), target
+    assert GUIDE.index("## First bot in 10 minutes") < GUIDE.index("## 1. Take a seat")

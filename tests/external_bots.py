@@ -1,0 +1,145 @@
+"""What the tests of the compiled starter bots (client/go_bot, client/cpp_bot)
+share: running one to its end, seating it in ``uno match``, and the checks of
+a game it played. Each bot prints one line of JSON at its end (the same
+fields in every language); these helpers read it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from unoplay.client.match import parse_entrants, run_match
+from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import TableState
+from unoplay.game.rules import RuleSet
+
+WAIT = 90  # seconds: upper bound for any game or network wait here
+
+# Refusals a bot cannot avoid by choosing from its legal actions: a catch that
+# lost a race (another player caught first, the player called UNO first, or
+# the next player moved first).
+CATCH_RACE_REASONS = {"not_one_card", "already_called", "catch_too_late"}
+# Under jump_in (the house preset), a jump-in by someone else can land between
+# the bot's decision and its turn action: that action is then refused with
+# jumped_in (inside an out-of-turn window), or judged on the new state, with a
+# turn reason (proto/README.md, section 3, "Races"), or with round_over or
+# game_over when the jump-in was the player's last card.
+JUMP_IN_RACE_REASONS = {
+    "jumped_in",
+    "round_over",
+    "game_over",
+    "not_your_turn",
+    "does_not_match",
+    "penalty_pending",
+    "already_drew",
+    "nothing_to_keep",
+    "nothing_to_accept",
+    "nothing_to_challenge",
+    "only_drawn_card",
+    "card_not_in_hand",
+}
+TURN_KINDS = {
+    "ACTION_KIND_PLAY",
+    "ACTION_KIND_DRAW",
+    "ACTION_KIND_KEEP",
+    "ACTION_KIND_CHALLENGE",
+    "ACTION_KIND_ACCEPT",
+    "ACTION_KIND_CHOOSE_COLOUR",
+}
+
+
+@dataclass
+class BotRun:
+    """A finished run of an external bot."""
+
+    returncode: int
+    summary: dict
+    stderr: str
+
+
+async def run_bot_binary(binary: Path, *args: str, **env: str) -> BotRun:
+    """Run ``binary`` to its end (bounded), with only ``env``'s UNO_ variables."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("UNO")}
+    process = await asyncio.create_subprocess_exec(
+        str(binary),
+        *args,
+        env={**base, **env},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    try:
+        out, err = await asyncio.wait_for(process.communicate(), WAIT)
+    except TimeoutError:
+        process.kill()
+        out, err = await process.communicate()
+        pytest.fail(f"{binary.name} did not finish in {WAIT}s; stderr:\n{err.decode()[-3000:]}")
+    lines = out.decode().strip().splitlines()
+    summary = json.loads(lines[-1]) if lines else {}
+    return BotRun(process.returncode, summary, err.decode())
+
+
+def assert_finished_cleanly(table, run: BotRun, seat: int) -> None:
+    """The game is over and the bot saw all of it, as the server has it."""
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert table.state is TableState.FINISHED and table.game.is_game_over
+    s = run.summary
+    assert s["game_over"] and s["seat"] == seat and s["table"] == table.table_id
+    assert s["scores"] == list(table.game.scores)
+    assert s["winners"] == list(table.game.view(seat).game_winners)
+    assert s["gaps"] == 0 and s["last_seq"] == len(table.log_for(seat)) == s["messages"]
+
+
+def assert_only_races(summary: dict, jump_in: bool) -> None:
+    """Every refused intent lost a race no bot can avoid: a catch (any rules),
+    or, under jump_in, a turn action overtaken by someone's jump-in."""
+    assert summary["errors"] == len(summary["refused"]), summary
+    for reason, _, kind in summary["refused"]:
+        if kind == "ACTION_KIND_CATCH":
+            assert reason in CATCH_RACE_REASONS, summary
+        else:
+            assert jump_in and kind in TURN_KINDS and reason in JUMP_IN_RACE_REASONS, summary
+
+
+async def match_with_seat(
+    binary: Path, server, tmp_path, bots: str, games: int, seed: int, rules: RuleSet
+) -> tuple[dict, list[dict], dict]:
+    """``uno match --bots BOTS --seat BINARY``: its report, the bot's summary
+    line of each game (``uno match`` discards a seat's stdout, so a shell
+    appends it to a file), and the finished tables by id."""
+    lines = tmp_path / f"{binary.name}-{seed}.jsonl"
+    shell = f'exec "$0" >> {shlex.quote(str(lines))}'
+    entrants = parse_entrants(bots, [f"sh -c {shlex.quote(shell)} {shlex.quote(str(binary))}"])
+    report = await asyncio.wait_for(
+        run_match(entrants, games=games, seed=seed, rules=rules, server=server.address), WAIT
+    )
+    summaries = [json.loads(line) for line in lines.read_text().splitlines()]
+    n = len(entrants)
+    assert [e["games"] for e in report["entrants"]] == [games] * n
+    assert sum(e["wins"] for e in report["entrants"]) == pytest.approx(games)
+    assert len(summaries) == games
+    finished = {t.table_id: t for t in server.lobby.finished}
+    for s in summaries:  # each game finished, and the bot saw all of it
+        table = finished[s["table"]]
+        assert table.state is TableState.FINISHED and table.game.is_game_over
+        assert s["game_over"] and s["gaps"] == 0 and s["reconnects"] == 0
+        assert s["scores"] == list(table.game.scores)
+        assert s["last_seq"] == s["messages"] == len(table.log_for(s["seat"]))
+        assert s["intents"] > 0
+    return report, summaries, finished
+
+
+def false_uno_calls(table, seat: int) -> int:
+    """UNO calls by ``seat`` that were not due (accepted, at a cost, under a
+    false_uno_penalty, so they show as events, not as refusals)."""
+    return sum(
+        1
+        for m in table.log_for(seat)
+        if isinstance(m, Event) and m.kind is EventKind.UNO_FALSE_CALL and m.player == seat
+    )
