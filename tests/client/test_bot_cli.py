@@ -95,3 +95,65 @@ async def test_ctrl_c_ends_the_process_even_when_the_cleanup_hangs():
     process.send_signal(signal.SIGINT)
     _, err = await asyncio.wait_for(process.communicate(), WAIT)
     assert process.returncode == 130 and err.decode().strip() == "uno bot: stopped", err
+
+
+async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
+    """`uno bot --arena`: two greedy and two random bots, each a process of
+    its own, play the server's arena until `uno standings --json` ranks both
+    greedy ones above both random ones with five games or more each; each
+    keeps its name's secret (arena.json); Ctrl-C ends each with one line."""
+    bots = []
+    for name, kind in (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random")):
+        env = dict(os.environ, UNOPLAY_DATA_DIR=str(tmp_path / name))
+        bots.append(
+            await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "unoplay.client.cli",
+                "bot",
+                "--arena",
+                "--server",
+                server.address,
+                "--name",
+                name,
+                "--kind",
+                kind,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                env=env,
+            )
+        )
+    try:
+        async with Connection(server.address) as conn, asyncio.timeout(4 * WAIT):
+            while True:
+                rows = await conn.standings()
+                enough = len(rows) == 4 and min(r.games for r in rows) >= 5
+                if enough and {r.name for r in rows[:2]} == {"g1", "g2"}:
+                    break
+                await asyncio.sleep(0.2)
+        standings = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "unoplay.client.cli",
+            "standings",
+            "--server",
+            server.address,
+            "--json",
+            stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await asyncio.wait_for(standings.communicate(), WAIT)
+        table = json.loads(out)
+        assert [set(row) >= {"name", "games", "rating"} for row in table] == [True] * 4
+        assert {row["name"] for row in table[:2]} == {"g1", "g2"}
+        for name in ("g1", "r1", "g2", "r2"):
+            kept = json.loads((tmp_path / name / "arena.json").read_text())
+            assert list(kept) == [f"{server.address}|{name}"] and all(kept.values())
+    finally:
+        for bot in bots:
+            if bot.returncode is None:
+                bot.send_signal(signal.SIGINT)
+        for bot in bots:
+            _, err = await asyncio.wait_for(bot.communicate(), WAIT)
+            assert bot.returncode == 130, err.decode()
+            said = err.decode().strip().splitlines()
+            assert said and "left the arena" in said[-1] and "Traceback" not in err.decode()
