@@ -460,3 +460,58 @@ async def test_an_address_typed_as_markup_is_said_as_it_is():
         await pilot.press("enter")
         await wait_until(pilot, lambda: _shows(app, "Connecting to [/]:1…"), "the notice")
         await pilot.press("ctrl+q")
+
+
+def _standings_rows():
+    from unoplay.client.sdk import ArenaStanding
+
+    return [
+        ArenaStanding("greedy-zoe", 42, 19, 31.2, 1.9, 25.5, playing=True),
+        ArenaStanding("[b]bob[/b]", 40, 15, 29.0, 2.1, 22.7, waiting=True),
+        ArenaStanding("rando", 41, 4, 19.8, 2.0, 13.8),
+    ]
+
+
+def test_arena_standings_snapshot(snap_compare):
+    """The arena's standings screen: best first, names literal, who plays now."""
+    from textual.app import App
+
+    from unoplay.client.tui.screens.standings import StandingsScreen
+
+    class Server:
+        async def standings(self):
+            return _standings_rows()
+
+    class StandingsApp(App[None]):
+        CSS_PATH = "../../client/tui/uno.tcss"
+        ENABLE_COMMAND_PALETTE = False  # as UnoApp
+
+        def connection(self, target):
+            return Server()
+
+        def on_mount(self) -> None:
+            self.push_screen(StandingsScreen("192.168.1.20:50051", _standings_rows()))
+
+    assert snap_compare(StandingsApp(), terminal_size=(80, 16))
+
+
+async def test_the_lobby_opens_the_arena_standings(server):
+    """`a` in the lobby: the standings of the server's arena, a name that
+    entered listed (waiting); Esc goes back to the lobby."""
+    from unoplay.client.tui.screens.standings import StandingsScreen
+
+    async with Connection(server.address) as conn:
+        entry = conn.enter_arena("[i]zoe")
+        await anext(entry)  # in the queue
+        app = UnoApp(PlayOptions(server=server.address, name="Eve"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            await pilot.press("a")
+            await wait_until(pilot, lambda: isinstance(app.screen, StandingsScreen), "standings")
+            await wait_until(
+                pilot, lambda: any("[i]zoe" in line for line in screen_lines(app)), "zoe's row"
+            )
+            assert any("waiting" in line for line in screen_lines(app))
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby again")
+        await entry.aclose()

@@ -21,6 +21,7 @@ from ..words import error_words, plural
 from .create import CreateTableScreen, NewTable
 from .game import Seating
 from .prompts import HelpScreen
+from .standings import StandingsScreen
 
 if TYPE_CHECKING:
     from ..app import UnoApp
@@ -46,6 +47,7 @@ LOBBY_HELP = """\
  ↑/↓       pick a table           Enter  sit there (or take your seat back)
  n         create a table         b      a bot takes an empty seat
  w         watch the table        i      the table's id (for uno bot)
+ a         the arena's standings (rated bot games; watch them with w)
  r         refresh now            Esc    other servers
  ?         this help              q      quit
 [b]Marks[/b]
@@ -118,6 +120,7 @@ class LobbyScreen(Screen[None]):
         Binding("n", "new", "New table"),
         Binding("w", "watch", "Watch"),
         Binding("b", "add_bot", "Bot"),
+        Binding("a", "arena", "Arena"),
         Binding("i", "table_id", "Table id", show=False),
         Binding("r", "refresh", "Refresh", show=False),
         Binding("escape", "servers", "Servers", show=False),
@@ -242,6 +245,10 @@ class LobbyScreen(Screen[None]):
         if not self.tables or row is None:
             return None
         return self.tables[row] if 0 <= row < len(self.tables) else None
+
+    def action_arena(self) -> None:
+        """a: the standings of this server's arena."""
+        self.app.push_screen(StandingsScreen(self.target))
 
     def action_help(self) -> None:
         """?: the lobby's keys and marks."""
