@@ -18,8 +18,13 @@ NumPy): ``pip install 'unoplay[rl]'``.
 
 **Actions** are a fixed ``Discrete(A + 1)``: 0..A-1 the game package's dense
 action index (:class:`unoplay.game.Game`: every action these rules and
-seats allow at all, a multi-card play numbered by its set of cards) and A
-(:attr:`UnoEnv.pass_action`) "nothing now". Every observation carries an
+seats allow at all, a multi-card play numbered by its set of cards),
+canonical by default: one index per distinct decision (card face and
+colour named, UNO flag, catch target), so the two copies of a card are one
+action and the engine picks the copy (``canonical=False``: one per copy); and A
+(:attr:`UnoEnv.pass_action`) "nothing now". Sizes ``A + 1``: 132 at two
+seats and 134 at four under the official rules (276 and 278 by copy), 5,324
+and 5,326 under ``house`` (multi-card plays; 18,748 and 18,750 by copy). Every observation carries an
 ``action_mask`` (int8, 1 = legal): exactly the engine's legal actions of
 that seat at that moment, plus the pass when the seat is asked out of turn.
 
@@ -90,7 +95,8 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     ``players`` 2..10, ``rules`` any RuleSet (default official; ``target_score
     =0`` for one-round games), ``points_scale`` divides the round rewards,
-    ``max_round_actions`` caps a round (>= 1). ``reset(seed=...)`` makes the
+    ``max_round_actions`` caps a round (>= 1), ``canonical`` numbers actions
+    by card face (the default) or by copy. ``reset(seed=...)`` makes the
     deal and everything after it replayable. Raises ValueError / RuleError for
     a seat count the rules do not allow.
     """
@@ -104,9 +110,10 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         points_scale: float = 100.0,
         max_round_actions: int = 2000,
         render_mode: str | None = None,
+        canonical: bool = True,
     ) -> None:
         super().__init__()
-        self.game = Game(players, rules)
+        self.game = Game(players, rules, canonical)
         self.rules = self.game.rules
         self.players = players
         self.points_scale = points_scale

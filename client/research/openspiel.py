@@ -13,7 +13,8 @@
 (:data:`unoplay.game.PRESETS`: ``official``, ``house``); ``target_score``
 (-1: the preset's, 500; 0: a one-round game); ``max_round_actions`` (a round
 that reaches it ends the game with no winner, RULES.md "Endless rounds");
-``utility``, ``points`` or ``win``; ``points_scale``, dividing points.
+``utility``, ``points`` or ``win``; ``points_scale``, dividing points;
+``canonical_actions`` (default true: actions by card face, see below).
 
 **Chance** is explicit (:mod:`.chance`): the dealer draw, the deal, the
 starter and every card taken from an unshuffled pile are chance nodes of
@@ -22,8 +23,10 @@ starter and every card taken from an unshuffled pile are chance nodes of
 history. The server's games are untouched: they keep their seeded deals.
 
 **Actions**: ``0..A-1`` the engine's dense index (:class:`unoplay.game.Game`,
-as in the PettingZoo environment) and ``A`` the pass of a seat asked out of
-turn. Out-of-turn actions (catches, a late UNO call, jump-ins) are asked in
+as in the PettingZoo environment), canonical: one per distinct decision
+(card face, colour named, UNO flag, catch target; the engine picks which
+copy of a card is played), and ``A`` the pass of a seat asked out of turn.
+``num_distinct_actions()`` is 132 at two seats, 134 at four (official). Out-of-turn actions (catches, a late UNO call, jump-ins) are asked in
 a window after every action, seat by seat, as in :mod:`.env`; the current
 player moves when all have passed.
 
@@ -71,6 +74,7 @@ DEFAULTS: dict[str, Any] = {
     "max_round_actions": 1000,
     "utility": "points",
     "points_scale": 100.0,
+    "canonical_actions": True,
 }
 
 GAME_TYPE = pyspiel.GameType(
@@ -109,7 +113,7 @@ class _Spec:
             raise ValueError("utility must be points or win")
         self.utility = params["utility"]
         self.points_scale = float(params["points_scale"])
-        self.codec = Game(players, rules)
+        self.codec = Game(players, rules, bool(params["canonical_actions"]))
         self.pass_action = self.codec.num_distinct_actions()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Spec:
@@ -221,7 +225,9 @@ class UnoState(pyspiel.State):  # type: ignore[misc]
             return f"chance {action}"
         if action == self.spec.pass_action:
             return "pass"
-        return f"{self.spec.codec.action_from_index(action).describe()} #{action}"
+        text = self.spec.codec.action_from_index(action).describe()
+        # by copy, two actions read alike: the index tells them apart
+        return text if self.spec.codec.canonical else f"{text} #{action}"
 
     def is_terminal(self) -> bool:
         """True once the game is over (won or capped)."""

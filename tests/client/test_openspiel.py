@@ -164,3 +164,12 @@ def test_an_openspiel_bot_plays_a_round(kind):
             state.apply_action(opponent.step(state))
     assert decisions > 0
     assert sum(state.returns()) == 0
+
+
+def test_canonical_actions_by_default():
+    """One action per decision (132 at two seats with the pass); by copy on request."""
+    assert _load(players=2).num_distinct_actions() == 132
+    assert _load(players=4).num_distinct_actions() == 134
+    by_copy = _load(players=2, canonical_actions=False)
+    assert by_copy.num_distinct_actions() == 276
+    pyspiel.random_sim_test(by_copy, num_sims=1, serialize=False, verbose=False)
