@@ -142,9 +142,18 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         return self._act_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game (``seed`` None: a fresh secret one)."""
-        self._py_rng = random.Random(seed)
-        deal_seed = None if seed is None else f"env-{seed}"
+        """Deal a new game. ``seed`` s deals game ``"env-s"`` and seeds a
+        generator that the later resets without a seed draw their deals from
+        (s, then the k-th unseeded reset: the same games every run); before
+        any seed, a fresh secret deal."""
+        if seed is not None:
+            self._seeder: random.Random | None = random.Random(seed)
+            deal_seed: str | None = f"env-{seed}"
+        elif getattr(self, "_seeder", None) is not None:
+            assert self._seeder is not None
+            deal_seed = f"env-next-{self._seeder.getrandbits(64)}"
+        else:
+            deal_seed = None
         self.state, events = GameState.new(self.players, self.rules, deal_seed)
         #: with ``keep_events`` set, every event of this game, private ones too
         #: (for bots that observe; UnoGymEnv sets it when one of its bots does)
@@ -175,11 +184,14 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: its view's vector and its action mask
-        (all 0 for an agent not selected now, or once the game is over)."""
+        (all 0 for an agent not selected now; once the game is over, the pass
+        alone, so that a masked softmax of the final observation is defined)."""
         assert self.state is not None
         seat = self.possible_agents.index(agent)
         mask = np.zeros(self.pass_action + 1, dtype=np.int8)
-        if agent == self.agent_selection and not self.state.is_game_over:
+        if self.state.is_game_over:
+            mask[self.pass_action] = 1
+        elif agent == self.agent_selection:
             for index in self.game.legal_actions_by_index(self.state, seat):
                 mask[index] = 1
             if seat != self.state.current:
@@ -259,11 +271,16 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     pass). Observations, actions and masks are the learner's in
     :class:`UnoEnv`; a step's reward is the learner's total since its last
     step; ``terminated`` when the game is over, ``truncated`` when it was
-    capped. ``info["action_mask"]`` repeats the mask. Raises ValueError for an
-    unknown bot kind or a bad budget.
+    capped. ``info["action_mask"]`` repeats the mask. An action the mask does
+    not allow ends the episode (``terminated``, reward ``illegal_reward``,
+    ``info["illegal_action"]`` True) under ``illegal_action="end"``, the
+    default, so that any action of the space is a valid step (Gymnasium's
+    ``check_env`` steps unmasked samples); ``"raise"`` raises ValueError
+    instead. Once the episode is over the mask holds the pass alone. Raises
+    ValueError for an unknown bot kind or a bad budget.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -271,8 +288,14 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         rules: RuleSet | None = None,
         seat: int = 0,
         render_mode: str | None = None,
+        illegal_action: str = "end",
+        illegal_reward: float = -1.0,
         **kwargs: Any,
     ) -> None:
+        if illegal_action not in ("end", "raise"):
+            raise ValueError("illegal_action must be 'end' or 'raise'")
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
         self.aec = UnoEnv(len(opponents) + 1, rules, render_mode=render_mode, **kwargs)
         self.kinds = list(opponents)
         for kind in self.kinds:
@@ -286,9 +309,14 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """A new game; the opponents' bots are seeded from ``seed`` too."""
+        """A new game; the opponents' bots are seeded from the game's seed
+        too. ``seed`` None after a seeded reset: a seed drawn from
+        ``np_random`` (seeded by that seed, as Gymnasium asks), so the run
+        repeats; before any seed, a fresh one."""
         super().reset(seed=seed)
-        base = 0 if seed is None else seed * 31
+        if seed is None:
+            seed = int(self.np_random.integers(2**62))
+        base = seed * 31
         others = [s for s in range(self.aec.players) if s != self.seat]
         self.bots = {
             s: make_bot(kind, seed=base + s, rules=self.aec.rules)
@@ -324,6 +352,12 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         """The learner's ``action``, then the bots' until its next decision."""
         aec = self.aec
         self._reward = 0.0
+        if self.illegal_action == "end" and not aec.observe(self.me)["action_mask"][int(action)]:
+            obs = aec.observe(self.me)
+            obs["action_mask"][:] = 0
+            obs["action_mask"][aec.pass_action] = 1
+            info = {"action_mask": obs["action_mask"], "illegal_action": True}
+            return obs, self.illegal_reward, True, False, info
         aec.step(int(action))
         self._reward += aec.rewards[self.me]
         self._advance()
