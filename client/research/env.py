@@ -186,9 +186,17 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         """``agent``'s observation: its view's vector and its action mask
         (all 0 for an agent not selected now; once the game is over, the pass
         alone, so that a masked softmax of the final observation is defined)."""
+        obs = np.empty(self._obs_space["observation"].shape, np.float32)
+        mask = np.empty(self.pass_action + 1, np.int8)
+        self.observe_into(agent, obs, mask)
+        return {"observation": obs, "action_mask": mask}
+
+    def observe_into(self, agent: str, obs: np.ndarray, mask: np.ndarray) -> None:
+        """:meth:`observe`, written into ``obs`` (float32, shape ``(D,)``) and
+        ``mask`` (int8, shape ``(A + 1,)``): rows of a batch, say."""
         assert self.state is not None
         seat = self.possible_agents.index(agent)
-        mask = np.zeros(self.pass_action + 1, dtype=np.int8)
+        mask.fill(0)
         if self.state.is_game_over:
             mask[self.pass_action] = 1
         elif agent == self.agent_selection:
@@ -196,7 +204,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
                 mask[index] = 1
             if seat != self.state.current:
                 mask[self.pass_action] = 1
-        return {"observation": encode(self.state.view(seat)), "action_mask": mask}
+        encode(self.state.view(seat), obs)
 
     def step(self, action: int | None) -> None:
         """Take the selected agent's ``action`` (an index its mask allows; None
@@ -314,8 +322,15 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         ``np_random`` (seeded by that seed, as Gymnasium asks), so the run
         repeats; before any seed, a fresh one."""
         super().reset(seed=seed)
+        self.new_game(seed)
+        return self._observation()
+
+    def new_game(self, seed: int | None = None) -> None:
+        """:meth:`reset`'s game and bots, without making the observation
+        (``seed`` None: drawn from ``np_random``; the vector env's auto-reset)."""
         if seed is None:
             seed = int(self.np_random.integers(2**62))
+        self._ended = False  # by an illegal action
         base = seed * 31
         others = [s for s in range(self.aec.players) if s != self.seat]
         self.bots = {
@@ -327,8 +342,20 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         self._seen = dict.fromkeys(others, 0)  # per bot: events of aec.events given to it
         self._reward = 0.0
         self._advance()
-        obs = self.aec.observe(self.me)
-        return obs, {"action_mask": obs["action_mask"]}
+
+    def _observation(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        obs = np.empty(self.observation_space["observation"].shape, np.float32)
+        mask = np.empty(self.action_space.n, np.int8)
+        self.observe_into(obs, mask)
+        return {"observation": obs, "action_mask": mask}, {"action_mask": mask}
+
+    def observe_into(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """The learner's observation written into ``obs`` (float32, ``(D,)``)
+        and ``mask`` (int8, ``(A + 1,)``); the pass alone once the episode is over."""
+        self.aec.observe_into(self.me, obs, mask)
+        if self._ended:
+            mask.fill(0)
+            mask[self.aec.pass_action] = 1
 
     def _advance(self) -> None:
         """Let the bots act until the learner is selected or the game is over."""
@@ -350,20 +377,34 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """The learner's ``action``, then the bots' until its next decision."""
+        reward, terminated, truncated = self.act(action)
+        obs, info = self._observation()
+        if self._ended:
+            info["illegal_action"] = True
+        return obs, reward, terminated, truncated, info
+
+    def act(self, action: int) -> tuple[float, bool, bool]:
+        """:meth:`step` without the observation: (reward, terminated, truncated)."""
         aec = self.aec
         self._reward = 0.0
-        if self.illegal_action == "end" and not aec.observe(self.me)["action_mask"][int(action)]:
-            obs = aec.observe(self.me)
-            obs["action_mask"][:] = 0
-            obs["action_mask"][aec.pass_action] = 1
-            info = {"action_mask": obs["action_mask"], "illegal_action": True}
-            return obs, self.illegal_reward, True, False, info
+        if self.illegal_action == "end" and not self._legal(int(action)):
+            self._ended = True
+            return self.illegal_reward, True, False
         aec.step(int(action))
         self._reward += aec.rewards[self.me]
         self._advance()
-        obs = aec.observe(self.me)
-        info = {"action_mask": obs["action_mask"]}
-        return obs, self._reward, aec.terminations[self.me], aec.truncations[self.me], info
+        return self._reward, aec.terminations[self.me], aec.truncations[self.me]
+
+    def _legal(self, action: int) -> bool:
+        """Whether the learner's mask allows ``action`` now."""
+        aec = self.aec
+        state = aec.state
+        assert state is not None
+        if state.is_game_over or not 0 <= action <= aec.pass_action:
+            return False
+        if action == aec.pass_action:
+            return aec._seat != state.current
+        return action in aec.game.legal_actions_by_index(state, self.seat)
 
     def render(self) -> str | None:
         """``ansi``: the engine's one-line description of the state."""

@@ -18,11 +18,15 @@ def observation_size(players: int) -> int:
     return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6
 
 
-def encode(view: PlayerView) -> np.ndarray:
+def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     """The observation vector (float32, shape ``(observation_size(n),)``) of
-    ``view``, laid out as :mod:`.env`'s docstring says. Only the view is read."""
+    ``view``, laid out as :mod:`.env`'s docstring says, written into ``out``
+    (a row of a batch, say) or a new array, and returned. Only the view is read."""
     n = len(view.hand_sizes)
-    out = np.zeros(observation_size(n), dtype=np.float32)
+    if out is None:
+        out = np.zeros(observation_size(n), dtype=np.float32)
+    else:
+        out.fill(0.0)
     for card in view.hand:
         out[KIND[card]] += 1
     at = CARD_KINDS
