@@ -383,11 +383,15 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
             info["illegal_action"] = True
         return obs, reward, terminated, truncated, info
 
-    def act(self, action: int) -> tuple[float, bool, bool]:
-        """:meth:`step` without the observation: (reward, terminated, truncated)."""
+    def act(self, action: int, legal: bool | None = None) -> tuple[float, bool, bool]:
+        """:meth:`step` without the observation: (reward, terminated,
+        truncated). ``legal``: whether the mask allows ``action``, when the
+        caller has the mask at hand (None: worked out again)."""
         aec = self.aec
         self._reward = 0.0
-        if self.illegal_action == "end" and not self._legal(int(action)):
+        if legal is None and self.illegal_action == "end":
+            legal = self._legal(int(action))
+        if self.illegal_action == "end" and not legal:
             self._ended = True
             return self.illegal_reward, True, False
         aec.step(int(action))

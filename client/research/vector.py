@@ -126,7 +126,9 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
         obs, mask = self._obs["observation"], self._obs["action_mask"]
         final_obs, final_mask = self._final["observation"], self._final["action_mask"]
         for i, env in enumerate(self.envs):
-            rewards[i], terminated[i], truncated[i] = env.act(int(actions[i]))
+            action = int(actions[i])
+            legal = 0 <= action < mask.shape[1] and bool(mask[i, action])
+            rewards[i], terminated[i], truncated[i] = env.act(action, legal)
             if terminated[i] or truncated[i]:
                 ended[i] = True
                 env.observe_into(final_obs[i], final_mask[i])
