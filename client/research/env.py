@@ -186,7 +186,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         """``agent``'s observation: its view's vector and its action mask
         (all 0 for an agent not selected now; once the game is over, the pass
         alone, so that a masked softmax of the final observation is defined)."""
-        obs = np.empty(self._obs_space["observation"].shape, np.float32)
+        obs = np.empty(observation_size(self.players), np.float32)
         mask = np.empty(self.pass_action + 1, np.int8)
         self.observe_into(agent, obs, mask)
         return {"observation": obs, "action_mask": mask}
@@ -344,8 +344,8 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         self._advance()
 
     def _observation(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        obs = np.empty(self.observation_space["observation"].shape, np.float32)
-        mask = np.empty(self.action_space.n, np.int8)
+        obs = np.empty(observation_size(self.aec.players), np.float32)
+        mask = np.empty(self.aec.pass_action + 1, np.int8)
         self.observe_into(obs, mask)
         return {"observation": obs, "action_mask": mask}, {"action_mask": mask}
 

@@ -98,6 +98,7 @@ def _learner(seconds: float, seed: int, num_envs: int = 0, native: bool = True) 
             if terminated or truncated:
                 _obs, info = env.reset()
         return steps / (time.perf_counter() - start)
+    envs: Any
     if native:
         envs = UnoVectorEnv(num_envs, **options)
     else:

@@ -43,6 +43,7 @@ from gymnasium.vector.utils import batch_space
 from unoplay.game import RuleSet
 
 from .env import UnoGymEnv
+from .features import observation_size
 
 
 class UnoVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
@@ -76,12 +77,10 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
 
     def _zeros(self) -> dict[str, np.ndarray]:
         """A batch of observations: float32 ``(N, D)``, int8 ``(N, A + 1)``."""
-        n = self.num_envs
+        n, aec = self.num_envs, self.envs[0].aec
         return {
-            "observation": np.zeros(
-                (n, *self.single_observation_space["observation"].shape), np.float32
-            ),
-            "action_mask": np.zeros((n, self.single_action_space.n), np.int8),
+            "observation": np.zeros((n, observation_size(aec.players)), np.float32),
+            "action_mask": np.zeros((n, aec.pass_action + 1), np.int8),
         }
 
     def _out(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
