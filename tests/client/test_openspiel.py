@@ -17,7 +17,7 @@ pytest.importorskip(
 import pyspiel
 from open_spiel.python.algorithms import ismcts, mcts
 
-import unoplay.client.research.openspiel  # noqa: F401  (registers python_unoplay)
+import unoplay.client.research.openspiel  # registers python_unoplay
 from unoplay.client.research.chance import Table
 from unoplay.game import OFFICIAL, GameState
 from unoplay.game.deals import DealRandom
@@ -173,3 +173,10 @@ def test_canonical_actions_by_default():
     by_copy = _load(players=2, canonical_actions=False)
     assert by_copy.num_distinct_actions() == 276
     pyspiel.random_sim_test(by_copy, num_sims=1, serialize=False, verbose=False)
+
+
+def test_the_module_example_runs():
+    import doctest
+
+    result = doctest.testmod(unoplay.client.research.openspiel)
+    assert result.attempted >= 4 and result.failed == 0
