@@ -11,12 +11,12 @@ $(STAMP): pyproject.toml
 	@echo "Installing unoplay and its extras into $(VENV) (once; a minute or two)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
-	$(PIP) install --quiet -e '.[dev,bench,rl,plot]'
+	$(PIP) install --quiet -e '.[dev,bench,rl,plot,openspiel]'
 	$(PIP) install --quiet -e '.[cluster]' \
 		|| echo "NOTICE: the cluster extra (Ray) did not install: uno match --ray and its test are skipped"
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install the project with its test, bench, rl and cluster (Ray) extras
+install: $(STAMP)  ## create .venv and install the project with its test, bench, rl, plot, openspiel and cluster (Ray) extras
 
 test: $(STAMP) node-bot go-bot cpp-bot  ## run the whole test suite, then the game's tests on the compiled build
 	$(PY) -m pytest

@@ -66,8 +66,10 @@ def _bench(args: argparse.Namespace) -> int:
     }
     if args.env:
         from .research.envbench import run as run_env
+        from .research.envbench import run_vector
 
         report["env"] = run_env(runs=args.runs, seconds=args.seconds, as_json=args.json)
+        report["vector_env"] = run_vector(runs=args.runs, seconds=args.seconds, as_json=args.json)
     if not args.no_network:
         from .bench.netbench import run as run_network
 
@@ -1034,7 +1036,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--env",
         action="store_true",
-        help="also environment steps/s (unoplay.client.research.env) beside RLCard's UNO environment",
+        help="also environment steps/s (unoplay.client.research.env) beside RLCard's UNO environment, and the vector env's beside one env's",
     )
     bench.add_argument(
         "--tables",

@@ -18,8 +18,13 @@ NumPy): ``pip install 'unoplay[rl]'``.
 
 **Actions** are a fixed ``Discrete(A + 1)``: 0..A-1 the game package's dense
 action index (:class:`unoplay.game.Game`: every action these rules and
-seats allow at all, a multi-card play numbered by its set of cards) and A
-(:attr:`UnoEnv.pass_action`) "nothing now". Every observation carries an
+seats allow at all, a multi-card play numbered by its set of cards),
+canonical by default: one index per distinct decision (card face and
+colour named, UNO flag, catch target), so the two copies of a card are one
+action and the engine picks the copy (``canonical=False``: one per copy); and A
+(:attr:`UnoEnv.pass_action`) "nothing now". Sizes ``A + 1``: 132 at two
+seats and 134 at four under the official rules (276 and 278 by copy), 5,324
+and 5,326 under ``house`` (multi-card plays; 18,748 and 18,750 by copy). Every observation carries an
 ``action_mask`` (int8, 1 = legal): exactly the engine's legal actions of
 that seat at that moment, plus the pass when the seat is asked out of turn.
 
@@ -73,58 +78,15 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from unoplay.game import GameState, PlayerView, RuleSet
+from unoplay.game import GameState, RuleSet
 from unoplay.game.bots import make_bot, waiting_seats
 from unoplay.game.events import Event, visible
 from unoplay.game.research import Game
 from unoplay.game.rules import Scoring
-from unoplay.game.search import KIND
 
-#: How many kinds of card there are: 4 colours x 13 ranks, Wild, Wild Draw Four.
-CARD_KINDS = 54
+from .features import CARD_KINDS, encode, observation_size
 
-
-def observation_size(players: int) -> int:
-    """The length D of the observation vector for ``players`` seats."""
-    return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6
-
-
-def encode(view: PlayerView) -> np.ndarray:
-    """The observation vector (float32, shape ``(observation_size(n),)``) of
-    ``view``, laid out as the module docstring says. Only the view is read."""
-    n = len(view.hand_sizes)
-    out = np.zeros(observation_size(n), dtype=np.float32)
-    for card in view.hand:
-        out[KIND[card]] += 1
-    at = CARD_KINDS
-    out[at + KIND[view.top_card]] = 1
-    at += CARD_KINDS
-    if view.colour >= 0:
-        out[at + view.colour] = 1
-    at += 4
-    if view.drawn_card >= 0:
-        out[at + KIND[view.drawn_card]] = 1
-    at += CARD_KINDS
-    for r in range(n):
-        s = (view.seat + r) % n
-        out[at : at + 6] = (
-            view.hand_sizes[s],
-            view.uno_called[s],
-            view.catchable == s,
-            view.current == s,
-            s in view.out_seats,
-            view.scores[s],
-        )
-        at += 6
-    out[at : at + 4] = (
-        view.direction == 1,
-        view.pending_penalty,
-        view.draw_pile_size,
-        view.discard_pile_size,
-    )
-    at += 4
-    out[at + int(view.phase) - 1] = 1
-    return out
+__all__ = ["CARD_KINDS", "UnoEnv", "UnoGymEnv", "encode", "observation_size"]
 
 
 class UnoEnv(AECEnv):  # type: ignore[misc]
@@ -133,7 +95,8 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     ``players`` 2..10, ``rules`` any RuleSet (default official; ``target_score
     =0`` for one-round games), ``points_scale`` divides the round rewards,
-    ``max_round_actions`` caps a round (>= 1). ``reset(seed=...)`` makes the
+    ``max_round_actions`` caps a round (>= 1), ``canonical`` numbers actions
+    by card face (the default) or by copy. ``reset(seed=...)`` makes the
     deal and everything after it replayable. Raises ValueError / RuleError for
     a seat count the rules do not allow.
     """
@@ -147,9 +110,10 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         points_scale: float = 100.0,
         max_round_actions: int = 2000,
         render_mode: str | None = None,
+        canonical: bool = True,
     ) -> None:
         super().__init__()
-        self.game = Game(players, rules)
+        self.game = Game(players, rules, canonical)
         self.rules = self.game.rules
         self.players = players
         self.points_scale = points_scale
@@ -178,9 +142,18 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         return self._act_space
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        """Deal a new game (``seed`` None: a fresh secret one)."""
-        self._py_rng = random.Random(seed)
-        deal_seed = None if seed is None else f"env-{seed}"
+        """Deal a new game. ``seed`` s deals game ``"env-s"`` and seeds a
+        generator that the later resets without a seed draw their deals from
+        (s, then the k-th unseeded reset: the same games every run); before
+        any seed, a fresh secret deal."""
+        if seed is not None:
+            self._seeder: random.Random | None = random.Random(seed)
+            deal_seed: str | None = f"env-{seed}"
+        elif getattr(self, "_seeder", None) is not None:
+            assert self._seeder is not None
+            deal_seed = f"env-next-{self._seeder.getrandbits(64)}"
+        else:
+            deal_seed = None
         self.state, events = GameState.new(self.players, self.rules, deal_seed)
         #: with ``keep_events`` set, every event of this game, private ones too
         #: (for bots that observe; UnoGymEnv sets it when one of its bots does)
@@ -211,16 +184,27 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``agent``'s observation: its view's vector and its action mask
-        (all 0 for an agent not selected now, or once the game is over)."""
+        (all 0 for an agent not selected now; once the game is over, the pass
+        alone, so that a masked softmax of the final observation is defined)."""
+        obs = np.empty(observation_size(self.players), np.float32)
+        mask = np.empty(self.pass_action + 1, np.int8)
+        self.observe_into(agent, obs, mask)
+        return {"observation": obs, "action_mask": mask}
+
+    def observe_into(self, agent: str, obs: np.ndarray, mask: np.ndarray) -> None:
+        """:meth:`observe`, written into ``obs`` (float32, shape ``(D,)``) and
+        ``mask`` (int8, shape ``(A + 1,)``): rows of a batch, say."""
         assert self.state is not None
         seat = self.possible_agents.index(agent)
-        mask = np.zeros(self.pass_action + 1, dtype=np.int8)
-        if agent == self.agent_selection and not self.state.is_game_over:
+        mask.fill(0)
+        if self.state.is_game_over:
+            mask[self.pass_action] = 1
+        elif agent == self.agent_selection:
             for index in self.game.legal_actions_by_index(self.state, seat):
                 mask[index] = 1
             if seat != self.state.current:
                 mask[self.pass_action] = 1
-        return {"observation": encode(self.state.view(seat)), "action_mask": mask}
+        encode(self.state.view(seat), obs)
 
     def step(self, action: int | None) -> None:
         """Take the selected agent's ``action`` (an index its mask allows; None
@@ -295,11 +279,16 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     pass). Observations, actions and masks are the learner's in
     :class:`UnoEnv`; a step's reward is the learner's total since its last
     step; ``terminated`` when the game is over, ``truncated`` when it was
-    capped. ``info["action_mask"]`` repeats the mask. Raises ValueError for an
-    unknown bot kind or a bad budget.
+    capped. ``info["action_mask"]`` repeats the mask. An action the mask does
+    not allow ends the episode (``terminated``, reward ``illegal_reward``,
+    ``info["illegal_action"]`` True) under ``illegal_action="end"``, the
+    default, so that any action of the space is a valid step (Gymnasium's
+    ``check_env`` steps unmasked samples); ``"raise"`` raises ValueError
+    instead. Once the episode is over the mask holds the pass alone. Raises
+    ValueError for an unknown bot kind or a bad budget.
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(
         self,
@@ -307,8 +296,14 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         rules: RuleSet | None = None,
         seat: int = 0,
         render_mode: str | None = None,
+        illegal_action: str = "end",
+        illegal_reward: float = -1.0,
         **kwargs: Any,
     ) -> None:
+        if illegal_action not in ("end", "raise"):
+            raise ValueError("illegal_action must be 'end' or 'raise'")
+        self.illegal_action = illegal_action
+        self.illegal_reward = illegal_reward
         self.aec = UnoEnv(len(opponents) + 1, rules, render_mode=render_mode, **kwargs)
         self.kinds = list(opponents)
         for kind in self.kinds:
@@ -322,9 +317,21 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        """A new game; the opponents' bots are seeded from ``seed`` too."""
+        """A new game; the opponents' bots are seeded from the game's seed
+        too. ``seed`` None after a seeded reset: a seed drawn from
+        ``np_random`` (seeded by that seed, as Gymnasium asks), so the run
+        repeats; before any seed, a fresh one."""
         super().reset(seed=seed)
-        base = 0 if seed is None else seed * 31
+        self.new_game(seed)
+        return self._observation()
+
+    def new_game(self, seed: int | None = None) -> None:
+        """:meth:`reset`'s game and bots, without making the observation
+        (``seed`` None: drawn from ``np_random``; the vector env's auto-reset)."""
+        if seed is None:
+            seed = int(self.np_random.integers(2**62))
+        self._ended = False  # by an illegal action
+        base = seed * 31
         others = [s for s in range(self.aec.players) if s != self.seat]
         self.bots = {
             s: make_bot(kind, seed=base + s, rules=self.aec.rules)
@@ -335,8 +342,20 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         self._seen = dict.fromkeys(others, 0)  # per bot: events of aec.events given to it
         self._reward = 0.0
         self._advance()
-        obs = self.aec.observe(self.me)
-        return obs, {"action_mask": obs["action_mask"]}
+
+    def _observation(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        obs = np.empty(observation_size(self.aec.players), np.float32)
+        mask = np.empty(self.aec.pass_action + 1, np.int8)
+        self.observe_into(obs, mask)
+        return {"observation": obs, "action_mask": mask}, {"action_mask": mask}
+
+    def observe_into(self, obs: np.ndarray, mask: np.ndarray) -> None:
+        """The learner's observation written into ``obs`` (float32, ``(D,)``)
+        and ``mask`` (int8, ``(A + 1,)``); the pass alone once the episode is over."""
+        self.aec.observe_into(self.me, obs, mask)
+        if self._ended:
+            mask.fill(0)
+            mask[self.aec.pass_action] = 1
 
     def _advance(self) -> None:
         """Let the bots act until the learner is selected or the game is over."""
@@ -358,14 +377,38 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
 
     def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
         """The learner's ``action``, then the bots' until its next decision."""
+        reward, terminated, truncated = self.act(action)
+        obs, info = self._observation()
+        if self._ended:
+            info["illegal_action"] = True
+        return obs, reward, terminated, truncated, info
+
+    def act(self, action: int, legal: bool | None = None) -> tuple[float, bool, bool]:
+        """:meth:`step` without the observation: (reward, terminated,
+        truncated). ``legal``: whether the mask allows ``action``, when the
+        caller has the mask at hand (None: worked out again)."""
         aec = self.aec
         self._reward = 0.0
+        if legal is None and self.illegal_action == "end":
+            legal = self._legal(int(action))
+        if self.illegal_action == "end" and not legal:
+            self._ended = True
+            return self.illegal_reward, True, False
         aec.step(int(action))
         self._reward += aec.rewards[self.me]
         self._advance()
-        obs = aec.observe(self.me)
-        info = {"action_mask": obs["action_mask"]}
-        return obs, self._reward, aec.terminations[self.me], aec.truncations[self.me], info
+        return self._reward, aec.terminations[self.me], aec.truncations[self.me]
+
+    def _legal(self, action: int) -> bool:
+        """Whether the learner's mask allows ``action`` now."""
+        aec = self.aec
+        state = aec.state
+        assert state is not None
+        if state.is_game_over or not 0 <= action <= aec.pass_action:
+            return False
+        if action == aec.pass_action:
+            return aec._seat != state.current
+        return action in aec.game.legal_actions_by_index(state, self.seat)
 
     def render(self) -> str | None:
         """``ansi``: the engine's one-line description of the state."""

@@ -1,5 +1,6 @@
 """``uno bench --env``: environment steps/s of :class:`unoplay.client.research.env.UnoEnv`
-beside RLCard's UNO environment, in the same run.
+beside RLCard's UNO environment, in the same run; and (:func:`run_vector`) the
+Gymnasium environment's learner steps/s, one env beside N stepped together.
 
 Both run 2-player games (RLCard's UNO has two players only) between
 uniformly random legal players, one observation per step as a learner would
@@ -61,6 +62,78 @@ def _rlcard(seconds: float, seed: int) -> float:
             steps += 1
         if time.perf_counter() >= deadline:
             return steps / (time.perf_counter() - start)
+
+
+def _pick(rng: random.Random, mask: Any) -> int:
+    """A uniformly random action that ``mask`` allows."""
+    import numpy as np
+
+    legal = np.flatnonzero(mask)
+    return int(legal[int(rng.random() * len(legal))])
+
+
+def _learner(seconds: float, seed: int, num_envs: int = 0, native: bool = True) -> float:
+    """Learner steps/s of the Gymnasium environment (2 players, one-round
+    games, a random opponent, random masked actions): one env (``num_envs``
+    0) or ``num_envs`` stepped together, by :class:`~.vector.UnoVectorEnv`
+    (``native``) or by ``gymnasium.make_vec``'s sync vector env. A batch of
+    N counts N steps."""
+    import gymnasium
+
+    import unoplay.client.research.env  # noqa: F401  (registers unoplay/Uno-v0)
+    from unoplay.client.research.vector import UnoVectorEnv
+    from unoplay.game import RuleSet
+
+    options: dict[str, Any] = {"opponents": ["random"], "rules": RuleSet(target_score=0)}
+    rng = random.Random(seed)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    if not num_envs:
+        env = gymnasium.make("unoplay/Uno-v0", **options)
+        _obs, info = env.reset(seed=seed)
+        while time.perf_counter() < deadline:
+            _obs, _r, terminated, truncated, info = env.step(_pick(rng, info["action_mask"]))
+            steps += 1
+            if terminated or truncated:
+                _obs, info = env.reset()
+        return steps / (time.perf_counter() - start)
+    envs: Any
+    if native:
+        envs = UnoVectorEnv(num_envs, **options)
+    else:
+        envs = gymnasium.make_vec("unoplay/Uno-v0", num_envs, vectorization_mode="sync", **options)
+    _obs, info = envs.reset(seed=seed)
+    while time.perf_counter() < deadline:
+        actions = [_pick(rng, mask) for mask in info["action_mask"]]
+        _obs, _r, _terminated, _truncated, info = envs.step(actions)
+        steps += num_envs
+    return steps / (time.perf_counter() - start)
+
+
+def run_vector(
+    runs: int = 3, seconds: float = 1.0, num_envs: int = 8, as_json: bool = False
+) -> dict[str, Any]:
+    """Learner steps/s of one Gymnasium env, of ``num_envs`` in
+    :class:`~.vector.UnoVectorEnv` and in ``gymnasium.make_vec`` (sync),
+    ``runs`` interleaved runs of ``seconds`` each; prints a line (nothing
+    with ``as_json``). Returns the medians."""
+    figures: dict[str, list[float]] = {"single": [], "vector": [], "make_vec": []}
+    for r in range(runs):
+        figures["single"].append(_learner(seconds, r))
+        figures["vector"].append(_learner(seconds, r, num_envs))
+        figures["make_vec"].append(_learner(seconds, r, num_envs, native=False))
+    report: dict[str, Any] = {"num_envs": num_envs}
+    for name, values in figures.items():
+        report[f"{name}_steps_per_s"] = statistics.median(values)
+    if not as_json:
+        print(
+            f"vector env benchmark: learner steps/s, 2 players, median of {runs} runs of "
+            f"{seconds:g} s: one env {report['single_steps_per_s']:,.0f}, "
+            f"UnoVectorEnv x{num_envs} {report['vector_steps_per_s']:,.0f}, "
+            f"gymnasium.make_vec x{num_envs} {report['make_vec_steps_per_s']:,.0f}"
+        )
+    return report
 
 
 def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False) -> dict[str, Any]:

@@ -20,6 +20,17 @@ multi-card plays; without ``seven_zero`` a 7 takes no target) and the seat
 count (one catch per seat). A play of several cards is numbered by its set of
 cards, whichever of them leads: the engine lists each set once, so a seat's
 legal actions never share an index.
+
+**Canonical actions** (``Game(..., canonical=True)``): one index per distinct
+decision, cards named by face (colour and rank, :data:`~.search.KIND`) rather
+than by copy: the two red 7s are one action (a play of both, one more),
+each with the UNO flag or without, a wild with each colour named, a catch by
+its target. When a seat holds two copies, :meth:`Game.legal_actions_by_index`
+maps the index to the first the engine lists (the engine's choice of copy);
+:meth:`Game.action_from_index` gives the copies of lowest id.
+
+>>> Game(players=2, canonical=True).num_distinct_actions()
+131
 """
 
 from __future__ import annotations
@@ -43,29 +54,42 @@ from .actions import (
 from .cards import COLOUR, DECK_SIZE, IS_WILD, RANK, WILD
 from .engine import GameState
 from .rules import OFFICIAL, MultiPlay, RuleSet
+from .search import KIND
 
 #: (kind, cards, colour, uno, target): an action, whichever of its cards leads.
 _Key = tuple[int, tuple[int, ...], int, bool, int]
+_IDENTITY = tuple(range(DECK_SIZE))
 
 
-def _key(action: Action) -> _Key:
+def _key(action: Action, names: Sequence[int] = _IDENTITY) -> _Key:
+    """``action``'s key, its cards as ``names[card]`` (ids, or faces: KIND)."""
     kind, card, colour, uno, target, extra = action
     if kind is ActionKind.PLAY:
-        return (kind, tuple(sorted((card, *extra))), colour, uno, target)
+        return (kind, tuple(sorted([names[card], *[names[c] for c in extra]])), colour, uno, target)
     return (kind, (), colour, False, target)
 
 
 class Game:
     """One kind of game: ``players`` seats (2..10) under ``rules`` (default
-    official). Raises ValueError / RuleError like :class:`~.engine.GameState`."""
+    official); ``canonical`` numbers cards by face, not by copy (see the
+    module docstring). Raises ValueError / RuleError like :class:`~.engine.GameState`."""
 
-    def __init__(self, players: int = 4, rules: RuleSet | None = None) -> None:
+    def __init__(
+        self, players: int = 4, rules: RuleSet | None = None, canonical: bool = False
+    ) -> None:
         self.players = players
         self.rules = rules = rules or OFFICIAL
+        self.canonical = canonical
         rules.check_players(players)
         GameState(players, rules, seed="check")  # the same checks as a state's
-        self._actions: list[Action] = self._enumerate()
-        self._index: dict[_Key, int] = {_key(a): i for i, a in enumerate(self._actions)}
+        self._names: Sequence[int] = KIND if canonical else _IDENTITY
+        self._actions: list[Action] = []
+        self._index: dict[_Key, int] = {}
+        for action in self._enumerate():  # the first of each key (lowest card ids) stands for it
+            key = _key(action, self._names)
+            if key not in self._index:
+                self._index[key] = len(self._actions)
+                self._actions.append(action)
         # Each action as the engine lists it (any lead), its index: filled as met.
         self._seen: dict[Action, int] = {}
 
@@ -83,7 +107,7 @@ class Game:
         """The dense index of ``action``. Raises ValueError for an action these
         rules can never allow (a target without a swapping rule, say)."""
         try:
-            return self._index[_key(action)]
+            return self._index[_key(action, self._names)]
         except KeyError:
             raise ValueError(f"{action.describe()!r} is not an action of this game") from None
 
@@ -96,14 +120,16 @@ class Game:
         return self._actions[index]
 
     def legal_actions_by_index(self, state: GameState, seat: int) -> dict[int, Action]:
-        """``seat``'s legal actions now, keyed by their dense index."""
+        """``seat``'s legal actions now, keyed by their dense index (canonical:
+        of actions that share an index, the first the engine lists)."""
         seen = self._seen
-        out = {}
+        out: dict[int, Action] = {}
         for a in state.legal_actions(seat):
             i = seen.get(a)
             if i is None:
-                i = seen[a] = self._index[_key(a)]
-            out[i] = a
+                i = seen[a] = self._index[_key(a, self._names)]
+            if i not in out:
+                out[i] = a
         return out
 
     def legal_mask(self, state: GameState, seat: int) -> list[bool]:

@@ -155,3 +155,89 @@ def test_the_learning_example_trains_and_evaluates(capsys):
     out = capsys.readouterr().out
     assert out.count("|") == 2 and "trained policy (arg-max) vs random" in out
     assert "95% CI" in out
+
+
+@pytest.mark.parametrize("opponents", [["random"], ["greedy", "random", "random"]])
+def test_gymnasiums_env_checker_passes(opponents):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("unoplay/Uno-v0", opponents=opponents)
+    check_env(env.unwrapped, skip_render_check=True)
+
+
+def _deals(env: UnoEnv, seeds) -> list[tuple]:
+    out = []
+    for seed in seeds:
+        env.reset(seed=seed)
+        out.append(tuple(env.state.hand(s) for s in range(env.players)))
+    return out
+
+
+def test_unseeded_resets_after_a_seed_repeat():
+    """After reset(seed=s) the unseeded resets draw their deals from a
+    generator seeded by s: the same games in every run, not the seeded one."""
+    first = _deals(UnoEnv(3), [4, None, None])
+    second = _deals(UnoEnv(3), [4, None, None])
+    assert first == second
+    assert len(set(first)) == 3
+    assert _deals(UnoEnv(3), [4]) == first[:1]  # the seeded deal itself is unchanged
+    assert _deals(UnoEnv(3), [5, None]) != first[:2]
+
+
+def test_an_illegal_action_ends_the_gymnasium_episode_or_raises():
+    env = UnoGymEnv(opponents=["random"])
+    _obs, info = env.reset(seed=2)
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = env.step(illegal)
+    assert terminated and not truncated and reward == -1.0 and info["illegal_action"]
+    assert np.flatnonzero(obs["action_mask"]).tolist() == [env.aec.pass_action]
+    strict = UnoGymEnv(opponents=["random"], illegal_action="raise")
+    strict.reset(seed=2)
+    with pytest.raises(ValueError, match="not legal"):
+        strict.step(illegal)
+
+
+def test_the_final_observation_has_a_mask():
+    """Once a game is over every agent's mask is the pass alone: a masked
+    softmax of the final observation is defined."""
+    env = UnoEnv(2, RuleSet(target_score=0), max_round_actions=30)
+    env.reset(seed=1)
+    rng = random.Random(1)
+    for _agent in env.agent_iter():
+        obs, _reward, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            assert np.flatnonzero(obs["action_mask"]).tolist() == [env.pass_action]
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.state.is_game_over
+
+
+def _vector_run(seed: int, steps: int) -> tuple[list[np.ndarray], int]:
+    envs = gymnasium.make_vec(
+        "unoplay/Uno-v0",
+        num_envs=3,
+        vectorization_mode="sync",
+        opponents=["random"],
+        rules=RuleSet(target_score=0),
+        max_round_actions=25,
+    )
+    rng = np.random.default_rng(seed)
+    obs, info = envs.reset(seed=seed)
+    seen, ended = [obs["observation"].copy()], 0
+    for _ in range(steps):
+        masks = info["action_mask"]
+        assert masks.any(axis=1).all()  # never all zeros, not even after an episode ends
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in masks]
+        obs, rewards, terminated, truncated, info = envs.step(actions)
+        seen += [obs["observation"].copy(), rewards.copy()]
+        ended += int((terminated | truncated).sum())
+    envs.close()
+    return seen, ended
+
+
+def test_a_seeded_vector_run_repeats_exactly():
+    first, ended = _vector_run(7, 120)
+    second, _ = _vector_run(7, 120)
+    assert ended >= 3  # episodes ended and were reset without a seed
+    assert all(np.array_equal(a, b) for a, b in zip(first, second, strict=True))

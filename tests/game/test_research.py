@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 import unoplay.game.engine
 import unoplay.game.research
 from unoplay.game import DRAW, Game, GameState, Outcome, RuleSet, Termination
+from unoplay.game.actions import ActionKind, play
+from unoplay.game.cards import Colour, Rank, card_ids
 from unoplay.game.rules import PRESETS
 
 
@@ -64,3 +66,51 @@ def test_outcome_and_returns():
     assert state.outcome() == Outcome(Termination.GAME_WON, state.game_winners, state.scores)
     assert state.returns() == tuple(1.0 if p in state.game_winners else 0.0 for p in range(3))
     assert isinstance(state, GameState)
+
+
+def test_canonical_actions_name_cards_by_face():
+    """Canonical: one index per distinct decision; two copies of a card are
+    one action (the first copy the engine lists), every index maps back."""
+    sizes = {
+        (n, name): Game(n, PRESETS[name], canonical=True).num_distinct_actions()
+        for n in (2, 4)
+        for name in ("official", "house")
+    }
+    assert sizes == {
+        (2, "official"): 131,
+        (4, "official"): 133,
+        (2, "house"): 5323,
+        (4, "house"): 5325,
+    }
+    red_sevens = card_ids(Colour.RED, Rank.SEVEN)
+    state = GameState.from_position([list(red_sevens) + [0], [1, 2]], top=red_sevens[0] - 1)
+    for rules in (RuleSet(), PRESETS["house"]):
+        game = Game(2, rules, canonical=True)
+        size = game.num_distinct_actions()
+        assert [game.action_index(game.action_from_index(i)) for i in range(size)] == list(
+            range(size)
+        )
+        assert game.action_index(play(red_sevens[0])) == game.action_index(play(red_sevens[1]))
+    game = Game(2, canonical=True)
+    by_index = game.legal_actions_by_index(state, 0)
+    sevens = [a for a in by_index.values() if a.kind is ActionKind.PLAY and a.card in red_sevens]
+    assert sevens == [play(state.hand(0)[0])]  # one action, the copy listed first
+    assert len(Game(2).legal_actions_by_index(state, 0)) == len(by_index) + 1
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), players=st.sampled_from([2, 4]), rules=rule_sets)
+def test_canonical_indices_are_the_legal_decisions(seed, players, rules):
+    game = Game(players, rules.replace(target_score=0), canonical=True)
+    state = game.new_initial_state(seed)
+    rng = random.Random(seed)
+    for _ in range(300):
+        if state.is_round_over:
+            break
+        for seat in range(players):
+            by_index = game.legal_actions_by_index(state, seat)
+            legal = state.legal_actions(seat)
+            assert set(by_index) == {game.action_index(a) for a in legal}
+            assert all(a in legal for a in by_index.values())
+        seat = state.current
+        state.apply(seat, rng.choice(state.legal_actions(seat)))
