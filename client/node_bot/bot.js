@@ -83,6 +83,9 @@ function parseArgs(argv, env) {
     verbose: Boolean(env.UNO_VERBOSE),
     dropAfter: [], // testing only: cut our own stream after the Nth message received
     dropAfterIntent: [], // testing only: cut it right after sending the Nth intent
+    arena: false, // enter the server's arena under --name instead of one table
+    games: 0, // with --arena: stop after this many games (0: never)
+    secretFile: '', // with --arena: where the name's secret is kept
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -98,17 +101,22 @@ function parseArgs(argv, env) {
     else if (arg === '--verbose' || arg === '-v') opts.verbose = true;
     else if (arg === '--drop-after') opts.dropAfter = value().split(',').map(Number);
     else if (arg === '--drop-after-intent') opts.dropAfterIntent = value().split(',').map(Number);
+    else if (arg === '--arena') opts.arena = true;
+    else if (arg === '--games') opts.games = Number(value());
+    else if (arg === '--secret-file') opts.secretFile = value();
     else if (arg === '--help' || arg === '-h') usage('');
     else usage(`unknown option ${arg}`);
   }
-  if (!opts.table) usage('the table id is needed: --table ID or UNO_TABLE');
+  if (!opts.table && !opts.arena) usage('the table id is needed: --table ID or UNO_TABLE (or --arena)');
+  if (opts.arena && !opts.secretFile) opts.secretFile = `${opts.name}.arena-secret`;
   return opts;
 }
 
 function usage(problem) {
   if (problem) process.stderr.write(`bot.js: ${problem}\n`);
   process.stderr.write('usage: node bot.js [--server HOST:PORT] [--table ID] [--token TOKEN] '
-    + '[--name NAME] [--tls-ca PEM] [--verbose]\n');
+    + '[--name NAME] [--tls-ca PEM] [--verbose]\n'
+    + '       node bot.js --arena --name NAME [--games N] [--secret-file FILE] [--server HOST:PORT]\n');
   process.exit(problem ? 2 : 0);
 }
 
@@ -188,7 +196,8 @@ function choose(view, legal, wd4By) {
 
 function loadServices() {
   const definition = protoLoader.loadSync(
-    ['unoplay/v1/lobby_service.proto', 'unoplay/v1/game_service.proto'],
+    ['unoplay/v1/lobby_service.proto', 'unoplay/v1/game_service.proto',
+      'unoplay/v1/arena_service.proto'],
     { includeDirs: [PROTO_ROOT], keepCase: true, longs: Number, enums: String,
       defaults: true, oneofs: true });
   return grpc.loadPackageDefinition(definition).unoplay.v1;
@@ -491,9 +500,68 @@ function backoff(attempt) {
   return Math.round(base / 2 + Math.random() * base / 2); // jittered: half to all of it
 }
 
-if (require.main === module) {
-  const opts = parseArgs(process.argv.slice(2), process.env);
-  new Bot(opts, loadServices()).run().then(() => { process.exitCode = 0; });
+// ------------------------------------------------------------------ the arena
+
+// Enter the server's arena under opts.name (proto/README.md, section 13) and
+// play every game it seats us at, one Bot a game, until opts.games are played.
+// The name's secret (given by its first entry) is kept in opts.secretFile.
+async function runArena(opts, api) {
+  const credentials = opts.tlsCa
+    ? grpc.credentials.createSsl(fs.readFileSync(opts.tlsCa))
+    : grpc.credentials.createInsecure();
+  const arena = new api.ArenaService(opts.server, credentials, CHANNEL_OPTIONS);
+  const log = (text) => process.stderr.write(`[node-bot arena ${opts.name}] ${text}\n`);
+  let played = 0;
+  for (let attempt = 0; ; attempt++) {
+    let secret = '';
+    try { secret = fs.readFileSync(opts.secretFile, 'utf8').trim(); } catch (e) { /* none yet */ }
+    // One stay in the arena: resolves 'done', 'ended' (entered elsewhere) or an error.
+    const outcome = await new Promise((resolve) => {
+      const stream = arena.Enter({ name: opts.name, secret });
+      let queue = Promise.resolve();
+      let finished = false;
+      const end = (what) => { if (!finished) { finished = true; resolve(what); } };
+      stream.on('data', (message) => {
+        queue = queue.then(async () => {
+          if (finished) return;
+          if (message.welcome) {
+            if (message.welcome.secret) {
+              fs.writeFileSync(opts.secretFile, `${message.welcome.secret}\n`, { mode: 0o600 });
+            }
+            log(`in the arena (${message.welcome.seats} seats, ${message.welcome.rules})`);
+            attempt = 0;
+            return;
+          }
+          const seat = message.seat;
+          await new Bot({ ...opts, table: seat.table_id, token: seat.seat_token }, api).run();
+          played += 1;
+          if (opts.games && played >= opts.games) {
+            end('done');
+            stream.cancel();
+          }
+        });
+      });
+      stream.on('error', (err) => end(err));
+      stream.on('end', () => queue.then(() => end('ended')));
+    });
+    if (outcome === 'done' || outcome === 'ended') {
+      if (outcome === 'ended') log('entered elsewhere: this one stops');
+      arena.close();
+      return;
+    }
+    if (outcome.code !== grpc.status.UNAVAILABLE || attempt >= MAX_RETRIES) {
+      log(`Enter refused: ${grpc.status[outcome.code]}: ${outcome.details}`);
+      process.exit(1);
+    }
+    await new Promise((r) => setTimeout(r, backoff(attempt)));
+  }
 }
 
-module.exports = { Bot, choose, parseArgs };
+if (require.main === module) {
+  const opts = parseArgs(process.argv.slice(2), process.env);
+  const api = loadServices();
+  const running = opts.arena ? runArena(opts, api) : new Bot(opts, api).run();
+  running.then(() => { process.exitCode = 0; });
+}
+
+module.exports = { Bot, choose, parseArgs, runArena };
