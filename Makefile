@@ -108,7 +108,7 @@ GO_BUILD    := $(GO_BOT)/build
 GO_BIN      := $(GO_BUILD)/uno-go-bot
 GO_PB       := unoplay/unoplaypb
 GO_GOCODE   ?= /usr/share/gocode
-GO_PROTOS   := game lobby_service game_service
+GO_PROTOS   := game lobby_service game_service arena_service
 GO_MAPPINGS := $(foreach p,$(GO_PROTOS),M$(p:%=unoplay/v1/%.proto)=$(GO_PB))
 GO_ENV      := GO111MODULE=off GOFLAGS= GOPROXY=off GOPATH=$(CURDIR)/$(GO_BUILD)/gopath:$(GO_GOCODE) \
                $(if $(HOME),,GOCACHE=$(CURDIR)/$(GO_BUILD)/gocache)

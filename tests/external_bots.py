@@ -143,3 +143,37 @@ def false_uno_calls(table, seat: int) -> int:
         for m in table.log_for(seat)
         if isinstance(m, Event) and m.kind is EventKind.UNO_FALSE_CALL and m.player == seat
     )
+
+
+async def check_arena_mode(run, secret_file: Path, name: str) -> None:
+    """A starter bot's arena mode: ``run(*args)`` runs it to its end (a
+    result with ``returncode``, ``summary``, ``stderr``). Against a server
+    whose arena seats two and fills with its greedy bots at once, the bot
+    enters under ``name``, plays its ``--games``, keeps the name's secret in
+    ``secret_file``; run again it enters with that secret; another client
+    without the secret cannot take the name."""
+    import dataclasses
+
+    from unoplay.client.sdk import Connection, SeatGone
+    from unoplay.server.arena import ArenaSettings
+    from unoplay.server.service import start_server
+
+    settings = dataclasses.replace(ArenaSettings(), seats=2, fill_after=0.0)
+    srv = await start_server("127.0.0.1", 0, arena=settings)
+    try:
+        for games in (2, 1):
+            result = await run(
+                "--arena", "--server", srv.address, "--name", name,
+                "--games", str(games), "--secret-file", str(secret_file),
+            )  # fmt: skip
+            assert result.returncode == 0, result.stderr[-3000:]
+            assert result.summary["game_over"] and result.summary["errors"] == 0, result.summary
+        assert secret_file.read_text().strip()
+        async with Connection(srv.address) as conn:
+            rows = {r.name: r for r in await conn.standings()}
+            assert rows[name].games == 3
+            with pytest.raises(SeatGone):
+                async for _ in conn.enter_arena(name):
+                    pass
+    finally:
+        await srv.stop(None)

@@ -138,20 +138,9 @@ func (b *bot) log(format string, args ...interface{}) {
 
 // run plays one game; it returns the exit code.
 func (b *bot) run() int {
-	// Plain HTTP/2 unless given a CA (or self-signed certificate) to trust for TLS.
-	security := grpc.WithInsecure()
-	if b.opts.tlsCA != "" {
-		creds, err := credentials.NewClientTLSFromFile(b.opts.tlsCA, "")
-		if err != nil {
-			return b.fail("cannot use %s for TLS: %v", b.opts.tlsCA, err)
-		}
-		security = grpc.WithTransportCredentials(creds)
-	}
-	conn, err := grpc.Dial(b.opts.server, security,
-		grpc.WithKeepaliveParams(keepaliveParams),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceive)))
+	conn, err := dial(b.opts)
 	if err != nil {
-		return b.fail("cannot connect to %s: %v", b.opts.server, err)
+		return b.fail("%v", err)
 	}
 	defer conn.Close()
 	b.lobby = pb.NewLobbyServiceClient(conn)
@@ -167,6 +156,26 @@ func (b *bot) run() int {
 		}
 	}
 	return b.play()
+}
+
+// dial connects to opts.server: plain HTTP/2 unless given a CA (or
+// self-signed certificate) to trust for TLS.
+func dial(opts *options) (*grpc.ClientConn, error) {
+	security := grpc.WithInsecure()
+	if opts.tlsCA != "" {
+		creds, err := credentials.NewClientTLSFromFile(opts.tlsCA, "")
+		if err != nil {
+			return nil, fmt.Errorf("cannot use %s for TLS: %v", opts.tlsCA, err)
+		}
+		security = grpc.WithTransportCredentials(creds)
+	}
+	conn, err := grpc.Dial(opts.server, security,
+		grpc.WithKeepaliveParams(keepaliveParams),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxReceive)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to %s: %v", opts.server, err)
+	}
+	return conn, nil
 }
 
 // unary makes one lobby call with a deadline, retrying while the server is
@@ -455,13 +464,19 @@ func (b *bot) decide() (uint32, bool) {
 	return choice.GetId(), true
 }
 
-// backoff: 50 ms doubling up to 2 s, jittered (half to all of it).
+// backoff is the bot's wait before reconnection attempt number attempt.
 func (b *bot) backoff(attempt int) time.Duration {
+	return backoff(b.rng, attempt)
+}
+
+// backoff is the wait before attempt number attempt (0, 1, ...): 50 ms
+// doubling up to 2 s, jittered (half to all of it).
+func backoff(rng *rand.Rand, attempt int) time.Duration {
 	base := 50 * time.Millisecond << uint(attempt)
 	if base > 2*time.Second || base <= 0 {
 		base = 2 * time.Second
 	}
-	return base/2 + time.Duration(b.rng.Int63n(int64(base/2)+1))
+	return base/2 + time.Duration(rng.Int63n(int64(base/2)+1))
 }
 
 func (b *bot) printSummary() {

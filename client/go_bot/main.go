@@ -22,6 +22,7 @@
 //	uno-go-bot [--server HOST:PORT] [--table ID] [--token TOKEN] [--name NAME]
 //	           [--tls-ca PEM] [--verbose]
 //	           [--bots N] [--bot-kind greedy|random] [--rules PRESET] [--target N]
+//	uno-go-bot --arena --name NAME [--games N] [--secret-file FILE] [--server HOST:PORT]
 //	(--bots, --bot-kind, --rules and --target only when it creates the table;
 //	testing only: --drop-after N[,N...] cuts the stream after the Nth message
 //	received, --drop-after-intent N[,N...] right after the Nth intent sent)
@@ -57,6 +58,9 @@ type options struct {
 	target                            int // -1: the preset's
 	verbose                           bool
 	dropAfter, dropAfterIntent        map[int]bool // testing only
+	arena                             bool         // enter the server's arena (arena.go)
+	games                             int          // with --arena: stop after this many games (0: never)
+	secretFile                        string       // with --arena: where the name's secret is kept
 	seat                              int32        // UNO_SEAT, for the log until we know
 }
 
@@ -78,6 +82,9 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (*op
 	fs.StringVar(&o.rules, "rules", "", "with no table: rules `PRESET` (official, house)")
 	fs.IntVar(&o.target, "target", -1, "with no table: target score, 0 for one round, -1 the preset's")
 	fs.BoolVar(&o.verbose, "verbose", getenv("UNO_VERBOSE") != "", "log every decision to stderr")
+	fs.BoolVar(&o.arena, "arena", false, "enter the server's arena under --name and play every game it seats the bot at")
+	fs.IntVar(&o.games, "games", 0, "with --arena: stop after `N` games (0: never)")
+	fs.StringVar(&o.secretFile, "secret-file", "", "with --arena: the `FILE` that keeps the name's secret (default NAME.arena-secret)")
 	dropAfter := fs.String("drop-after", "", "testing only: cut the stream after the `N[,N...]`th message received")
 	dropAfterIntent := fs.String("drop-after-intent", "", "testing only: cut the stream right after the `N[,N...]`th intent sent")
 	fs.Usage = func() {
@@ -119,6 +126,12 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (*op
 	}
 	if o.target > 100000 {
 		return nil, usageError(stderr, "--target must be 0..100000")
+	}
+	if o.arena && (o.table != "" || o.token != "") {
+		return nil, usageError(stderr, "--arena seats the bot itself: no --table or --token")
+	}
+	if o.arena && o.secretFile == "" {
+		o.secretFile = o.name + ".arena-secret"
 	}
 	if s, err := strconv.Atoi(getenv("UNO_SEAT")); err == nil {
 		o.seat = int32(s)
@@ -162,6 +175,9 @@ func main() {
 	}
 	if err != nil {
 		os.Exit(2)
+	}
+	if opts.arena {
+		os.Exit(runArena(opts, os.Stdout, os.Stderr))
 	}
 	os.Exit(newBot(opts, os.Stdout, os.Stderr).run())
 }

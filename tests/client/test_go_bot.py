@@ -22,6 +22,7 @@ import pytest
 from external_bots import (
     assert_finished_cleanly,
     assert_only_races,
+    check_arena_mode,
     false_uno_calls,
     match_with_seat,
     run_bot_binary,
@@ -215,3 +216,8 @@ async def test_go_bot_heuristic_follows_its_rules_not_the_list_order():
         await process.communicate()
         pytest.fail("go test did not finish in 300 s")
     assert process.returncode == 0, out.decode()[-3000:]
+
+
+async def test_go_bot_enters_the_arena_plays_its_games_and_keeps_its_name(tmp_path):
+    """`uno-go-bot --arena` (external_bots.check_arena_mode)."""
+    await check_arena_mode(run_go, tmp_path / "gopher.secret", "gopher")

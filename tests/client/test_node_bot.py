@@ -439,34 +439,10 @@ async def test_node_bot_says_a_game_with_a_gap_in_its_stream_cannot_be_checked()
 
 
 async def test_node_bot_enters_the_arena_plays_its_games_and_keeps_its_name(tmp_path):
-    """`bot.js --arena`: enters the arena under its name, plays the games it
-    is seated at (with the server's greedy bots filling the table), keeps the
-    name's secret in its file; run again, it enters with that secret; another
-    client without the secret cannot take the name."""
-    import dataclasses
+    """`bot.js --arena` (external_bots.check_arena_mode)."""
+    from external_bots import check_arena_mode
 
-    from unoplay.client.sdk import Connection, SeatGone
-    from unoplay.server.arena import ArenaSettings
-    from unoplay.server.service import start_server
+    async def run(*args: str) -> NodeRun:
+        return await (await NodeBot.start(*args)).result()
 
-    settings = dataclasses.replace(ArenaSettings(), seats=2, fill_after=0.0)
-    srv = await start_server("127.0.0.1", 0, arena=settings)
-    secret_file = tmp_path / "nodey.secret"
-    try:
-        for games in (2, 1):
-            node = await NodeBot.start(
-                "--arena", "--server", srv.address, "--name", "nodey",
-                "--games", str(games), "--secret-file", str(secret_file),
-            )  # fmt: skip
-            run = await node.result()
-            assert run.returncode == 0, run.stderr[-3000:]
-            assert run.summary["game_over"] and run.summary["errors"] == 0, run.summary
-        assert secret_file.read_text().strip()
-        async with Connection(srv.address) as conn:
-            rows = {r.name: r for r in await conn.standings()}
-            assert rows["nodey"].games == 3
-            with pytest.raises(SeatGone):
-                async for _ in conn.enter_arena("nodey"):
-                    pass
-    finally:
-        await srv.stop(None)
+    await check_arena_mode(run, tmp_path / "nodey.secret", "nodey")
