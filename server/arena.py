@@ -33,6 +33,10 @@ from .table import Table
 log = logging.getLogger("unoplay.arena")
 
 _shuffle = random.SystemRandom().shuffle
+#: the owner of the arena's tables in the lobby (its per-client limits)
+ARENA_OWNER = "arena"
+#: seconds before the arena tries again to open a table the lobby refused
+RETRY = 1.0
 
 
 @dataclass(frozen=True)
@@ -41,7 +45,8 @@ class ArenaSettings:
     preset and ``target`` score (0: single rounds), ``turn_seconds`` of the
     turn timer, ``fill_after`` seconds before the waiting are seated with
     server bots (None: never), and the caps of the queue: entrants at once,
-    entries from one client address."""
+    entries from one client address, names one address may register while
+    the server runs (the book is shared: one client must not fill it)."""
 
     seats: int = 4
     rules: str = "official"
@@ -50,6 +55,7 @@ class ArenaSettings:
     fill_after: float | None = None
     max_entrants: int = 256
     max_per_client: int = 16
+    max_names_per_client: int = 64
 
     def ruleset(self) -> RuleSet:
         """The rules of the arena's tables."""
@@ -98,6 +104,7 @@ class Arena:
         self.games: dict[str, dict[int, str]] = {}  # table id -> seat -> entrant key
         self.played = 0  # arena games started
         self._by_client: Counter[str] = Counter()
+        self._registered_by: Counter[str] = Counter()  # names registered, by address
         self._timer: asyncio.TimerHandle | None = None
         previous = lobby.on_finish
 
@@ -133,7 +140,14 @@ class Arena:
                     "resource_exhausted",
                     f"{self.settings.max_per_client} entrants from your address are in the arena",
                 )
+        new_name = key not in self.book.standing
+        if new_name and self._registered_by[client] >= self.settings.max_names_per_client:
+            raise LobbyError(
+                "resource_exhausted",
+                f"your address registered {self.settings.max_names_per_client} names already",
+            )
         standing, new_secret = self.book.enter(name, secret)
+        self._registered_by[client] += new_name
         if entrant is None:
             entrant = self.entrants[key] = Entrant(key, standing, client)
             self._by_client[client] += 1
@@ -199,15 +213,21 @@ class Arena:
         (tried again when a game ends)."""
         settings = self.settings
         try:
+            # owned by "arena": as any client's, its finished tables beyond
+            # Limits.max_tables_per_client are dropped as it makes more (they
+            # are stored), and so are its games at once
             table = self.lobby.create(
                 f"arena game {self.played + 1}",
                 settings.seats,
                 self.rules,
                 turn_seconds=settings.turn_seconds,
                 window_ms=default_window_ms(self.rules),
+                owner=ARENA_OWNER,
             )
         except LobbyError as err:
-            log.warning("the arena cannot open a table: %s", err)
+            log.warning("the arena cannot open a table now (tried again in %gs): %s", RETRY, err)
+            if self._timer is None:
+                self._timer = asyncio.get_running_loop().call_later(RETRY, self._fill)
             return False
         self.played += 1
         order = list(range(settings.seats))

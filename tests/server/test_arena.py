@@ -184,9 +184,9 @@ async def test_the_operator_resets_a_secret(tmp_path):
 
 
 async def test_the_queue_is_capped(monkeypatch):
-    """Entrants from one address, entrants in all: RESOURCE_EXHAUSTED past
-    the caps; a bad name: INVALID_ARGUMENT."""
-    settings = dataclasses.replace(QUICK, max_per_client=2, max_entrants=3)
+    """Entrants from one address, names one address registers:
+    RESOURCE_EXHAUSTED past the caps; a bad name: INVALID_ARGUMENT."""
+    settings = dataclasses.replace(QUICK, max_per_client=2, max_entrants=3, max_names_per_client=3)
     server = await start_server("127.0.0.1", 0, arena=settings)
     try:
         async with Connection(server.address) as conn:
@@ -203,6 +203,17 @@ async def test_the_queue_is_capped(monkeypatch):
                 async for _ in conn.enter_arena("\x00"):
                     pass
             assert bad.value.status == "INVALID_ARGUMENT"
+            for stream in streams:
+                with contextlib.suppress(Exception):
+                    await stream.aclose()
+            streams = []
+            stream = conn.enter_arena("c")  # a third name: room again, and the last one
+            await anext(stream)
+            await stream.aclose()
+            with pytest.raises(ServerError) as many:
+                async for _ in conn.enter_arena("d"):
+                    pass
+            assert many.value.status == "RESOURCE_EXHAUSTED" and "registered" in many.value.details
             for stream in streams:
                 with contextlib.suppress(Exception):
                     await stream.aclose()
