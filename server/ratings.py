@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets
 import sqlite3
 from collections.abc import Sequence
@@ -64,14 +65,26 @@ class ArenaBook:
 
     def __init__(self, path: str | None = None, max_names: int = 10_000) -> None:
         self.max_names = max_names
-        self.db = sqlite3.connect(path or ":memory:", timeout=5.0)
-        self.db.execute(_SCHEMA)
-        self.db.commit()
+        self.path = path
+        self._db: sqlite3.Connection | None = None
         self.standing: dict[str, Standing] = {}
-        for key, name, mu, sigma, games, wins in self.db.execute(
-            "SELECT key, name, mu, sigma, games, wins FROM arena_names"
-        ):
-            self.standing[key] = Standing(name, games, wins, mu, sigma)
+        if path is None or os.path.exists(path):  # (a new file is made with the first name)
+            for key, name, mu, sigma, games, wins in self.db.execute(
+                "SELECT key, name, mu, sigma, games, wins FROM arena_names"
+            ):
+                self.standing[key] = Standing(name, games, wins, mu, sigma)
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The book's SQLite connection, opened (and the file and its
+        directory made) on first use."""
+        if self._db is None:
+            if self.path is not None:
+                os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            self._db = sqlite3.connect(self.path or ":memory:", timeout=5.0)
+            self._db.execute(_SCHEMA)
+            self._db.commit()
+        return self._db
 
     def enter(self, name: str, secret: str) -> tuple[Standing, str]:
         """Let ``name`` in with ``secret``: ``(its standing, "")``, or for a
@@ -143,8 +156,10 @@ class ArenaBook:
         return rows[:limit] if limit else rows
 
     def close(self) -> None:
-        """Close the file."""
-        self.db.close()
+        """Close the file (if it was opened)."""
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
 
 def reset_secret(path: str, name: str) -> bool:
