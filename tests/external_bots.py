@@ -17,7 +17,7 @@ import pytest
 from unoplay.client.match import parse_entrants, run_match
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState
-from unoplay.game.rules import RuleSet
+from unoplay.game.rules import PRESETS, RuleSet
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
 
@@ -177,3 +177,47 @@ async def check_arena_mode(run, secret_file: Path, name: str) -> None:
                     pass
     finally:
         await srv.stop(None)
+
+
+#: (rules, players) under which a starter's deal check must agree with the
+#: engine (section 11): the house preset, a target, every option that moves
+#: cards, the other formats, ten players.
+DEAL_CHECK_CASES = [
+    (PRESETS["house"].replace(target_score=0), 4),
+    (RuleSet(target_score=200), 3),
+    (
+        RuleSet(
+            target_score=0,
+            seven_zero=True,
+            swap_on_five=True,
+            point_values="classic",
+            initial_direction="counter_clockwise",
+            wrong_play_penalty=1,
+        ),
+        5,
+    ),
+    (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
+    (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
+    (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10),
+]
+
+#: Command lines a compiled starter (Go, C++) refuses with exit code 2.
+BAD_COMMAND_LINES = [
+    ["--bogus"],
+    ["--token", "t"],
+    ["--drop-after", "x"],
+    ["--table", "t1", "--bots", "2"],
+    ["--bots", "0"],
+    ["extra"],
+]
+
+
+async def check_forged_token(run, server, conn) -> None:
+    """A starter given a token that is no seat's exits 1 with UNAUTHENTICATED."""
+    table = await conn.create_table(seats=2)
+    result = await run(
+        UNO_SERVER=server.address, UNO_TABLE=table.table_id, UNO_TOKEN="forged-token", UNO_SEAT="0"
+    )
+    assert result.returncode == 1
+    assert "UNAUTHENTICATED" in result.stderr
+    assert not result.summary["game_over"]

@@ -27,8 +27,11 @@ from pathlib import Path
 
 import pytest
 from external_bots import (
+    BAD_COMMAND_LINES,
+    DEAL_CHECK_CASES,
     assert_finished_cleanly,
     assert_only_races,
+    check_forged_token,
     false_uno_calls,
     match_with_seat,
     run_bot_binary,
@@ -36,7 +39,7 @@ from external_bots import (
 from helpers import a_game_the_server_stops, greedy_bots_beside, make_certificate, play_out
 
 from unoplay.game.events import EventKind
-from unoplay.game.rules import PRESETS, RuleSet, preset
+from unoplay.game.rules import RuleSet, preset
 from unoplay.server.service import start_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,26 +198,10 @@ async def test_cpp_bot_creates_a_table_of_its_own_and_speaks_tls(tmp_path):
 
 
 async def test_cpp_bot_exits_with_an_error_for_a_forged_token(server, conn):
-    table = await conn.create_table(seats=2)
-    run = await run_cpp(
-        UNO_SERVER=server.address, UNO_TABLE=table.table_id, UNO_TOKEN="forged-token", UNO_SEAT="0"
-    )
-    assert run.returncode == 1
-    assert "UNAUTHENTICATED" in run.stderr
-    assert not run.summary["game_over"]
+    await check_forged_token(run_cpp, server, conn)
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--bogus"],
-        ["--token", "t"],
-        ["--drop-after", "x"],
-        ["--table", "t1", "--bots", "2"],
-        ["--bots", "0"],
-        ["extra"],
-    ],
-)
+@pytest.mark.parametrize("args", BAD_COMMAND_LINES)
 async def test_cpp_bot_exits_2_for_a_bad_command_line(args):
     run = await run_cpp(*args)
     assert run.returncode == 2, run.stderr
@@ -268,25 +255,7 @@ def test_the_cpp_deal_check_agrees_with_the_engine_and_finds_a_tampered_deal():
     """deals.cpp, written from proto/README.md section 11 alone, replays the
     engine's piles exactly under many rule sets, and reports a forged card and
     a forged reveal."""
-    cases = [
-        (PRESETS["house"].replace(target_score=0), 4),
-        (RuleSet(target_score=200), 3),
-        (
-            RuleSet(
-                target_score=0,
-                seven_zero=True,
-                swap_on_five=True,
-                point_values="classic",
-                initial_direction="counter_clockwise",
-                wrong_play_penalty=1,
-            ),
-            5,
-        ),
-        (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
-        (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
-        (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10),
-    ]
-    for i, (rules, players) in enumerate(cases):
+    for i, (rules, players) in enumerate(DEAL_CHECK_CASES):
         seed = f"cpp-{i}"
         events = play_out(players, rules, seed, random.Random(i))
         for seat in (-1, i % players):

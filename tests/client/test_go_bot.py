@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 from external_bots import (
+    BAD_COMMAND_LINES,
     assert_finished_cleanly,
     assert_only_races,
     check_arena_mode,
+    check_forged_token,
     false_uno_calls,
     match_with_seat,
     run_bot_binary,
@@ -164,26 +166,10 @@ async def test_go_bot_plays_over_tls_with_the_ca_from_the_environment(tmp_path):
 
 
 async def test_go_bot_exits_with_an_error_for_a_forged_token(server, conn):
-    table = await conn.create_table(seats=2)
-    run = await run_go(
-        UNO_SERVER=server.address, UNO_TABLE=table.table_id, UNO_TOKEN="forged-token", UNO_SEAT="0"
-    )
-    assert run.returncode == 1
-    assert "UNAUTHENTICATED" in run.stderr
-    assert not run.summary["game_over"]
+    await check_forged_token(run_go, server, conn)
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--bogus"],
-        ["--token", "t"],
-        ["--drop-after", "x"],
-        ["--table", "t1", "--bots", "2"],
-        ["--bots", "0"],
-        ["extra"],
-    ],
-)
+@pytest.mark.parametrize("args", BAD_COMMAND_LINES)
 async def test_go_bot_exits_2_for_a_bad_command_line(args):
     run = await run_go(*args)
     assert run.returncode == 2, run.stderr

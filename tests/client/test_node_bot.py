@@ -365,30 +365,12 @@ def test_the_node_deal_check_agrees_with_the_engine_and_finds_an_altered_card():
     engine's piles exactly under many rule sets, and finds a forged card."""
     import random
 
+    from external_bots import DEAL_CHECK_CASES
     from helpers import play_out
 
     from unoplay.game.events import EventKind
-    from unoplay.game.rules import PRESETS
 
-    cases = [
-        (PRESETS["house"].replace(target_score=0), 4),
-        (RuleSet(target_score=200), 3),
-        (
-            RuleSet(
-                target_score=0,
-                seven_zero=True,
-                swap_on_five=True,
-                point_values="classic",
-                initial_direction="counter_clockwise",
-                wrong_play_penalty=1,
-            ),
-            5,
-        ),
-        (RuleSet(format="elimination", target_score=0, stacking="any"), 6),
-        (RuleSet(format="tournament", scoring="penalty", target_score=60), 4),
-        (RuleSet(target_score=0, multi_play="same_rank", starter_wild_redraw=True), 10),
-    ]
-    for i, (rules, players) in enumerate(cases):
+    for i, (rules, players) in enumerate(DEAL_CHECK_CASES):
         seed = f"node-{i}"
         events = play_out(players, rules, seed, random.Random(i))
         for seat in (-1, i % players):
