@@ -7,28 +7,53 @@ from __future__ import annotations
 import numpy as np
 
 from unoplay.game import PlayerView
+from unoplay.game.cards import DECK_SIZE
 from unoplay.game.search import KIND
 
 #: How many kinds of card there are: 4 colours x 13 ranks, Wild, Wild Draw Four.
 CARD_KINDS = 54
 
+#: Copies of each card kind in the deck (float32, ``(54,)``): 1 for a zero,
+#: 2 for every other coloured card, 4 for Wild and for Wild Draw Four.
+COPIES = np.bincount(np.asarray(KIND), minlength=CARD_KINDS).astype(np.float32)
 
-def observation_size(players: int) -> int:
-    """The length D of the observation vector for ``players`` seats."""
-    return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6
+#: The length of the played-cards memory (:func:`observation_size` with
+#: ``memory``): cards of each kind played this round, then this game.
+MEMORY_SIZE = 2 * CARD_KINDS
 
 
-def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation vector (float32, shape ``(observation_size(n),)``) of
-    ``view``, laid out as :mod:`.env`'s docstring says, written into ``out``
-    (a row of a batch, say) or a new array, and returned. Only the view is read."""
+def observation_size(players: int, memory: bool = False) -> int:
+    """The length D of the observation vector for ``players`` seats (with
+    ``memory``: the played-cards planes too, :data:`MEMORY_SIZE` more)."""
+    return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6 + (MEMORY_SIZE if memory else 0)
+
+
+def encode(
+    view: PlayerView,
+    out: np.ndarray | None = None,
+    normalize: bool = False,
+    score_scale: float = 500.0,
+    played: np.ndarray | None = None,
+) -> np.ndarray:
+    """The observation vector (float32, shape ``(observation_size(n, memory),)``)
+    of ``view``, laid out as :mod:`.env`'s docstring says, written into ``out``
+    (a row of a batch, say) or a new array, and returned. Only the view is
+    read, and ``played`` when given: the memory planes (``(2, 54)`` counts,
+    this round's then this game's), appended after the view.
+
+    ``normalize`` puts every feature in [0, 1]: card counts divided by the
+    copies of that kind in the deck (:data:`COPIES`), sizes and the pending
+    penalty by the deck's 108 cards (capped at 1), scores by ``score_scale``
+    (capped at 1), this game's played counts ``c`` as ``c / (c + copies)``."""
     n = len(view.hand_sizes)
     if out is None:
-        out = np.zeros(observation_size(n), dtype=np.float32)
+        out = np.zeros(observation_size(n, played is not None), dtype=np.float32)
     else:
         out.fill(0.0)
     for card in view.hand:
         out[KIND[card]] += 1
+    if normalize:
+        out[:CARD_KINDS] /= COPIES
     at = CARD_KINDS
     out[at + KIND[view.top_card]] = 1
     at += CARD_KINDS
@@ -40,21 +65,40 @@ def encode(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     at += CARD_KINDS
     for r in range(n):
         s = (view.seat + r) % n
+        if normalize:
+            size, score = view.hand_sizes[s] / DECK_SIZE, min(view.scores[s] / score_scale, 1.0)
+        else:
+            size, score = view.hand_sizes[s], view.scores[s]
         out[at : at + 6] = (
-            view.hand_sizes[s],
+            size,
             view.uno_called[s],
             view.catchable == s,
             view.current == s,
             s in view.out_seats,
-            view.scores[s],
+            score,
         )
         at += 6
-    out[at : at + 4] = (
-        view.direction == 1,
-        view.pending_penalty,
-        view.draw_pile_size,
-        view.discard_pile_size,
-    )
+    if normalize:
+        out[at : at + 4] = (
+            view.direction == 1,
+            min(view.pending_penalty / DECK_SIZE, 1.0),
+            view.draw_pile_size / DECK_SIZE,
+            view.discard_pile_size / DECK_SIZE,
+        )
+    else:
+        out[at : at + 4] = (
+            view.direction == 1,
+            view.pending_penalty,
+            view.draw_pile_size,
+            view.discard_pile_size,
+        )
     at += 4
     out[at + int(view.phase) - 1] = 1
+    at += 6
+    if played is not None:
+        if normalize:
+            out[at : at + CARD_KINDS] = np.minimum(played[0] / COPIES, 1.0)
+            out[at + CARD_KINDS : at + MEMORY_SIZE] = played[1] / (played[1] + COPIES)
+        else:
+            out[at : at + MEMORY_SIZE] = played.reshape(-1)
     return out
