@@ -210,6 +210,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         self.game_seed: int | None = None
         #: the played-cards memory: per card kind, played this round, this game
         self.played = np.zeros((2, CARD_KINDS), np.float32)
+        self._policies: dict[tuple[str, str | None], BotPolicy] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same Dict space for every agent (see :func:`observation_size`)."""
@@ -315,15 +316,16 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         ``bot`` is a kind (``"random"``, ``"greedy"``, ``"ismcts@300"``...:
         :func:`unoplay.game.parse_kind`), a :class:`~unoplay.game.bots.Bot`
         or a :class:`BotPolicy`; a kind or a Bot is wrapped in a BotPolicy
-        kept for this agent (a kind's bot is dealt anew, seeded from the
-        game's seed, every game). Raises ValueError for an unknown kind."""
-        if not isinstance(bot, BotPolicy):
-            key = (agent, bot if isinstance(bot, str) else id(bot))
-            policies = self.__dict__.setdefault("_policies", {})
-            if key not in policies:
-                policies[key] = BotPolicy(bot)
-            bot = policies[key]
-        return bot(self, agent)
+        kept for this agent (a kind's bot is made anew, seeded from the
+        game's seed, every game; a Bot is kept until another is given for
+        this agent). Raises ValueError for an unknown kind."""
+        if isinstance(bot, BotPolicy):
+            return bot(self, agent)
+        key = (agent, bot if isinstance(bot, str) else None)  # one Bot kept per agent
+        policy = self._policies.get(key)
+        if policy is None or (policy.bot is not bot and not isinstance(bot, str)):
+            policy = self._policies[key] = BotPolicy(bot)
+        return policy(self, agent)
 
     def step(self, action: int | None) -> None:
         """Take the selected agent's ``action`` (an index its mask allows; None

@@ -485,6 +485,7 @@ def test_a_bot_policy_takes_a_bot_and_says_what_it_needs():
     env = UnoEnv(2, RuleSet(target_score=0))
     totals = _play(env, 4, lambda agent, obs: env.bot_action(agent, make_bot("random", seed=1)))
     assert set(totals) == set(env.possible_agents)
+    assert len(env._policies) == 2  # a new Bot each call replaces the agent's last
     assert env.bot_action("player_0") is None  # the game is over
     with pytest.raises(ValueError, match="unknown bot kind"):
         BotPolicy("clever")
