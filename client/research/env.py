@@ -139,6 +139,8 @@ __all__ = [
     "observation_size",
 ]
 
+_PLAYED, _ROUND_STARTED = EventKind.PLAYED, EventKind.ROUND_STARTED
+
 #: The reward schemes of :class:`UnoEnv` (its ``reward`` option).
 REWARDS = ("points", "zero_sum", "zero_sum_points")
 
@@ -299,15 +301,16 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     def _remember(self, events: list[Event]) -> None:
         """Count the cards played in ``events`` (public ones only) into the memory."""
-        played = self.played
+        this_round, this_game = self.played
         for e in events:
-            if e.audience != EVERYONE:
-                continue
-            if e.kind is EventKind.PLAYED:
+            kind = e.kind
+            if kind is _PLAYED and e.audience == EVERYONE:
                 for card in e.cards:
-                    played[:, KIND[card]] += 1
-            elif e.kind is EventKind.ROUND_STARTED:
-                played[0].fill(0.0)
+                    k = KIND[card]
+                    this_round[k] += 1
+                    this_game[k] += 1
+            elif kind is _ROUND_STARTED:
+                this_round.fill(0.0)
 
     def bot_action(self, agent: str, bot: str | Bot | BotPolicy = "greedy") -> int | None:
         """The action a built-in bot would take as ``agent`` now: an index of

@@ -4,6 +4,8 @@ only. The layout is in :mod:`.env`'s docstring ("Observations")."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from unoplay.game import PlayerView
@@ -28,6 +30,23 @@ def observation_size(players: int, memory: bool = False) -> int:
     return 3 * CARD_KINDS + 4 + 6 * players + 4 + 6 + (MEMORY_SIZE if memory else 0)
 
 
+@lru_cache(maxsize=64)
+def _scale(players: int, score_scale: float, memory: bool) -> np.ndarray:
+    """What :func:`encode` multiplies a raw vector by under ``normalize``."""
+    scale = np.ones(observation_size(players, memory), np.float32)
+    scale[:CARD_KINDS] = 1.0 / COPIES
+    at = 3 * CARD_KINDS + 4
+    for _ in range(players):
+        scale[at] = 1.0 / DECK_SIZE  # hand size
+        scale[at + 5] = 1.0 / score_scale
+        at += 6
+    scale[at + 1 : at + 4] = 1.0 / DECK_SIZE  # pending penalty, draw and discard piles
+    if memory:
+        scale[at + 10 : at + 10 + CARD_KINDS] = 1.0 / COPIES
+    scale.flags.writeable = False
+    return scale
+
+
 def encode(
     view: PlayerView,
     out: np.ndarray | None = None,
@@ -43,17 +62,16 @@ def encode(
 
     ``normalize`` puts every feature in [0, 1]: card counts divided by the
     copies of that kind in the deck (:data:`COPIES`), sizes and the pending
-    penalty by the deck's 108 cards (capped at 1), scores by ``score_scale``
-    (capped at 1), this game's played counts ``c`` as ``c / (c + copies)``."""
+    penalty by the deck's 108 cards, scores by ``score_scale``, everything
+    capped at 1; this game's played counts ``c`` as ``c / (c + copies)``."""
     n = len(view.hand_sizes)
+    memory = played is not None
     if out is None:
-        out = np.zeros(observation_size(n, played is not None), dtype=np.float32)
+        out = np.zeros(observation_size(n, memory), dtype=np.float32)
     else:
         out.fill(0.0)
     for card in view.hand:
         out[KIND[card]] += 1
-    if normalize:
-        out[:CARD_KINDS] /= COPIES
     at = CARD_KINDS
     out[at + KIND[view.top_card]] = 1
     at += CARD_KINDS
@@ -65,40 +83,30 @@ def encode(
     at += CARD_KINDS
     for r in range(n):
         s = (view.seat + r) % n
-        if normalize:
-            size, score = view.hand_sizes[s] / DECK_SIZE, min(view.scores[s] / score_scale, 1.0)
-        else:
-            size, score = view.hand_sizes[s], view.scores[s]
         out[at : at + 6] = (
-            size,
+            view.hand_sizes[s],
             view.uno_called[s],
             view.catchable == s,
             view.current == s,
             s in view.out_seats,
-            score,
+            view.scores[s],
         )
         at += 6
-    if normalize:
-        out[at : at + 4] = (
-            view.direction == 1,
-            min(view.pending_penalty / DECK_SIZE, 1.0),
-            view.draw_pile_size / DECK_SIZE,
-            view.discard_pile_size / DECK_SIZE,
-        )
-    else:
-        out[at : at + 4] = (
-            view.direction == 1,
-            view.pending_penalty,
-            view.draw_pile_size,
-            view.discard_pile_size,
-        )
+    out[at : at + 4] = (
+        view.direction == 1,
+        view.pending_penalty,
+        view.draw_pile_size,
+        view.discard_pile_size,
+    )
     at += 4
     out[at + int(view.phase) - 1] = 1
     at += 6
     if played is not None:
-        if normalize:
-            out[at : at + CARD_KINDS] = np.minimum(played[0] / COPIES, 1.0)
-            out[at + CARD_KINDS : at + MEMORY_SIZE] = played[1] / (played[1] + COPIES)
-        else:
-            out[at : at + MEMORY_SIZE] = played.reshape(-1)
+        out[at : at + MEMORY_SIZE] = played.reshape(-1)
+    if normalize:
+        out *= _scale(n, score_scale, memory)
+        np.minimum(out, 1.0, out=out)
+        if played is not None:
+            game = played[1]
+            np.divide(game, game + COPIES, out=out[at + CARD_KINDS : at + MEMORY_SIZE])
     return out

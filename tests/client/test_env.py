@@ -15,6 +15,7 @@ import gymnasium
 from pettingzoo.test import api_test, seed_test
 
 from unoplay.client.research.env import BotPolicy, UnoEnv, UnoGymEnv, encode
+from unoplay.client.research.features import COPIES
 from unoplay.game import PRESETS, RuleSet
 from unoplay.game.search import determinize, move_key
 
@@ -344,6 +345,11 @@ def test_normalised_observations_stay_in_the_unit_interval(players, preset):
             seen |= x > 0
             y = raw.observe(agent)["observation"]
             assert np.array_equal(x > 0, y > 0)  # the same information, scaled
+            assert np.allclose(x[:54], y[:54] / COPIES)  # own hand by copies
+            assert np.allclose(x[-108:-54], np.minimum(y[-108:-54] / COPIES, 1))
+            assert np.allclose(x[-54:], y[-54:] / (y[-54:] + COPIES))
+            sizes = slice(166, 166 + 6 * players, 6)
+            assert np.allclose(x[sizes], y[sizes] / 108)
             action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
             env.step(action)
             raw.step(action)
