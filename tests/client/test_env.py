@@ -502,3 +502,16 @@ def test_a_bot_policy_takes_a_bot_and_says_what_it_needs():
     with pytest.raises(ValueError, match="not selected"):
         other = next(a for a in env.possible_agents if a != env.agent_selection)
         BotPolicy("greedy")(env, other)
+
+
+OPTIONS = {"reward": "zero_sum", "normalize": True, "memory": True}
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_api_seed_and_env_checkers_pass_with_every_option(players):
+    from gymnasium.utils.env_checker import check_env
+
+    api_test(UnoEnv(players, PRESETS["house"], **OPTIONS), num_cycles=200)
+    seed_test(lambda: UnoEnv(players, **OPTIONS), num_cycles=200)
+    opponents = ["greedy"] * (players - 1)
+    check_env(UnoGymEnv(opponents, reward="zero_sum_points", normalize=True, memory=True))
