@@ -111,3 +111,11 @@ def test_the_options_reach_every_game_of_the_vector():
         )
         returns |= {float(r) for r, t in zip(rewards, terminated | truncated, strict=True) if t}
     assert returns and returns <= {1.0, -1.0, 0.0}
+
+
+def test_the_options_benchmark_runs():
+    from unoplay.client.research.envbench import OPTION_SETS, run_options
+
+    report = run_options(games=2, repeats=1, as_json=True)
+    assert report["steps"] > 0
+    assert all(report[f"{name}_steps_per_s"] > 0 for name in OPTION_SETS)
