@@ -96,7 +96,8 @@ space's bound is 1e6). With ``normalize=True`` every feature is in [0, 1]
 * ``"zero_sum_points"``: at each round's end, each seat's points of the
   round minus the mean of all seats' points of the round, over
   ``points_scale`` (negated under penalty scoring): the table's scoring made
-  zero-sum, round by round, with no bonus for the game's winner.
+  zero-sum, round by round, with no bonus for the game's winner (a capped
+  round adds nothing; the earlier rounds' rewards stand).
 
 Under the zero-sum schemes the rewards of every step sum to 0 over the seats.
 Everything else is 0.
