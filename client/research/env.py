@@ -55,13 +55,56 @@ rank, 52 Wild, 53 Wild Draw Four; ``n`` seats):
 * per seat: hand size, UNO called, catchable, current player, out of play,
   score (6 x ``n``);
 * direction (1 clockwise, 0 counter-clockwise), pending penalty, draw and
-  discard pile sizes (4); the phase, one-hot over the six phases (6).
+  discard pile sizes (4); the phase, one-hot over the six phases (6);
+* with ``memory=True``, the played-cards memory (2 x 54): per card kind, the
+  cards played this round, then this game (several in one multi-card play
+  each count; the starter card turned up is not a play). Only public events
+  go into it (every seat sees every play), so it is the same for every seat
+  and holds nothing hidden: it is what a player who watched the table could
+  count.
 
-**Rewards** come at the end of each round and game, by the table's
-scoring (RULES.md sections 7 and 9): at a round's end each seat gets the
-points it scored in that round divided by :attr:`UnoEnv.points_scale`
-(negated under ``scoring=penalty``, where points are bad); at the game's
-end each winner also gets 1.0. Everything else is 0.
+So D = 3 x 54 + 4 + 6n + 10 (188 at two seats, 200 at four), + 108 with
+``memory`` (:func:`observation_size`, :attr:`UnoEnv.observation_size`).
+Without ``normalize`` the values are counts and raw numbers, all >= 0 (the
+space's bound is 1e6). With ``normalize=True`` every feature is in [0, 1]
+(the space is ``Box(0, 1)``), block by block:
+
+* own hand: count / copies of that kind in the deck (1 for a zero, 2 for the
+  other coloured cards, 4 for either wild: :data:`.features.COPIES`);
+* top card, colour, drawn card, UNO called, catchable, current, out,
+  direction, phase: 0/1 as they are;
+* hand sizes, draw and discard pile sizes: / 108 (the deck); pending
+  penalty: / 108, capped at 1;
+* scores: / :attr:`UnoEnv.score_scale` (the target score, 500 in a
+  one-round game), capped at 1;
+* memory, this round: count / copies, capped at 1 (a reshuffle may bring a
+  card back into play); this game: ``c / (c + copies)`` for a count ``c``
+  (0 for none, 0.5 when each copy was played once, never 1).
+
+**Rewards** (``reward=``, :data:`REWARDS`):
+
+* ``"points"`` (the default) come at the end of each round and game, by the
+  table's scoring (RULES.md sections 7 and 9): at a round's end each seat
+  gets the points it scored in that round divided by
+  :attr:`UnoEnv.points_scale` (negated under ``scoring=penalty``, where
+  points are bad); at the game's end each winner also gets 1.0. Not
+  zero-sum: the losers get 0, a winner often above 3.
+* ``"zero_sum"``: only at the game's end, +1 shared by the winners (1/w each
+  of w) and -1 shared by the others (-1/(n - w) each): a win against three
+  is +1 for the winner, -1/3 for each loser. A capped game (truncated) gives
+  0 to all.
+* ``"zero_sum_points"``: at each round's end, each seat's points of the
+  round minus the mean of all seats' points of the round, over
+  ``points_scale`` (negated under penalty scoring): the table's scoring made
+  zero-sum, round by round, with no bonus for the game's winner (a capped
+  round adds nothing; the earlier rounds' rewards stand).
+
+Under the zero-sum schemes the rewards of every step sum to 0 over the seats.
+Everything else is 0.
+
+**Built-in bots as opponents** in the AEC loop: :meth:`UnoEnv.bot_action`
+(``env.step(env.bot_action(agent, "greedy"))``) or a :class:`BotPolicy`,
+which feed an observing bot its seat's events and map its move to an index.
 
 The game ends (every agent terminated) when a score reaches the target;
 a round that reaches ``max_round_actions`` ends it with no winner (RULES.md,
@@ -79,14 +122,28 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from unoplay.game import GameState, RuleSet
-from unoplay.game.bots import make_bot, waiting_seats
-from unoplay.game.events import Event, visible
+from unoplay.game.bots import Bot, make_bot, waiting_seats
+from unoplay.game.events import EVERYONE, Event, EventKind, visible
 from unoplay.game.research import Game
 from unoplay.game.rules import Scoring
+from unoplay.game.search import KIND
 
 from .features import CARD_KINDS, encode, observation_size
 
-__all__ = ["CARD_KINDS", "UnoEnv", "UnoGymEnv", "encode", "observation_size"]
+__all__ = [
+    "CARD_KINDS",
+    "REWARDS",
+    "BotPolicy",
+    "UnoEnv",
+    "UnoGymEnv",
+    "encode",
+    "observation_size",
+]
+
+_PLAYED, _ROUND_STARTED = EventKind.PLAYED, EventKind.ROUND_STARTED
+
+#: The reward schemes of :class:`UnoEnv` (its ``reward`` option).
+REWARDS = ("points", "zero_sum", "zero_sum_points")
 
 
 class UnoEnv(AECEnv):  # type: ignore[misc]
@@ -96,9 +153,12 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
     ``players`` 2..10, ``rules`` any RuleSet (default official; ``target_score
     =0`` for one-round games), ``points_scale`` divides the round rewards,
     ``max_round_actions`` caps a round (>= 1), ``canonical`` numbers actions
-    by card face (the default) or by copy. ``reset(seed=...)`` makes the
-    deal and everything after it replayable. Raises ValueError / RuleError for
-    a seat count the rules do not allow.
+    by card face (the default) or by copy; ``reward`` one of :data:`REWARDS`
+    (default ``"points"``), ``normalize`` every feature in [0, 1],
+    ``memory`` the played-cards planes (module docstring, "Observations" and
+    "Rewards"). ``reset(seed=...)`` makes the deal and everything after it
+    replayable. Raises ValueError for an unknown ``reward``, ValueError /
+    RuleError for a seat count the rules do not allow.
     """
 
     metadata = {"render_modes": ["ansi"], "name": "unoplay_uno_v0", "is_parallelizable": False}
@@ -111,27 +171,49 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         max_round_actions: int = 2000,
         render_mode: str | None = None,
         canonical: bool = True,
+        reward: str = "points",
+        normalize: bool = False,
+        memory: bool = False,
     ) -> None:
         super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {', '.join(REWARDS)}")
         self.game = Game(players, rules, canonical)
         self.rules = self.game.rules
         self.players = players
         self.points_scale = points_scale
         self.max_round_actions = max_round_actions
         self.render_mode = render_mode
+        self.reward = reward
+        self.normalize = normalize
+        self.memory = memory
+        #: what a score is divided by under ``normalize``: the target, or 500
+        #: in a one-round game
+        self.score_scale = float(self.rules.target_score or 500)
         self.pass_action = self.game.num_distinct_actions()
         self.possible_agents = [f"player_{s}" for s in range(players)]
-        size = observation_size(players)
+        #: D, the observation vector's length (:func:`observation_size`)
+        self.observation_size = size = observation_size(players, memory)
+        high = 1.0 if normalize else 1e6
         self._obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, 1e6, (size,), np.float32),
+                "observation": spaces.Box(0.0, high, (size,), np.float32),
                 "action_mask": spaces.Box(0, 1, (self.pass_action + 1,), np.int8),
             }
         )
         self._act_space = spaces.Discrete(self.pass_action + 1)
         self._sign = -1.0 if self.rules.scoring is Scoring.PENALTY else 1.0
         self.state: GameState | None = None
-        self.keep_events = False
+        #: whether :attr:`events` keeps this game's events (needed by observing
+        #: bots, :class:`BotPolicy`); UnoGymEnv sets it only when a bot observes
+        self.keep_events = True
+        #: games dealt so far by :meth:`reset` (how a :class:`BotPolicy` tells a new game)
+        self.games = 0
+        #: the seed of this game's deal (None: a fresh secret deal)
+        self.game_seed: int | None = None
+        #: the played-cards memory: per card kind, played this round, this game
+        self.played = np.zeros((2, CARD_KINDS), np.float32)
+        self._policies: dict[tuple[str, str | None], BotPolicy] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same Dict space for every agent (see :func:`observation_size`)."""
@@ -149,15 +231,21 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         if seed is not None:
             self._seeder: random.Random | None = random.Random(seed)
             deal_seed: str | None = f"env-{seed}"
+            self.game_seed = seed
         elif getattr(self, "_seeder", None) is not None:
             assert self._seeder is not None
-            deal_seed = f"env-next-{self._seeder.getrandbits(64)}"
+            self.game_seed = self._seeder.getrandbits(64)
+            deal_seed = f"env-next-{self.game_seed}"
         else:
-            deal_seed = None
+            deal_seed = self.game_seed = None
+        self.games += 1
         self.state, events = GameState.new(self.players, self.rules, deal_seed)
         #: with ``keep_events`` set, every event of this game, private ones too
-        #: (for bots that observe; UnoGymEnv sets it when one of its bots does)
+        #: (for bots that observe: :class:`BotPolicy`, UnoGymEnv's opponents)
         self.events: list[Event] = list(events) if self.keep_events else []
+        if self.memory:
+            self.played.fill(0.0)
+            self._remember(events)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -186,7 +274,7 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         """``agent``'s observation: its view's vector and its action mask
         (all 0 for an agent not selected now; once the game is over, the pass
         alone, so that a masked softmax of the final observation is defined)."""
-        obs = np.empty(observation_size(self.players), np.float32)
+        obs = np.empty(self.observation_size, np.float32)
         mask = np.empty(self.pass_action + 1, np.int8)
         self.observe_into(agent, obs, mask)
         return {"observation": obs, "action_mask": mask}
@@ -204,7 +292,44 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
                 mask[index] = 1
             if seat != self.state.current:
                 mask[self.pass_action] = 1
-        encode(self.state.view(seat), obs)
+        encode(
+            self.state.view(seat),
+            obs,
+            self.normalize,
+            self.score_scale,
+            self.played if self.memory else None,
+        )
+
+    def _remember(self, events: list[Event]) -> None:
+        """Count the cards played in ``events`` (public ones only) into the memory."""
+        this_round, this_game = self.played
+        for e in events:
+            kind = e.kind
+            if kind is _PLAYED and e.audience == EVERYONE:
+                for card in e.cards:
+                    k = KIND[card]
+                    this_round[k] += 1
+                    this_game[k] += 1
+            elif kind is _ROUND_STARTED:
+                this_round.fill(0.0)
+
+    def bot_action(self, agent: str, bot: str | Bot | BotPolicy = "greedy") -> int | None:
+        """The action a built-in bot would take as ``agent`` now: an index of
+        its mask (:attr:`pass_action` for the bot's "nothing now"), or None
+        once ``agent`` is terminated or truncated, ready for :meth:`step`.
+        ``bot`` is a kind (``"random"``, ``"greedy"``, ``"ismcts@300"``...:
+        :func:`unoplay.game.parse_kind`), a :class:`~unoplay.game.bots.Bot`
+        or a :class:`BotPolicy`; a kind or a Bot is wrapped in a BotPolicy
+        kept for this agent (a kind's bot is made anew, seeded from the
+        game's seed, every game; a Bot is kept until another is given for
+        this agent). Raises ValueError for an unknown kind."""
+        if isinstance(bot, BotPolicy):
+            return bot(self, agent)
+        key = (agent, bot if isinstance(bot, str) else None)  # one Bot kept per agent
+        policy = self._policies.get(key)
+        if policy is None or (policy.bot is not bot and not isinstance(bot, str)):
+            policy = self._policies[key] = BotPolicy(bot)
+        return policy(self, agent)
 
     def step(self, action: int | None) -> None:
         """Take the selected agent's ``action`` (an index its mask allows; None
@@ -230,6 +355,8 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         events = state.apply(seat, legal[int(action)])
         if self.keep_events:
             self.events += events
+        if self.memory:
+            self._remember(events)
         self._round_actions += 1
         if state.is_round_over:
             self._end_round()
@@ -245,17 +372,27 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         state = self.state
         assert state is not None
         scores = state.scores
-        for s, a in enumerate(self.possible_agents):
-            gained = scores[s] - self._round_start[s]
-            self.rewards[a] = self._sign * gained / self.points_scale
+        if self.reward != "zero_sum":
+            gained = [scores[s] - self._round_start[s] for s in range(self.players)]
+            mean = sum(gained) / self.players if self.reward == "zero_sum_points" else 0.0
+            for s, a in enumerate(self.possible_agents):
+                self.rewards[a] = self._sign * (gained[s] - mean) / self.points_scale
         if state.is_game_over:
-            for s in state.game_winners:
-                self.rewards[self.possible_agents[s]] += 1.0
+            winners = state.game_winners
+            if self.reward == "points":
+                for s in winners:
+                    self.rewards[self.possible_agents[s]] += 1.0
+            elif self.reward == "zero_sum" and 0 < len(winners) < self.players:
+                win, lose = 1.0 / len(winners), -1.0 / (self.players - len(winners))
+                for s, a in enumerate(self.possible_agents):
+                    self.rewards[a] = win if s in winners else lose
             self.terminations = {a: True for a in self.agents}
             return
         events = state.next_round()
         if self.keep_events:
             self.events += events
+        if self.memory:
+            self._remember(events)
         self._round_actions = 0
         self._round_start = list(state.scores)
 
@@ -265,6 +402,81 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class BotPolicy:
+    """A built-in bot as the policy of agents of a :class:`UnoEnv`, inside the
+    AEC loop, without touching ``env.state`` or ``env.game``:
+
+    >>> from unoplay.client.research.env import BotPolicy, UnoEnv
+    >>> env = UnoEnv(players=3)
+    >>> bots = {"player_1": BotPolicy("greedy"), "player_2": BotPolicy("ismcts@20")}
+    >>> env.reset(seed=4)
+    >>> for agent in env.agent_iter():
+    ...     obs, reward, terminated, truncated, info = env.last()
+    ...     if terminated or truncated:
+    ...         action = None
+    ...     elif agent in bots:
+    ...         action = bots[agent](env, agent)  # or env.bot_action(agent, "greedy")
+    ...     else:
+    ...         action = int(obs["action_mask"].nonzero()[0][0])  # your policy here
+    ...     env.step(action)
+
+    ``policy(env, agent)`` is the action index the bot takes as ``agent`` now
+    (:attr:`UnoEnv.pass_action` for its "nothing now" out of turn), or None
+    once ``agent`` is terminated or truncated (or gone). ``bot`` is a kind
+    (:data:`unoplay.game.BOT_KINDS`, a search bot with its budget as in
+    ``"ismcts@300"``: :func:`unoplay.game.parse_kind`) or a
+    :class:`~unoplay.game.bots.Bot` instance. A kind's bot is made anew for
+    each game (and each seat the policy plays), seeded from ``seed`` when
+    given (a generator of per-game seeds), else from the game's seed
+    (``reset(seed=s)``: ``s * 31 + seat``, the seeds UnoGymEnv gives its
+    opponents, so the same game plays the same; unseeded before any seed).
+    A Bot instance is used as it is, every game: give a fresh one per game
+    if it keeps memory. A bot that observes (``ismcts``) is given every event
+    its seat saw before each decision, from ``env.events``: the env must
+    keep them (``keep_events``, the default). Raises ValueError for an
+    unknown kind or a bad budget.
+    """
+
+    def __init__(self, bot: str | Bot = "greedy", seed: int | None = None) -> None:
+        if isinstance(bot, str):
+            make_bot(bot)  # raises for an unknown kind or a bad budget
+        self.bot = bot
+        self.seed = seed
+        self._seeds = random.Random(seed)
+        #: per seat: (env, game number, bot, events of env.events given to it)
+        self._seats: dict[int, tuple[UnoEnv, int, Bot, int]] = {}
+
+    def __call__(self, env: UnoEnv, agent: str) -> int | None:
+        if agent not in env.agents or env.terminations[agent] or env.truncations[agent]:
+            return None
+        state = env.state
+        assert state is not None
+        seat = env.possible_agents.index(agent)
+        if agent != env.agent_selection:
+            raise ValueError(f"{agent} is not selected now ({env.agent_selection} is)")
+        mine = self._seats.get(seat)
+        if mine is None or mine[0] is not env or mine[1] != env.games:
+            mine = (env, env.games, self._new_bot(env, seat), 0)
+        _env, games, bot, seen = mine
+        if bot.observes:
+            if not env.keep_events:
+                raise ValueError("an observing bot needs env.keep_events set before reset")
+            bot.observe(visible(env.events[seen:], seat))
+            seen = len(env.events)
+        self._seats[seat] = (env, games, bot, seen)
+        action = bot.decide(state.view(seat), state.legal_actions(seat))
+        return env.pass_action if action is None else env.game.action_index(action)
+
+    def _new_bot(self, env: UnoEnv, seat: int) -> Bot:
+        if not isinstance(self.bot, str):
+            return self.bot
+        if self.seed is not None:
+            seed: int | None = self._seeds.getrandbits(62)
+        else:
+            seed = None if env.game_seed is None else env.game_seed * 31 + seat
+        return make_bot(self.bot, seed=seed, rules=env.rules)
 
 
 class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
@@ -277,8 +489,10 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
     bot with its budget as in ``"ismcts@300"``: :func:`unoplay.game.parse_kind`) asked
     whenever the AEC environment selects its seat (None out of turn is the
     pass). Observations, actions and masks are the learner's in
-    :class:`UnoEnv`; a step's reward is the learner's total since its last
-    step; ``terminated`` when the game is over, ``truncated`` when it was
+    :class:`UnoEnv`, whose keyword options it takes too (``reward``,
+    ``normalize``, ``memory``, ``points_scale``, ``max_round_actions``,
+    ``canonical``); a step's reward is the learner's total since its last
+    step (under ``reward="zero_sum"``: +1 for a win, -1/(n-1) for a loss); ``terminated`` when the game is over, ``truncated`` when it was
     capped. ``info["action_mask"]`` repeats the mask. An action the mask does
     not allow ends the episode (``terminated``, reward ``illegal_reward``,
     ``info["illegal_action"]`` True) under ``illegal_action="end"``, the
@@ -344,7 +558,7 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         self._advance()
 
     def _observation(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        obs = np.empty(observation_size(self.aec.players), np.float32)
+        obs = np.empty(self.aec.observation_size, np.float32)
         mask = np.empty(self.aec.pass_action + 1, np.int8)
         self.observe_into(obs, mask)
         return {"observation": obs, "action_mask": mask}, {"action_mask": mask}

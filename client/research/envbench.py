@@ -1,6 +1,8 @@
 """``uno bench --env``: environment steps/s of :class:`unoplay.client.research.env.UnoEnv`
 beside RLCard's UNO environment, in the same run; and (:func:`run_vector`) the
-Gymnasium environment's learner steps/s, one env beside N stepped together.
+Gymnasium environment's learner steps/s, one env beside N stepped together;
+(:func:`run_options`) what the options (``normalize``, ``memory``, zero-sum
+rewards) cost.
 
 Both run 2-player games (RLCard's UNO has two players only) between
 uniformly random legal players, one observation per step as a learner would
@@ -168,4 +170,59 @@ def run(runs: int = 5, seconds: float = 1.0, as_json: bool = False) -> dict[str,
             line += f", rlcard {report['rlcard_env_steps_per_s']:,.0f} steps/s"
             line += f", ratio {report['ratio']:.2f}x"
         print(line)
+    return report
+
+
+#: The option sets :func:`run_options` compares (keywords of :class:`~.env.UnoEnv`).
+OPTION_SETS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "normalize": {"normalize": True},
+    "memory": {"memory": True},
+    "all": {"normalize": True, "memory": True, "reward": "zero_sum"},
+}
+
+
+def run_options(games: int = 20, repeats: int = 7, as_json: bool = False) -> dict[str, Any]:
+    """Steps/s of :class:`~.env.UnoEnv` under each of :data:`OPTION_SETS`:
+    ``games`` 2-player one-round games of random masked actions, recorded
+    once, replayed (reset, an observation per step, the steps) ``repeats``
+    times per option set, interleaved; the best time of each (this
+    machine's other load only slows a run down). Prints a line (nothing with
+    ``as_json``); returns the steps/s."""
+    from unoplay.client.research.env import UnoEnv
+    from unoplay.game import RuleSet
+
+    rules = RuleSet(target_score=0)
+    recorded: list[list[int | None]] = []
+    for seed in range(games):
+        env = UnoEnv(2, rules)
+        env.reset(seed=seed)
+        rng = random.Random(seed)
+        actions: list[int | None] = []
+        while env.agents:
+            agent = env.agent_selection
+            action = None
+            if not (env.terminations[agent] or env.truncations[agent]):
+                action = _pick(rng, env.observe(agent)["action_mask"])
+            actions.append(action)
+            env.step(action)
+        recorded.append(actions)
+    steps = sum(a is not None for actions in recorded for a in actions)
+    best = dict.fromkeys(OPTION_SETS, float("inf"))
+    for _ in range(repeats):
+        for name, options in OPTION_SETS.items():
+            env = UnoEnv(2, rules, **options)
+            start = time.perf_counter()
+            for seed, actions in enumerate(recorded):
+                env.reset(seed=seed)
+                for action in actions:
+                    if action is not None:
+                        env.observe(env.agent_selection)
+                    env.step(action)
+            best[name] = min(best[name], time.perf_counter() - start)
+    report: dict[str, Any] = {"steps": steps}
+    report |= {f"{name}_steps_per_s": steps / t for name, t in best.items()}
+    if not as_json:
+        figures = ", ".join(f"{name} {steps / t:,.0f}" for name, t in best.items())
+        print(f"env options: steps/s, 2 players, {steps} steps, best of {repeats}: {figures}")
     return report

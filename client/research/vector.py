@@ -43,7 +43,6 @@ from gymnasium.vector.utils import batch_space
 from unoplay.game import RuleSet
 
 from .env import UnoGymEnv
-from .features import observation_size
 
 
 class UnoVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
@@ -79,7 +78,7 @@ class UnoVectorEnv(gymnasium.vector.VectorEnv):  # type: ignore[misc]
         """A batch of observations: float32 ``(N, D)``, int8 ``(N, A + 1)``."""
         n, aec = self.num_envs, self.envs[0].aec
         return {
-            "observation": np.zeros((n, observation_size(aec.players)), np.float32),
+            "observation": np.zeros((n, aec.observation_size), np.float32),
             "action_mask": np.zeros((n, aec.pass_action + 1), np.int8),
         }
 

@@ -90,3 +90,32 @@ def test_the_vector_bench_reports_each_figure():
     report = run_vector(runs=1, seconds=0.2, num_envs=2, as_json=True)
     assert {"single_steps_per_s", "vector_steps_per_s", "make_vec_steps_per_s"} <= set(report)
     assert all(v > 0 for k, v in report.items() if k.endswith("_per_s"))
+
+
+def test_the_options_reach_every_game_of_the_vector():
+    """normalize, memory and reward pass through to each game: the batch's
+    rows have the memory planes, every feature in [0, 1], zero-sum returns."""
+    envs = UnoVectorEnv(
+        3, ["greedy"], RuleSet(target_score=0), normalize=True, memory=True, reward="zero_sum"
+    )
+    assert envs.single_observation_space["observation"].shape == (188 + 108,)
+    obs, info = envs.reset(seed=4)
+    rng = random.Random(4)
+    returns = set()
+    for _ in range(400):
+        x = obs["observation"]
+        assert x.shape == (3, 296) and x.min() >= 0.0 and x.max() <= 1.0
+        assert envs.observation_space.contains(obs)
+        obs, rewards, terminated, truncated, info = envs.step(
+            [_pick(rng, m) for m in info["action_mask"]]
+        )
+        returns |= {float(r) for r, t in zip(rewards, terminated | truncated, strict=True) if t}
+    assert returns and returns <= {1.0, -1.0, 0.0}
+
+
+def test_the_options_benchmark_runs():
+    from unoplay.client.research.envbench import OPTION_SETS, run_options
+
+    report = run_options(games=2, repeats=1, as_json=True)
+    assert report["steps"] > 0
+    assert all(report[f"{name}_steps_per_s"] > 0 for name in OPTION_SETS)
