@@ -63,7 +63,7 @@ play: $(STAMP)  ## play in the terminal: an embedded server, you and three bots
 	$(VENV)/bin/uno play
 
 clean:
-	rm -rf $(VENV) $(VENV_C) .pytest_cache .hypothesis build
+	rm -rf $(VENV) $(VENV_C) .pytest_cache .hypothesis build client/go_bot/build client/cpp_bot/build
 
 # mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
 # unoplay.server is server, ...): it checks a tree of links laid out as installed.
