@@ -171,11 +171,20 @@ async def test_a_game_interrupted_by_the_server_stop_ends_as_the_guide_says():
             )
             table = srv.lobby.get(sdk.table_id)
             # The SDK's stream is open and has played (a session still
-            # connecting when the server stops finds nothing to connect to).
+            # connecting when the server stops finds nothing to connect to),
+            # and it is the server bot's turn: an intent the SDK is writing as
+            # the server ends the stream fails the call locally, before the
+            # reveal is read (the SDK would then reconnect to a server gone).
             await until(
                 table,
-                lambda: table.seats[0].connections > 0 and len(table.history) >= 3,
-                "a few moves on an open stream",
+                lambda: (
+                    table.seats[0].connections > 0
+                    and len(table.history) >= 3
+                    and table.game is not None
+                    and table.game.current == 1
+                    and not table.game.legal_actions(0)
+                ),
+                "a few moves on an open stream, then the bot's turn",
             )
             messages = []
             response = await asyncio.wait_for(call.read(), WAIT)
