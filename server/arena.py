@@ -159,7 +159,11 @@ class Arena:
         if entrant.assignment is not None:
             outbox.put_nowait(entrant.assignment)
         else:
-            self.pair()
+            try:
+                self.pair()
+            except BaseException:  # no stream will read the outbox: not left waiting
+                self.left(entrant, outbox)
+                raise
         return entrant, outbox, new_secret
 
     def left(self, entrant: Entrant, outbox: asyncio.Queue[Assignment | None]) -> None:
@@ -234,8 +238,12 @@ class Arena:
         _shuffle(order)
         seated: dict[int, str] = {}
         tokens = []
+        table.rematches = False  # one game: its players are back in the queue after it
         for entrant, seat in zip(group, order):
-            _, taken = self.lobby.join(table.table_id, entrant.standing.name, seat)
+            # Counted apart from the name's seats at the lobby's tables: seats
+            # held there under the name (by anyone) must not keep it from its
+            # one arena seat.
+            taken = table.join(entrant.standing.name, seat, holder=f"{entrant.key}\narena")
             seated[seat] = entrant.key
             tokens.append((entrant, taken.token))
         for i, seat in enumerate(order[len(group) :]):
