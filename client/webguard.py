@@ -90,6 +90,8 @@ class HostCheck:
             name, port = parts.hostname, parts.port
         except ValueError:
             return False
+        if "@" in parts.netloc or parts.path or parts.query or parts.fragment:
+            return False  # not a host[:port]: the page would write it into its URLs
         if not name or (port or 80) != self.port:
             return False
         name = _bare(name)

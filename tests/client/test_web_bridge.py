@@ -205,13 +205,16 @@ async def test_closing_a_tab_ends_its_process(serve):
 
 
 async def test_a_huge_terminal_is_clamped(serve):
-    """10000x10000 asked at the start and by a resize: 300x100 given."""
+    """10000x10000 asked at the start and by a resize: 300x100 given;
+    malformed messages (not JSON, not a list, JSON nested deeper than the
+    parser goes) are ignored and the tab goes on."""
     site, port = await serve()
     try:
         reader, writer, _ = await open_tab(port, "width=10000&height=10000")
         assert await read_frame(reader) == b"size 300x100"
         writer.write(frame(json.dumps(["resize", {"width": 99999, "height": "x"}])))
         writer.write(frame("not json") + frame(json.dumps({"stdin": 1})))  # ignored
+        writer.write(frame("[" * 60000))  # JSON nested past the parser's recursion: ignored
         writer.write(frame(json.dumps(["stdin", "k"])))
         await writer.drain()
         got = [await read_frame(reader), await read_frame(reader)]
@@ -237,7 +240,16 @@ async def test_only_its_own_hosts_are_served(serve):
             writer.close()
             return answer
 
-        for host in (f"attacker.example:{port}", "127.0.0.1:1", f"127.0.0.1.evil:{port}"):
+        for host in (
+            f"attacker.example:{port}",
+            "127.0.0.1:1",
+            f"127.0.0.1.evil:{port}",
+            # not a host[:port] (no browser sends these; the page would name them)
+            f"attacker.example@127.0.0.1:{port}",
+            f"127.0.0.1:{port}/x",
+            f"127.0.0.1:{port}?x",
+            f"127.0.0.1:{port}#x",
+        ):
             answer = await get(host)
             assert answer.startswith(b"HTTP/1.1 421"), (host, answer[:80])
             assert b"/ws" not in answer
