@@ -527,13 +527,29 @@ def _exit_if_cleanup_hangs(message: str, grace: float = 5.0) -> None:
     signal.signal(signal.SIGINT, on_sigint)
 
 
+#: the most rows a StandingsRequest asks for (its uint32; the server caps it lower)
+MAX_ROWS = 2**32 - 1
+
+
+def _row_limit(text: str) -> int:
+    """``--limit``: a whole number of rows, 0 or more (a larger one than a
+    request carries asks for every row the server gives)."""
+    try:
+        rows = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if rows < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {rows}")
+    return min(rows, MAX_ROWS)
+
+
 def _standings(args: argparse.Namespace) -> int:
     """``uno standings``: the arena's standings of a server, a table or JSON."""
     from .sdk import Connection, ServerError
 
     async def main() -> list:
         async with Connection(args.server) as conn:
-            return await conn.standings(max(args.limit, 0))
+            return await conn.standings(args.limit)
 
     try:
         rows = asyncio.run(main())
@@ -988,7 +1004,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     standings = sub.add_parser("standings", help="a server's arena standings")
     standings.add_argument("--server", required=True, help="HOST:PORT")
-    standings.add_argument("--limit", type=int, default=0, help="rows at most (0: all)")
+    standings.add_argument("--limit", type=_row_limit, default=0, help="rows at most (0: all)")
     standings.add_argument("--json", action="store_true", help="print JSON for machines")
     standings.set_defaults(func=_standings)
 
