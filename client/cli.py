@@ -7,6 +7,7 @@ import asyncio
 import gc
 import json
 import logging
+import math
 import os
 import secrets
 import signal
@@ -248,7 +249,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _arena_settings(args: argparse.Namespace):
     """The arena of ``uno serve`` from its options (SystemExit for a bad one)."""
-    from unoplay.game.rules import PRESETS, RuleError
+    from unoplay.game.rules import PRESETS
     from unoplay.server.arena import ArenaSettings
 
     if args.arena_rules not in PRESETS:
@@ -257,7 +258,9 @@ def _arena_settings(args: argparse.Namespace):
         raise SystemExit(
             "uno serve: --arena-target must be 0 or more, --arena-turn-seconds 1 or more"
         )
-    if args.arena_fill is not None and args.arena_fill < 0:
+    if args.arena_fill is not None and not (
+        math.isfinite(args.arena_fill) and args.arena_fill >= 0
+    ):
         raise SystemExit("uno serve: --arena-fill must be 0 or more seconds")
     settings = ArenaSettings(
         seats=args.arena_seats,
@@ -267,9 +270,9 @@ def _arena_settings(args: argparse.Namespace):
         fill_after=args.arena_fill,
     )
     try:
-        settings.ruleset().check_players(settings.seats)
-    except RuleError as err:
-        raise SystemExit(f"uno serve: --arena-seats: {err}") from None
+        settings.check()
+    except ValueError as err:  # (RuleError too: rules its seats cannot play)
+        raise SystemExit(f"uno serve: the arena's settings: {err}") from None
     return settings
 
 

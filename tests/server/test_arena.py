@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
@@ -277,3 +279,38 @@ async def test_an_arena_table_plays_one_game():
             await stream.aclose()
     finally:
         await server.stop(None)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"seats": 1},
+        {"seats": 0},
+        {"seats": 11},
+        {"turn_seconds": 0},
+        {"turn_seconds": 10**6},
+        {"fill_after": float("nan")},
+        {"fill_after": -1.0},
+        {"rules": "bogus"},
+    ],
+)
+async def test_an_arena_no_table_can_have_is_refused_at_the_start(bad):
+    """Settings no arena table can have (seats outside 2..10: the arena would
+    retry a table every second for ever, or never seat anyone; a NaN fill
+    time: the event loop's timers stall) are refused before serving, and by
+    `uno serve` with one line."""
+    with pytest.raises(ValueError):
+        await start_server("127.0.0.1", 0, arena=dataclasses.replace(QUICK, **bad))
+
+
+def test_uno_serve_refuses_an_arena_no_table_can_have():
+    for option in (["--arena-seats", "1"], ["--arena-fill", "nan"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "unoplay.client.cli", "serve", "--port", "0", "--no-db"]
+            + ["--host", "127.0.0.1", *option],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1].startswith("uno serve: "), done.stderr
