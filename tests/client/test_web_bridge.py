@@ -319,6 +319,27 @@ async def test_accept_errors_are_logged_once_an_interval(caplog):
         loop.set_exception_handler(old)
 
 
+async def test_malformed_requests_are_logged_once_an_interval(serve, caplog):
+    """Requests with no Host or a header line past aiohttp's limit, in a
+    loop: each answered 400, one log line in all, no traceback."""
+    site, port = await serve()
+    try:
+        with caplog.at_level(logging.DEBUG):
+            for i in range(20):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                header = "" if i % 2 else f"Host: 127.0.0.1:{port}\r\nX: {'a' * 10_000}\r\n"
+                writer.write(f"GET / HTTP/1.1\r\n{header}\r\n".encode())
+                async with asyncio.timeout(WAIT):
+                    answer = await reader.read()
+                writer.close()
+                assert b" 400 " in answer.split(b"\r\n", 1)[0], answer[:80]
+        assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+        said = [r.getMessage() for r in caplog.records if "malformed" in r.getMessage()]
+        assert len(said) <= 1
+    finally:
+        await site.stop()
+
+
 def test_a_tab_tag_verifies_only_under_its_key():
     """A tag made with the web server's key names its tab; a made-up one, one
     under another key, or any other user agent counts as the address."""
