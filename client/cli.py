@@ -7,6 +7,7 @@ import asyncio
 import gc
 import json
 import logging
+import math
 import os
 import secrets
 import signal
@@ -248,7 +249,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _arena_settings(args: argparse.Namespace):
     """The arena of ``uno serve`` from its options (SystemExit for a bad one)."""
-    from unoplay.game.rules import PRESETS, RuleError
+    from unoplay.game.rules import PRESETS
     from unoplay.server.arena import ArenaSettings
 
     if args.arena_rules not in PRESETS:
@@ -257,7 +258,9 @@ def _arena_settings(args: argparse.Namespace):
         raise SystemExit(
             "uno serve: --arena-target must be 0 or more, --arena-turn-seconds 1 or more"
         )
-    if args.arena_fill is not None and args.arena_fill < 0:
+    if args.arena_fill is not None and not (
+        math.isfinite(args.arena_fill) and args.arena_fill >= 0
+    ):
         raise SystemExit("uno serve: --arena-fill must be 0 or more seconds")
     settings = ArenaSettings(
         seats=args.arena_seats,
@@ -267,9 +270,9 @@ def _arena_settings(args: argparse.Namespace):
         fill_after=args.arena_fill,
     )
     try:
-        settings.ruleset().check_players(settings.seats)
-    except RuleError as err:
-        raise SystemExit(f"uno serve: --arena-seats: {err}") from None
+        settings.check()
+    except ValueError as err:  # (RuleError too: rules its seats cannot play)
+        raise SystemExit(f"uno serve: the arena's settings: {err}") from None
     return settings
 
 
@@ -527,13 +530,29 @@ def _exit_if_cleanup_hangs(message: str, grace: float = 5.0) -> None:
     signal.signal(signal.SIGINT, on_sigint)
 
 
+#: the most rows a StandingsRequest asks for (its uint32; the server caps it lower)
+MAX_ROWS = 2**32 - 1
+
+
+def _row_limit(text: str) -> int:
+    """``--limit``: a whole number of rows, 0 or more (a larger one than a
+    request carries asks for every row the server gives)."""
+    try:
+        rows = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if rows < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {rows}")
+    return min(rows, MAX_ROWS)
+
+
 def _standings(args: argparse.Namespace) -> int:
     """``uno standings``: the arena's standings of a server, a table or JSON."""
     from .sdk import Connection, ServerError
 
     async def main() -> list:
         async with Connection(args.server) as conn:
-            return await conn.standings(max(args.limit, 0))
+            return await conn.standings(args.limit)
 
     try:
         rows = asyncio.run(main())
@@ -988,7 +1007,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     standings = sub.add_parser("standings", help="a server's arena standings")
     standings.add_argument("--server", required=True, help="HOST:PORT")
-    standings.add_argument("--limit", type=int, default=0, help="rows at most (0: all)")
+    standings.add_argument("--limit", type=_row_limit, default=0, help="rows at most (0: all)")
     standings.add_argument("--json", action="store_true", help="print JSON for machines")
     standings.set_defaults(func=_standings)
 

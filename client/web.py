@@ -45,6 +45,7 @@ from .webguard import (
     HostCheck,
     log_every,
     quiet_accept_errors,
+    quiet_bad_requests,
     raise_open_files,
 )
 from .webtab import QUIT_GRACE, Tab
@@ -182,6 +183,7 @@ class WebSite:
         self.server = UnoWebServer(self.command, hosts, self.tab_key)
         app = await self.server._make_app()
         quiet_accept_errors(asyncio.get_running_loop())
+        quiet_bad_requests()
         # Tabs are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.
         self.runner = web.AppRunner(
             app, shutdown_timeout=2.0, access_log=None, keepalive_timeout=KEEPALIVE_TIMEOUT

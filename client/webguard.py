@@ -13,7 +13,8 @@ connections, each of which must send a request soon.
   ``keepalive_timeout``; websockets are pinged by their heartbeat.)
 * :func:`quiet_accept_errors`: the event loop's "out of system resource"
   accept errors logged once per :data:`ACCEPT_LOG_EVERY` seconds with a count,
-  never in a loop.
+  never in a loop; :func:`quiet_bad_requests`: so are malformed requests
+  (aiohttp logs each with its traceback).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 log = logging.getLogger("unoplay.web")
 
@@ -90,6 +92,8 @@ class HostCheck:
             name, port = parts.hostname, parts.port
         except ValueError:
             return False
+        if "@" in parts.netloc or parts.path or parts.query or parts.fragment:
+            return False  # not a host[:port]: the page would write it into its URLs
         if not name or (port or 80) != self.port:
             return False
         name = _bare(name)
@@ -234,3 +238,31 @@ def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
         log_every(logging.ERROR, message, "%s: %s", message, context.get("exception"))
 
     loop.set_exception_handler(handler)
+
+
+class QuietBadRequests(logging.Filter):
+    """A filter for aiohttp's server log: a malformed request (no Host, a
+    header line past its limit, not HTTP) is logged by aiohttp with its
+    traceback, some 700 bytes each, so a client sending them in a loop
+    would write megabytes a second. Those go through :data:`log_every`
+    instead: one line an interval, with a count."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            log_every(
+                logging.WARNING,
+                "bad-request",
+                "refused a malformed request (%s %s)",
+                type(exc).__name__,
+                exc.code,
+            )
+            return False
+        return True
+
+
+def quiet_bad_requests() -> None:
+    """Install :class:`QuietBadRequests` on aiohttp's server log (once)."""
+    logger = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, QuietBadRequests) for f in logger.filters):
+        logger.addFilter(QuietBadRequests())

@@ -331,7 +331,7 @@ class Tab:
     async def _from_tab(self, text: str) -> None:
         try:
             envelope: Any = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past Python's stack
             return
         if not isinstance(envelope, list) or not envelope or not isinstance(envelope[0], str):
             return

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -27,7 +28,12 @@ from unoplay.game.rules import PRESETS, RuleSet
 from .lobby import Lobby
 from .ratings import ArenaBook, Standing
 from .seats import MAX_NAME, LobbyError, clean_text
-from .settings import default_window_ms
+from .settings import (
+    DEFAULT_AWAY_GRACE,
+    DEFAULT_MAX_ROUND_ACTIONS,
+    check_settings,
+    default_window_ms,
+)
 from .table import Table
 
 log = logging.getLogger("unoplay.arena")
@@ -60,6 +66,33 @@ class ArenaSettings:
     def ruleset(self) -> RuleSet:
         """The rules of the arena's tables."""
         return PRESETS[self.rules].replace(target_score=self.target)
+
+    def check(self) -> None:
+        """Raise ValueError for settings no arena table can have (seats
+        outside 2..10, no turn timer or one past a table's bound, a fill time
+        that is not a finite number of seconds, 0 or more), or RuleError (a
+        ValueError) for rules its seats cannot play."""
+        if self.rules not in PRESETS:
+            raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {self.rules!r}")
+        rules = self.ruleset()
+        if self.turn_seconds < 1:
+            raise ValueError("turn_seconds must be 1 or more (the arena's turn timer is on)")
+        try:
+            check_settings(
+                self.seats,
+                rules,
+                self.turn_seconds,
+                0.0,
+                DEFAULT_AWAY_GRACE,
+                default_window_ms(rules),
+                DEFAULT_MAX_ROUND_ACTIONS,
+                None,
+            )
+        except LobbyError as err:
+            raise ValueError(str(err)) from None
+        fill = self.fill_after
+        if fill is not None and not (math.isfinite(fill) and fill >= 0):
+            raise ValueError(f"fill_after must be 0 or more seconds, not {fill}")
 
 
 @dataclass(frozen=True)
@@ -98,8 +131,8 @@ class Arena:
         self.lobby = lobby
         self.book = book
         self.settings = settings
+        settings.check()
         self.rules = settings.ruleset()
-        self.rules.check_players(settings.seats)
         self.entrants: dict[str, Entrant] = {}
         self.games: dict[str, dict[int, str]] = {}  # table id -> seat -> entrant key
         self.played = 0  # arena games started
@@ -159,7 +192,11 @@ class Arena:
         if entrant.assignment is not None:
             outbox.put_nowait(entrant.assignment)
         else:
-            self.pair()
+            try:
+                self.pair()
+            except BaseException:  # no stream will read the outbox: not left waiting
+                self.left(entrant, outbox)
+                raise
         return entrant, outbox, new_secret
 
     def left(self, entrant: Entrant, outbox: asyncio.Queue[Assignment | None]) -> None:
@@ -234,8 +271,12 @@ class Arena:
         _shuffle(order)
         seated: dict[int, str] = {}
         tokens = []
+        table.rematches = False  # one game: its players are back in the queue after it
         for entrant, seat in zip(group, order):
-            _, taken = self.lobby.join(table.table_id, entrant.standing.name, seat)
+            # Counted apart from the name's seats at the lobby's tables: seats
+            # held there under the name (by anyone) must not keep it from its
+            # one arena seat.
+            taken = table.join(entrant.standing.name, seat, holder=f"{entrant.key}\narena")
             seated[seat] = entrant.key
             tokens.append((entrant, taken.token))
         for i, seat in enumerate(order[len(group) :]):

@@ -75,8 +75,10 @@ class Lobby:
         self._held: Counter[str] = Counter()
         self._held_at: dict[str, Counter[str]] = {}
         # finished games: (when to compact or drop the table, a tie-breaker, the
-        # table, its game: an entry of an earlier game, before a rematch, is stale)
-        self._due: list[tuple[float, int, Table, int]] = []
+        # table's id, its game: an entry of an earlier game, before a rematch, is
+        # stale). By id: a table dropped before then (its owner made more) is
+        # not kept alive here until then.
+        self._due: list[tuple[float, int, str, int]] = []
         self._swept_limits = limits  # the limits the due times were computed with
         self._pushes = itertools.count()
         self.on_finish = on_finish
@@ -150,7 +152,8 @@ class Lobby:
                 log.exception("on_finish failed for table %s", table.table_id)
 
     def _look_again(self, table: Table, when: float) -> None:
-        heapq.heappush(self._due, (when, next(self._pushes), table, table.games_started))
+        entry = (when, next(self._pushes), table.table_id, table.games_started)
+        heapq.heappush(self._due, entry)
 
     def sweep(self) -> None:
         """Drop finished tables after ``finished_ttl`` and waiting tables nobody
@@ -181,11 +184,12 @@ class Lobby:
             looking = []
             while self._due and self._due[0][0] <= now:
                 looking.append(heapq.heappop(self._due))
-        for _, _, table, game in looking:
+        for _, _, table_id, game in looking:
+            table = self.tables.get(table_id)
             if (
-                table.games_started != game  # an earlier game's: the last one has its own
+                table is None  # dropped already
+                or table.games_started != game  # an earlier game's: the last one has its own
                 or table.state is not TableState.FINISHED  # playing again
-                or self.tables.get(table.table_id) is not table  # dropped already
             ):
                 continue
             if now - table.touched > limits.finished_ttl:

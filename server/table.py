@@ -121,6 +121,7 @@ class Table:
         self.history = History()
         self.games_started = 0
         self.rematch = Rematch()  # seats that voted to play again (finished)
+        self.rematches = True  # False: one game only (an arena table: the arena seats again)
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
@@ -267,17 +268,22 @@ class Table:
         every seat held by a person has voted (bots agree at once), a new game
         starts at once with the same seats and rules and a new seed. Raises
         LobbyError: "unauthenticated" for a bad token, "failed_precondition"
-        unless the game is over."""
+        unless the game is over, or at a table of one game (``rematches``
+        False: an arena's)."""
         seat = self.seat_for_token(token)
         if self.state is not TableState.FINISHED:
             raise LobbyError("failed_precondition", "a rematch comes after the game is over")
+        if not self.rematches:
+            raise LobbyError(
+                "failed_precondition", "this table plays one game (the arena seats you again)"
+            )
         seat.last_seen = time.monotonic()
         self.rematch.vote(seat.index)
         self.wake()
         self._rematch_if_agreed()
 
     def _rematch_if_agreed(self) -> None:
-        if self.closing or not self.rematch.agreed(self.seats):
+        if self.closing or not self.rematches or not self.rematch.agreed(self.seats):
             return
         log.info(
             "table %s: everyone agreed to play again (game %d)",

@@ -157,3 +157,35 @@ async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
             assert bot.returncode == 130, err.decode()
             said = err.decode().strip().splitlines()
             assert said and "left the arena" in said[-1] and "Traceback" not in err.decode()
+
+
+async def test_uno_standings_limits_its_rows(server):
+    """`uno standings --limit`: a negative one is a usage error (exit 2, one
+    line, no traceback); one past what a request carries asks for every row
+    (JSON, exit 0)."""
+
+    async def standings(*args: str) -> tuple[int, str, str]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "unoplay.client.cli",
+            "standings",
+            "--server",
+            server.address,
+            "--json",
+            *args,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(process.communicate(), WAIT)
+        assert process.returncode is not None
+        return process.returncode, out.decode(), err.decode()
+
+    async with Connection(server.address) as conn:
+        stream = conn.enter_arena("ada")
+        await anext(stream)
+        code, out, err = await standings("--limit", "99999999999")
+        assert code == 0 and [row["name"] for row in json.loads(out)] == ["ada"], err
+        await stream.aclose()
+    code, out, err = await standings("--limit", "-1")
+    assert code == 2 and "--limit" in err and "Traceback" not in err and not out

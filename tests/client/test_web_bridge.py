@@ -205,13 +205,16 @@ async def test_closing_a_tab_ends_its_process(serve):
 
 
 async def test_a_huge_terminal_is_clamped(serve):
-    """10000x10000 asked at the start and by a resize: 300x100 given."""
+    """10000x10000 asked at the start and by a resize: 300x100 given;
+    malformed messages (not JSON, not a list, JSON nested deeper than the
+    parser goes) are ignored and the tab goes on."""
     site, port = await serve()
     try:
         reader, writer, _ = await open_tab(port, "width=10000&height=10000")
         assert await read_frame(reader) == b"size 300x100"
         writer.write(frame(json.dumps(["resize", {"width": 99999, "height": "x"}])))
         writer.write(frame("not json") + frame(json.dumps({"stdin": 1})))  # ignored
+        writer.write(frame("[" * 60000))  # JSON nested past the parser's recursion: ignored
         writer.write(frame(json.dumps(["stdin", "k"])))
         await writer.drain()
         got = [await read_frame(reader), await read_frame(reader)]
@@ -237,7 +240,16 @@ async def test_only_its_own_hosts_are_served(serve):
             writer.close()
             return answer
 
-        for host in (f"attacker.example:{port}", "127.0.0.1:1", f"127.0.0.1.evil:{port}"):
+        for host in (
+            f"attacker.example:{port}",
+            "127.0.0.1:1",
+            f"127.0.0.1.evil:{port}",
+            # not a host[:port] (no browser sends these; the page would name them)
+            f"attacker.example@127.0.0.1:{port}",
+            f"127.0.0.1:{port}/x",
+            f"127.0.0.1:{port}?x",
+            f"127.0.0.1:{port}#x",
+        ):
             answer = await get(host)
             assert answer.startswith(b"HTTP/1.1 421"), (host, answer[:80])
             assert b"/ws" not in answer
@@ -305,6 +317,27 @@ async def test_accept_errors_are_logged_once_an_interval(caplog):
         assert "Too many open files" in caplog.records[0].getMessage()
     finally:
         loop.set_exception_handler(old)
+
+
+async def test_malformed_requests_are_logged_once_an_interval(serve, caplog):
+    """Requests with no Host or a header line past aiohttp's limit, in a
+    loop: each answered 400, one log line in all, no traceback."""
+    site, port = await serve()
+    try:
+        with caplog.at_level(logging.DEBUG):
+            for i in range(20):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                header = "" if i % 2 else f"Host: 127.0.0.1:{port}\r\nX: {'a' * 10_000}\r\n"
+                writer.write(f"GET / HTTP/1.1\r\n{header}\r\n".encode())
+                async with asyncio.timeout(WAIT):
+                    answer = await reader.read()
+                writer.close()
+                assert b" 400 " in answer.split(b"\r\n", 1)[0], answer[:80]
+        assert not [r for r in caplog.records if r.exc_info], "a traceback was logged"
+        said = [r.getMessage() for r in caplog.records if "malformed" in r.getMessage()]
+        assert len(said) <= 1
+    finally:
+        await site.stop()
 
 
 def test_a_tab_tag_verifies_only_under_its_key():

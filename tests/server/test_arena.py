@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import subprocess
+import sys
 
 import pytest
 
@@ -219,3 +221,96 @@ async def test_the_queue_is_capped(monkeypatch):
                     await stream.aclose()
     finally:
         await server.stop(None)
+
+
+async def test_seats_held_under_a_name_at_the_lobby_s_tables_do_not_keep_it_out():
+    """Anyone may hold the most seats a name may hold at the lobby's tables
+    under an arena entrant's name: the entrant is still seated at its arena
+    game, and whoever entered last is not refused for it (nor left behind
+    as a waiting entrant with no stream)."""
+    server = await start_server("127.0.0.1", 0, arena=dataclasses.replace(QUICK, seats=2))
+    limits = server.lobby.limits
+    try:
+        async with Connection(server.address) as squatter:
+            held = 0
+            while held < limits.max_seats_per_name:
+                table = await squatter.create_table(seats=4)
+                for _ in range(min(4, limits.max_seats_per_name - held)):
+                    await squatter.join_table(table.table_id, "ada")
+                    held += 1
+            with pytest.raises(ServerError) as full:
+                await squatter.join_table(table.table_id, "ADA")
+            assert full.value.status == "RESOURCE_EXHAUSTED"
+            async with Connection(server.address) as a, Connection(server.address) as b:
+                ada, bob = a.enter_arena("ada"), b.enter_arena("bob")
+                assert isinstance(await anext(ada), ArenaWelcome)
+                assert isinstance(await anext(bob), ArenaWelcome)
+                seat_a = await asyncio.wait_for(anext(ada), WAIT)
+                seat_b = await asyncio.wait_for(anext(bob), WAIT)
+                assert isinstance(seat_a, ArenaSeat) and isinstance(seat_b, ArenaSeat)
+                assert seat_a.table_id == seat_b.table_id
+                await ada.aclose()
+                await bob.aclose()
+    finally:
+        await server.stop(None)
+
+
+async def test_an_arena_table_plays_one_game():
+    """A rematch at an arena table is refused (FAILED_PRECONDITION): its
+    players are back in the arena's queue, so it would seat them twice at
+    once, and keep the arena's tables open for as long as they vote."""
+    settings = dataclasses.replace(QUICK, seats=2, fill_after=0.0)
+    server = await start_server("127.0.0.1", 0, arena=settings)
+    try:
+        async with Connection(server.address) as conn:
+            stream = conn.enter_arena("eve")
+            await anext(stream)
+            seat = await asyncio.wait_for(anext(stream), WAIT)
+            await asyncio.wait_for(
+                run_bot(make_bot("greedy"), conn.session(seat.table_id, seat.seat_token)), WAIT
+            )
+            with pytest.raises(ServerError) as refused:
+                await conn.rematch(seat.table_id, seat.seat_token)
+            assert refused.value.status == "FAILED_PRECONDITION"
+            info = await conn.find_table(seat.table_id)
+            assert info is not None and info.games == 1 and info.state.name == "FINISHED"
+            again = await asyncio.wait_for(anext(stream), WAIT)  # seated anew, elsewhere
+            assert isinstance(again, ArenaSeat) and again.table_id != seat.table_id
+            await stream.aclose()
+    finally:
+        await server.stop(None)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"seats": 1},
+        {"seats": 0},
+        {"seats": 11},
+        {"turn_seconds": 0},
+        {"turn_seconds": 10**6},
+        {"fill_after": float("nan")},
+        {"fill_after": -1.0},
+        {"rules": "bogus"},
+    ],
+)
+async def test_an_arena_no_table_can_have_is_refused_at_the_start(bad):
+    """Settings no arena table can have (seats outside 2..10: the arena would
+    retry a table every second for ever, or never seat anyone; a NaN fill
+    time: the event loop's timers stall) are refused before serving, and by
+    `uno serve` with one line."""
+    with pytest.raises(ValueError):
+        await start_server("127.0.0.1", 0, arena=dataclasses.replace(QUICK, **bad))
+
+
+def test_uno_serve_refuses_an_arena_no_table_can_have():
+    for option in (["--arena-seats", "1"], ["--arena-fill", "nan"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "unoplay.client.cli", "serve", "--port", "0", "--no-db"]
+            + ["--host", "127.0.0.1", *option],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.strip().splitlines()[-1].startswith("uno serve: "), done.stderr

@@ -20,6 +20,7 @@ import threading
 import time
 import tracemalloc
 import types
+import weakref
 
 import grpc
 import pytest
@@ -495,6 +496,30 @@ async def test_one_client_may_have_only_so_many_tables_open_and_its_finished_one
     assert sum(1 for t in lobby.tables.values() if t.owner == me) == 4
     assert len(lobby._finished_owned[me]) == 3
     assert sum(map(len, lobby._open_owned.values())) == 2
+    lobby.close()
+
+
+async def test_a_finished_table_dropped_to_make_room_is_freed_at_once():
+    """A client's finished tables dropped as it makes more (its oldest beyond
+    its cap) are freed then, not kept for their next look
+    (``finished_full_seconds`` later): a client finishing games fast, such
+    as the arena's bots, would otherwise keep the last minute's tables
+    alive, every log of each."""
+    lobby = Lobby(limits=Limits(max_tables_per_client=2))
+    kept, ids = [], []
+    for _ in range(6):
+        table = lobby.create("t", 2, RuleSet(target_score=0), owner="ipv4:10.0.0.5", away_grace=0)
+        table.join("absent")  # (never comes: a stand-in plays at once)
+        table.add_bot(make_bot("random", seed=1), "bot")
+        table.start()
+        await asyncio.wait_for(_finished(table), WAIT)
+        kept.append(weakref.ref(table))
+        ids.append(table.table_id)
+    del table
+    assert [i in lobby.tables for i in ids] == [False] * 3 + [True] * 3
+    lobby.finished.clear()  # (the latest finished tables, kept for tests and tools)
+    gc.collect()
+    assert [ref() is not None for ref in kept] == [False] * 3 + [True] * 3
     lobby.close()
 
 
