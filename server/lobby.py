@@ -185,21 +185,19 @@ class Lobby:
             while self._due and self._due[0][0] <= now:
                 looking.append(heapq.heappop(self._due))
         for _, _, table_id, game in looking:
-            table = self.tables.get(table_id)
+            due = self.tables.get(table_id)
             if (
-                table is None  # dropped already
-                or table.games_started != game  # an earlier game's: the last one has its own
-                or table.state is not TableState.FINISHED  # playing again
+                due is None  # dropped already
+                or due.games_started != game  # an earlier game's: the last one has its own
+                or due.state is not TableState.FINISHED  # playing again
             ):
                 continue
-            if now - table.touched > limits.finished_ttl:
-                self._drop(table)
-            elif table.compact(now):
-                self._look_again(table, table.touched + limits.finished_ttl)
+            if now - due.touched > limits.finished_ttl:
+                self._drop(due)
+            elif due.compact(now):
+                self._look_again(due, due.touched + limits.finished_ttl)
             else:  # a stream still reads it, or it changed since
-                self._look_again(
-                    table, max(now + 1.0, table.touched + limits.finished_full_seconds)
-                )
+                self._look_again(due, max(now + 1.0, due.touched + limits.finished_full_seconds))
 
     def _drop(self, table: Table) -> None:
         self.tables.pop(table.table_id, None)
