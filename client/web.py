@@ -40,6 +40,7 @@ from textual_serve.server import Server
 from unoplay.channel import TAB_TAG_ENV, tab_tag
 
 from .webguard import (
+    ALL_INTERFACES,
     KEEPALIVE_TIMEOUT,
     ConnectionGuard,
     HostCheck,
@@ -53,7 +54,6 @@ from .webtab import QUIT_GRACE, Tab
 TITLE = "UNO"  #: the page's title (and the name on its loading screen)
 #: tabs served at once: each is a process of about 70 MB on this machine
 MAX_SESSIONS = 32
-ALL_INTERFACES = ("0.0.0.0", "", "::", "[::]")
 
 log = logging.getLogger("unoplay.web")
 
@@ -98,6 +98,8 @@ class UnoWebServer(Server):
         self.hosts = hosts
         self.tab_key = tab_key
         self.tabs: set[Tab] = set()  #: tabs whose process has not been reaped yet
+        #: the connections' guard, once listening (a request marks its connection served)
+        self.guard: ConnectionGuard | None = None
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
@@ -108,8 +110,8 @@ class UnoWebServer(Server):
     async def _only_own_hosts(self, request: web.Request, handler: Any) -> web.StreamResponse:
         """421 for a Host that is not this server's (DNS rebinding), 403 for a
         websocket from a page of another origin."""
-        if self.hosts.guard is not None and request.transport is not None:
-            self.hosts.guard.served(request.transport)
+        if self.guard is not None and request.transport is not None:
+            self.guard.served(request.transport)
         if not self.hosts.allows(request):
             log_every(logging.WARNING, "host", "refused a request for host %r", request.host)
             raise web.HTTPMisdirectedRequest(text="uno web: not a host of this server")
@@ -190,7 +192,9 @@ class WebSite:
         )
         await self.runner.setup()
         assert self.runner.server is not None
-        self.guard = hosts.guard = ConnectionGuard.for_open_files(raise_open_files(), MAX_SESSIONS)
+        self.guard = self.server.guard = ConnectionGuard.for_open_files(
+            raise_open_files(), MAX_SESSIONS
+        )
         self.guard.install(self.runner.server)
         site = web.TCPSite(self.runner, host or None, port)
         try:

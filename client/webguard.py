@@ -51,6 +51,8 @@ MAX_CONNECTIONS = 4096
 #: seconds between two log lines of the same accept error
 ACCEPT_LOG_EVERY = 10.0
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+#: the listening addresses that mean every interface
+ALL_INTERFACES = ("0.0.0.0", "", "::", "[::]")
 
 
 def _bare(host: str) -> str:
@@ -79,11 +81,10 @@ class HostCheck:
 
     def __init__(self, listen: str, allowed: Iterable[str] = ()) -> None:
         self.names = {_bare(n) for n in (*LOOPBACK_NAMES, *allowed) if n}
-        if listen not in ("", "0.0.0.0", "::", "[::]"):
+        if listen not in ALL_INTERFACES:
             self.names.add(_bare(listen))
         self.names |= machine_names()
         self.port = 0
-        self.guard: ConnectionGuard | None = None
 
     def allows(self, request: web.Request) -> bool:
         """Whether ``request``'s Host names this server on its port."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 
-from .lobby import Lobby
+from .lobby import Lobby, holder_of
 from .ratings import ArenaBook, Standing
 from .seats import MAX_NAME, LobbyError, clean_text
 from .settings import (
@@ -247,7 +247,7 @@ class Arena:
     def _seat(self, group: list[Entrant]) -> bool:
         """Seat ``group`` (and server bots in the seats left) at a new table
         and start its game; False when the server has no room for a table
-        (tried again when a game ends)."""
+        (tried again in :data:`RETRY` seconds, or when a game ends)."""
         settings = self.settings
         try:
             # owned by "arena": as any client's, its finished tables beyond
@@ -276,7 +276,8 @@ class Arena:
             # Counted apart from the name's seats at the lobby's tables: seats
             # held there under the name (by anyone) must not keep it from its
             # one arena seat.
-            taken = table.join(entrant.standing.name, seat, holder=f"{entrant.key}\narena")
+            name = entrant.standing.name
+            taken = table.join(name, seat, holder=holder_of(name, ARENA_OWNER))
             seated[seat] = entrant.key
             tokens.append((entrant, taken.token))
         for i, seat in enumerate(order[len(group) :]):

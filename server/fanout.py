@@ -109,8 +109,10 @@ class Fanout:
             if seat.log.max_messages:  # a log (not a server-side bot's)
                 _add_visible(seat.log, seat.index, bodies)
         _add_visible(self.spectator_log, -1, bodies)
-        for index, feed in self.local.items():
-            feed.events += visible(list(events), index)
+        if self.local:
+            seen = list(events)
+            for index, feed in self.local.items():
+                feed.events += visible(seen, index)
 
     def refusal(self, seat: int, refusal: Refusal) -> None:
         """Append ``refusal`` to ``seat``'s log and wake its streams (only theirs)."""

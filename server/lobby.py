@@ -39,11 +39,18 @@ log = logging.getLogger("unoplay.lobby")
 WAITING_SWEEP_EVERY = 1.0
 
 
-def holder_of(name: str, client: str = "") -> str:
+def holder_of(name: str, scope: str = "") -> str:
     """Whom the seats-per-name limit counts a seat of ``name`` against: the
-    name (ignoring case), or the name within a ``uno web`` tab ("tab:<id>")."""
+    name (ignoring case), or with ``scope`` the name within it (a ``uno web``
+    tab's "tab:<id>", the arena's seats): counted apart from the name's."""
     key = name.casefold()
-    return f"{key}\n{client}" if client.startswith("tab:") else key
+    return f"{key}\n{scope}" if scope else key
+
+
+def _scope(client: str) -> str:
+    """The scope of ``client``'s seats (:func:`holder_of`): a ``uno web``
+    tab's own, else none (an address shares its names' count)."""
+    return client if client.startswith("tab:") else ""
 
 
 class Lobby:
@@ -296,7 +303,7 @@ class Lobby:
     def seats_held(self, name: str, client: str = "") -> int:
         """Seats held by people called ``name`` (ignoring case) at open tables;
         with ``client`` a ``uno web`` tab ("tab:<id>"), those it holds."""
-        return self._held[holder_of(name, client)]
+        return self._held[holder_of(name, _scope(client))]
 
     def join(
         self, table_id: str, name: str, wanted: int | None = None, client: str = ""
@@ -312,7 +319,7 @@ class Lobby:
                 "resource_exhausted",
                 f"{name!r} already holds {self.limits.max_seats_per_name} seats",
             )
-        return table, table.join(name, wanted, holder=holder_of(name, client))
+        return table, table.join(name, wanted, holder=holder_of(name, _scope(client)))
 
     def close(self) -> None:
         """Cancel every table's timers."""

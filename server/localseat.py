@@ -2,8 +2,9 @@
 runner whose bots run beside its embedded server (``uno match``'s Python
 entrants).
 
-The bot sees exactly what a bot on the network sees through the SDK's
-:func:`~unoplay.client.sdk.run_bot`, decided at the same points: every event
+The bot sees exactly what a bot on the network sees through a bot loop that
+follows proto/README.md, section 7 (the SDK's ``run_bot`` is one), decided at
+the same points: every event
 its seat may see (``observe([event])``, in order, for a bot that observes),
 its view and legal actions after every change that leaves it some
 (``decide(view, legal)``), a refusal of its intent (and then a new decision
@@ -37,8 +38,9 @@ async def play_local(
     """Play seat ``index`` of ``table`` (a person's, taken with
     ``Lobby.join``) with ``bot`` until the game is over, the table closes or
     this is cancelled; the seat counts as connected meanwhile (no stand-in).
-    ``on_refusal(refusal, in_row)`` is called as :func:`run_bot` calls it;
-    what it (or the bot) raises ends the play."""
+    ``on_refusal(refusal, in_row)`` is called with each refusal of the bot's
+    intents and how many it got in a row since it last decided on a new
+    change; what it (or the bot) raises ends the play."""
     fanout = table.fanout
     seat = table.seats[index]
     fanout.close_log(seat)  # nobody reads it: no update is encoded for it
