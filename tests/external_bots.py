@@ -221,3 +221,40 @@ async def check_forged_token(run, server, conn) -> None:
     assert result.returncode == 1
     assert "UNAUTHENTICATED" in result.stderr
     assert not result.summary["game_over"]
+
+
+async def check_official_match(binary: Path, server, tmp_path, each=None) -> None:
+    """A starter as a `uno match --seat` against greedy, official single
+    rounds: only catch races refused, and it wins some. ``each(summary)``:
+    the starter's own checks of each game (its deal check)."""
+    report, summaries, _ = await match_with_seat(
+        binary, server, tmp_path, "greedy,random", games=8, seed=31, rules=RuleSet(target_score=0)
+    )
+    for s in summaries:
+        assert_only_races(s, jump_in=False)
+        if each is not None:
+            each(s)
+    assert sum(s["errors"] for s in summaries) < 8  # a catch race is lost now and then
+    assert report["entrants"][-1]["wins"] > 0, report  # it plays to win, not merely legally
+
+
+async def check_house_match(binary: Path, server, tmp_path, each=None) -> None:
+    """The same under the house preset: stacking, jump-in (the greedy bot
+    jumps in), several cards in one play, a false UNO call costs 2 (the
+    server accepts one spelled out, never lists it among the legal actions):
+    the starter must never make one."""
+    _report, summaries, tables = await match_with_seat(
+        binary,
+        server,
+        tmp_path,
+        "greedy,greedy,random",
+        games=8,
+        seed=41,
+        rules=PRESETS["house"].replace(target_score=0),
+    )
+    for s in summaries:
+        assert_only_races(s, jump_in=True)
+        assert false_uno_calls(tables[s["table"]], s["seat"]) == 0
+        if each is not None:
+            each(s)
+    assert sum(s["errors"] for s in summaries) < 10

@@ -22,16 +22,15 @@ import pytest
 from external_bots import (
     BAD_COMMAND_LINES,
     assert_finished_cleanly,
-    assert_only_races,
     check_arena_mode,
     check_forged_token,
-    false_uno_calls,
-    match_with_seat,
+    check_house_match,
+    check_official_match,
     run_bot_binary,
 )
 from helpers import a_game_the_server_stops, greedy_bots_beside
 
-from unoplay.game.rules import RuleSet, preset
+from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 
 WAIT = 90  # seconds: upper bound for any game or network wait here
@@ -64,36 +63,14 @@ if MISSING:  # shown in the warnings summary as well as in the skip reason
 pytestmark = pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
 
 run_go = partial(run_bot_binary, BOT)
-match_with_go = partial(match_with_seat, BOT)
 
 
 async def test_uno_match_runs_the_go_bot_under_the_official_rules(server, tmp_path):
-    report, summaries, _ = await match_with_go(
-        server, tmp_path, "greedy,random", games=8, seed=31, rules=RuleSet(target_score=0)
-    )
-    for s in summaries:
-        assert_only_races(s, jump_in=False)
-    assert sum(s["errors"] for s in summaries) < 8  # a catch race is lost now and then
-    go = report["entrants"][-1]
-    assert go["wins"] > 0, report  # it plays to win, not merely legally
+    await check_official_match(BOT, server, tmp_path)
 
 
 async def test_uno_match_runs_the_go_bot_under_the_house_preset(server, tmp_path):
-    # Stacking, jump-in (the greedy bot jumps in), several cards in one play,
-    # a false UNO call costs 2 (the server accepts one spelled out, never lists
-    # it among the legal actions): the bot must never make one.
-    _report, summaries, tables = await match_with_go(
-        server,
-        tmp_path,
-        "greedy,greedy,random",
-        games=8,
-        seed=41,
-        rules=preset("house").replace(target_score=0),
-    )
-    for s in summaries:
-        assert_only_races(s, jump_in=True)
-        assert false_uno_calls(tables[s["table"]], s["seat"]) == 0
-    assert sum(s["errors"] for s in summaries) < 10
+    await check_house_match(BOT, server, tmp_path)
 
 
 async def test_go_bot_joins_by_name_and_resumes_after_dropped_streams(server, conn):
