@@ -52,7 +52,9 @@ def _bench(args: argparse.Namespace) -> int:
     if args.match:
         from .match.bench import print_bench, run_bench
 
-        match_figures = asyncio.run(run_bench(games=args.match_games, concurrency=args.concurrency))
+        match_figures = asyncio.run(
+            run_bench(games=args.match_games, concurrency=args.concurrency, runs=args.runs)
+        )
         if args.json:
             print(json.dumps({"match": match_figures}, indent=2))
         else:

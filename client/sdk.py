@@ -123,9 +123,13 @@ _ERRORS: dict[grpc.StatusCode, type[ServerError]] = {
 def server_error(err: grpc.aio.AioRpcError) -> ServerError:
     """The :class:`ServerError` that ``err`` means."""
     code = err.code()
-    cls = _ERRORS.get(code, ServerUnavailable)
-    details = err.details() or code.name.lower().replace("_", " ")
-    return cls(code.name, details)
+    return error_of(code.name, err.details() or code.name.lower().replace("_", " "))
+
+
+def error_of(status: str, details: str) -> ServerError:
+    """The :class:`ServerError` a call that ended with the gRPC status named
+    ``status`` ("NOT_FOUND", ...) and ``details`` raises."""
+    return _ERRORS.get(grpc.StatusCode[status], ServerUnavailable)(status, details)
 
 
 _T = TypeVar("_T")

@@ -37,14 +37,16 @@ OBSERVER_DELAY = 0.05
 
 
 class LocalFeed:
-    """What a seat played in this process (:mod:`.localseat`) is told instead
-    of a log: the events it may see and the refusals of its intents, as game
-    values, taken by its player as it reads them. Its view and legal actions
-    it reads from the game itself."""
+    """What the seats of a table played in this process (:mod:`.localseat`)
+    are told instead of logs, as game values their player takes as it reads
+    them: the events each observing seat may see (``events``, by seat), and
+    the seats whose intents were refused, in order (``refused``). Their views
+    and legal actions the player reads from the game itself."""
 
     def __init__(self) -> None:
-        self.events: list[Event] = []
-        self.refusals: list[Refusal] = []
+        self.seats: set[int] = set()  #: the seats played in this process
+        self.events: dict[int, list[Event]] = {}  #: of the seats whose bot observes
+        self.refused: list[int] = []
 
 
 class Fanout:
@@ -62,12 +64,13 @@ class Fanout:
         # what a stream of seat i waits on (index -1, the last: the spectators'),
         # made when a stream first waits (a bot's seat never has one)
         self._wakes: list[asyncio.Event | None] = [None] * (len(seats) + 1)
+        self._streams = False  # has a stream waited (made one of those events)?
         self._deferred: set[int] = set()  # streams to wake at the flush (OBSERVER_DELAY)
         self._flush: asyncio.TimerHandle | None = None
         self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
         self._shown_pb: Any = None  # ... and as every update carries it
-        #: seats played in this process, with no log (:mod:`.localseat`)
-        self.local: dict[int, LocalFeed] = {}
+        #: the seats played in this process, with no log (:mod:`.localseat`)
+        self.local = LocalFeed()
 
     # ------------------------------------------------------------ the logs
 
@@ -101,25 +104,44 @@ class Fanout:
                 seat.log.append(message)
         self.spectator_log.append(message)
 
+    def unwatched(self) -> None:
+        """Keep no spectators' log, only its count, until a spectator stream
+        opens (:meth:`watched`): for a table whose seats are played in this
+        process (a match's), where it would be encoded for nobody. A spectator
+        who comes starts from an update of then."""
+        self.spectator_log.keep(0, 0)
+
+    def watched(self, game: GameState | None, deadline: float, closes: float) -> None:
+        """A spectator stream opens: a log kept nothing since :meth:`unwatched`
+        keeps messages again, starting with the spectators' update of ``game``
+        now (None: no game in play); ``deadline`` and ``closes`` as :meth:`updates`."""
+        log = self.spectator_log
+        if log.max_messages:
+            return
+        log.keep(self.limits.log_messages, self.limits.log_bytes)
+        if game is not None:
+            log.append_update(self.update_of(game, -1, self.encoder(game, deadline, closes)))
+
     def events(self, events: Sequence[Event]) -> None:
         """Append each of ``events`` to the logs of those who may see it
         (everyone's and a seat's own), each encoded once."""
-        bodies = [(e.audience, event_body(e)) for e in events]
-        for seat in self.seats:
-            if seat.log.max_messages:  # a log (not a server-side bot's)
-                _add_visible(seat.log, seat.index, bodies)
-        _add_visible(self.spectator_log, -1, bodies)
-        if self.local:
+        logs = [seat.log for seat in self.seats if seat.log.max_messages]  # not a bot's
+        if self.spectator_log.max_messages:
+            logs.append(self.spectator_log)
+        if logs:
+            bodies = [(e.audience, event_body(e)) for e in events]
+            for log in logs:
+                _add_visible(log, bodies)
+        if self.local.events:
             seen = list(events)
-            for index, feed in self.local.items():
-                feed.events += visible(seen, index)
+            for index, got in self.local.events.items():
+                got += visible(seen, index)
 
     def refusal(self, seat: int, refusal: Refusal) -> None:
         """Append ``refusal`` to ``seat``'s log and wake its streams (only theirs)."""
         self.seats[seat].log.append(refusal)
-        feed = self.local.get(seat)
-        if feed is not None:
-            feed.refusals.append(refusal)
+        if seat in self.local.seats:
+            self.local.refused.append(seat)
         self.touch()
         self.wake(seat)
 
@@ -153,7 +175,10 @@ class Fanout:
         legal: list[Action] | None = None,
     ) -> bytes:
         """``seat``'s encoded update now: its hand, drawn card and legal actions
-        (``legal``, when the caller has them already)."""
+        (``legal``, when the caller has them already); -1, the spectators':
+        none of them."""
+        if seat < 0:
+            return encoder.encode(-1, (), NONE, ())
         drawn = game.drawn_card if seat == game.current else NONE
         if legal is None:
             legal = game.legal_actions(seat)
@@ -163,7 +188,7 @@ class Fanout:
         """Every seat's update (and the spectators'): its view now, its legal
         actions, the deadline, every seat's status, the window's close.
         Returns the seats with a stream that may act now (legal actions)."""
-        encoder = self.encoder(game, deadline, closes)
+        encoder = None  # made when a log needs it (a match's table may have none)
         movers = []
         for seat in self.seats:
             if seat.log.max_messages:
@@ -171,10 +196,11 @@ class Fanout:
                 legal = game.legal_actions(i)
                 if legal:
                     movers.append(i)
+                encoder = encoder or self.encoder(game, deadline, closes)
                 seat.log.append_update(self.update_of(game, i, encoder, legal))
-            elif seat.index in self.local and game.legal_actions(seat.index):
-                movers.append(seat.index)  # played here: it reads the game itself
-        self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
+        if self.spectator_log.max_messages:
+            encoder = encoder or self.encoder(game, deadline, closes)
+            self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
         return movers
 
     # ------------------------------------------------------------ the wakes
@@ -192,6 +218,7 @@ class Fanout:
         wake = self._wakes[seat]
         if wake is None:
             wake = self._wakes[seat] = asyncio.Event()
+            self._streams = True
         return wake.wait()
 
     def notify(self) -> None:
@@ -205,6 +232,8 @@ class Fanout:
         """After a change every log got: wake the streams of the seats ``now``
         at once, the others' and the spectators' at the flush."""
         self.touch()
+        if not self._streams:  # no stream has waited here (a match's table): nobody to wake
+            return
         deferred = self._deferred
         deferred.update(range(-1, len(self.seats)))
         for i in now:
@@ -235,10 +264,10 @@ class Fanout:
             wake.clear()
 
 
-def _add_visible(log: StreamLog, seat: int, bodies: list[tuple[int, bytes]]) -> None:
-    """Append to ``seat``'s log (-1: the spectators') the encoded events of
-    ``bodies`` (audience, body) it may see: everyone's and its own."""
-    add = log.append_body
+def _add_visible(log: StreamLog, bodies: list[tuple[int, bytes]]) -> None:
+    """Append to ``log`` the encoded events of ``bodies`` (audience, body) its
+    seat (-1: the spectators) may see: everyone's and its own."""
+    add, seat = log.append_body, log.seat
     for audience, body in bodies:
         if audience in (EVERYONE, seat):
             add(body)

@@ -1,87 +1,154 @@
-"""A person's seat played in this process, without the wire: for a match
+"""People's seats played in this process, without the wire: for a match
 runner whose bots run beside its embedded server (``uno match``'s Python
 entrants).
 
-The bot sees exactly what a bot on the network sees through a bot loop that
-follows proto/README.md, section 7 (the SDK's ``run_bot`` is one), decided at
-the same points: every event
-its seat may see (``observe([event])``, in order, for a bot that observes),
-its view and legal actions after every change that leaves it some
-(``decide(view, legal)``), a refusal of its intent (and then a new decision
-on what it knows), nothing while an intent of its own is unanswered. The
-table is the same (seats, window, timers, record, refusals counted per
-seat); what goes is the encoding of the seat's updates, the stream, gRPC and
+Each bot sees exactly what a bot on the network sees through a bot loop
+that follows proto/README.md, section 7 (the SDK's ``run_bot`` is one),
+decided at the same points: every event its seat may see
+(``observe([event])``, in order, for a bot that observes), its view and
+legal actions after every change that leaves it some (``decide(view,
+legal)``), a refusal of its intent (and then a new decision on what it
+knows), nothing while an intent of its own is unanswered. The table is the
+same (seats, window, timers, record, refusals counted per seat); what goes
+is the encoding of the seats' updates (and of the spectators' log until a
+spectator comes: :meth:`.fanout.Fanout.unwatched`), the streams, gRPC and
 the SDK's decoding: the view and the legal actions are read from the game,
 the events and refusals come as game values (:class:`.fanout.LocalFeed`).
+
+A table's local seats are played by one task: after a change, each seat
+that may act decides in seat order, on the newest change, and the task
+waits for the table only when none of them can act (a window's close, a
+server bot's turn, the next round), so a game between bots of this process
+costs no switch between tasks a move.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from unoplay.game.messages import Refusal, TableState
-
-from .fanout import LocalFeed
+from unoplay.game.messages import TableState
 
 if TYPE_CHECKING:
+    from .seats import Seat
     from .table import Table
 
+#: Decisions a table's local seats make in a row before their task lets the
+#: event loop run (timers, other tables, the match's own tasks).
+DECISIONS_PER_TURN = 64
 
-async def play_local(
-    table: Table,
-    index: int,
-    bot: Any,
-    on_refusal: Callable[[Refusal, int], None] | None = None,
-) -> None:
-    """Play seat ``index`` of ``table`` (a person's, taken with
-    ``Lobby.join``) with ``bot`` until the game is over, the table closes or
-    this is cancelled; the seat counts as connected meanwhile (no stand-in).
-    ``on_refusal(refusal, in_row)`` is called with each refusal of the bot's
-    intents and how many it got in a row since it last decided on a new
-    change; what it (or the bot) raises ends the play."""
-    fanout = table.fanout
-    seat = table.seats[index]
-    fanout.close_log(seat)  # nobody reads it: no update is encoded for it
-    feed = fanout.local[index] = LocalFeed()
-    table.attach(seat)
-    observes = getattr(bot, "observes", False)
-    waiting = False  # an intent is out and unanswered
-    in_row = 0  # refusals since the bot last decided on a new change
-    seen = -1  # the table's version the bot last looked at
-    try:
+
+class BotRaised(Exception):
+    """A bot played by :class:`LocalSeats` raised: ``seat`` is its seat, the
+    bot's own exception is the ``__cause__``."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(f"the bot of seat {seat} raised")
+        self.seat = seat
+
+
+class LocalSeats:
+    """The seats of ``table`` played in this process (see the module
+    docstring), by one task (:attr:`task`) that runs until the game is over,
+    the table closes or it is cancelled; its seats count as connected
+    meanwhile (no stand-in). A bot's exception ends the task with
+    :class:`BotRaised`."""
+
+    def __init__(self, table: Table) -> None:
+        """Start the task (on the running loop); add seats with :meth:`add`."""
+        self.table = table
+        self.bots: dict[int, Any] = {}
+        self._seats: list[Seat] = []  # in seat order
+        self._order: list[int] = []  # their indices
+        self.task = asyncio.create_task(self._play())
+        self.task.add_done_callback(self._leave)
+
+    def add(self, index: int, bot: Any) -> None:
+        """Play seat ``index`` (a person's, taken with ``Lobby.join``) with ``bot``."""
+        table = self.table
+        fanout = table.fanout
+        seat = table.seats[index]
+        fanout.close_log(seat)  # nobody reads it: no update is encoded for it
+        if not table.spectators:
+            fanout.unwatched()
+        fanout.local.seats.add(index)
+        if getattr(bot, "observes", False):
+            fanout.local.events[index] = []
+        self._seats = sorted([*self._seats, seat], key=lambda s: s.index)
+        self._order = [s.index for s in self._seats]
+        self.bots[index] = bot
+        table.attach(seat)
+
+    async def stop(self) -> None:
+        """Cancel the task if it still runs, and wait for its end."""
+        self.task.cancel()
+        await asyncio.wait({self.task})
+
+    def _leave(self, _task: asyncio.Task[None]) -> None:
+        """The task ended (however): the seats are no longer played here."""
+        table = self.table
+        local = table.fanout.local
+        for seat in self._seats:
+            if table.seats[seat.index] is seat:
+                local.seats.discard(seat.index)
+                local.events.pop(seat.index, None)
+                table.detach(seat)
+
+    async def _play(self) -> None:
+        table = self.table
+        feed = table.fanout.local
+        bots = self.bots
+        finished, playing = TableState.FINISHED, TableState.PLAYING
+        waiting: set[int] = set()  # seats with an intent out and unanswered
+        seen = -1  # the table's version the bots last looked at
+        decisions = 0
         while True:
-            events, feed.events = feed.events, []
-            if observes:
-                for event in events:
-                    bot.observe([event])
-            decide = False
-            refusals, feed.refusals = feed.refusals, []
-            for refusal in refusals:
-                if waiting:
-                    in_row += 1
-                    if on_refusal is not None:
-                        on_refusal(refusal, in_row)
-                    waiting, decide = False, True
-            if refusals:  # let the others run (a watcher counting refusals) before
-                await asyncio.sleep(0)  # the bot decides again
-            if table.version != seen:
-                seen, in_row, waiting, decide = table.version, 0, False, True
-            game = table.game
-            if table.state is TableState.FINISHED or table.closing:
+            for index, events in feed.events.items():
+                if events:
+                    feed.events[index] = []
+                    for event in events:
+                        try:
+                            bots[index].observe([event])
+                        except Exception as err:
+                            raise BotRaised(index) from err
+            deciding: list[int] = []  # seats to decide: refused ones (a new change: all)
+            if feed.refused:
+                deciding = sorted(waiting.intersection(feed.refused))
+                waiting.difference_update(deciding)
+                feed.refused.clear()
+                await asyncio.sleep(0)  # a watcher counts refusals before they decide again
+            if table.state is finished or table.closing:
                 return
-            if decide and game is not None and table.state is TableState.PLAYING:
-                legal = game.legal_actions(index)
-                if legal and not game.is_round_over:
-                    action = bot.decide(game.view(index), legal)
-                    if action is not None:
-                        waiting = True
-                        table.act(index, action)
-                        continue  # its answer (a change, a refusal) may be here already
-            await fanout.wait_for_change(index)
-    finally:
-        if fanout.local.get(index) is feed:
-            del fanout.local[index]
-        if table.seats[index] is seat:
-            table.detach(seat)
+            if table.version != seen:
+                seen = table.version
+                waiting.clear()
+                deciding = self._order
+            game = table.game
+            acted = False
+            if deciding and game is not None and table.state is playing:
+                for index in deciding:
+                    if game.is_round_over:
+                        break
+                    legal = game.legal_actions(index)
+                    if not legal:
+                        continue
+                    view = game.view(index)
+                    try:
+                        action = bots[index].decide(view, legal)
+                    except Exception as err:
+                        raise BotRaised(index) from err
+                    if action is None:
+                        continue
+                    waiting.add(index)
+                    acted = True
+                    decisions += 1
+                    table.act(index, action)
+                    if table.version != seen:
+                        break  # a change: everyone decides again on it
+            if acted:  # its answer (a change, a refusal) is here already
+                if decisions >= DECISIONS_PER_TURN:
+                    decisions = 0
+                    await asyncio.sleep(0)
+                continue
+            decisions = 0
+            await table.wait_for_change()

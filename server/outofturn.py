@@ -39,6 +39,11 @@ class OutOfTurn:
         """The intents the open window holds, in arrival order (empty: no window)."""
         return tuple(self.window.held) if self.window is not None else ()
 
+    @property
+    def closes(self) -> float:
+        """When the open window closes (Unix seconds; 0.0: no window)."""
+        return self.window.closes if self.window is not None else 0.0
+
     def opens(self, events: Sequence[Event]) -> bool:
         """Does the change that made ``events`` open a window? Yes after a play
         that leaves its player catchable, or, under ``jump_in``, after any play

@@ -49,6 +49,11 @@ class LobbyError(Exception):
         super().__init__(message)
         self.kind = kind
 
+    @property
+    def status(self) -> str:
+        """The name of the gRPC status ``kind`` maps to ("INVALID_ARGUMENT", ...)."""
+        return "INVALID_ARGUMENT" if self.kind == "invalid" else self.kind.upper()
+
 
 _SPACES = re.compile(r" {2,}")
 

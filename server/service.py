@@ -58,15 +58,6 @@ log = logging.getLogger("unoplay.server")
 #: The server's channel options (keepalive policy, message size): see limits.py.
 KEEPALIVE_OPTIONS = SERVER_OPTIONS
 
-_STATUS = {
-    "invalid": grpc.StatusCode.INVALID_ARGUMENT,
-    "not_found": grpc.StatusCode.NOT_FOUND,
-    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
-    "failed_precondition": grpc.StatusCode.FAILED_PRECONDITION,
-    "resource_exhausted": grpc.StatusCode.RESOURCE_EXHAUSTED,
-    "out_of_range": grpc.StatusCode.OUT_OF_RANGE,
-    "unavailable": grpc.StatusCode.UNAVAILABLE,
-}
 UNDECODABLE = "a message of this stream could not be decoded"
 UNDECODABLE_REQUEST = "the request could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
@@ -78,7 +69,7 @@ _T = TypeVar("_T")
 
 
 async def _abort(context: Context, err: LobbyError) -> NoReturn:
-    await context.abort(_STATUS[err.kind], clip(str(err)))
+    await context.abort(grpc.StatusCode[err.status], clip(str(err)))
     raise AssertionError("abort returns no more")  # pragma: no cover
 
 
@@ -707,6 +698,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         except LobbyError as err:
             await _abort(context, err)
         table.spectators += 1
+        table.watched()
         try:
             try:
                 async for response in stream_log(

@@ -53,6 +53,16 @@ class StreamLog:
     def __len__(self) -> int:
         return self.next_seq - 1
 
+    def keep(self, max_messages: int, max_bytes: int) -> None:
+        """Keep up to ``max_messages`` messages and ``max_bytes`` of them
+        from now on; 0 drops every message kept (only the count goes on)."""
+        self.max_messages, self.max_bytes = max_messages, max_bytes
+        if not max_messages:
+            self._bodies.clear()
+            self.bytes = 0
+            self.first_seq = self.next_seq
+            self.update, self.update_seq = b"", 0
+
     def append(self, message: Message) -> int:
         """Add ``message``; returns its seq. Drops the oldest messages past the bounds."""
         if isinstance(message, Update):

@@ -444,10 +444,14 @@ class Table:
         self.seats_changed()
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
-            window = self.out_of_turn.window
-            encoder = self.fanout.encoder(game, self._deadline, window.closes if window else 0.0)
+            encoder = self.fanout.encoder(game, self._deadline, self.out_of_turn.closes)
             s.log.append_update(self.fanout.update_of(game, s.index, encoder))
         self.wake()
+
+    def watched(self) -> None:
+        """A spectator stream opens: a log kept for nobody is kept again (:meth:`.fanout.Fanout.watched`)."""
+        game = self.game if self.state is TableState.PLAYING else None
+        self.fanout.watched(game, self._deadline, self.out_of_turn.closes)
 
     def detach(self, seat: int | Seat) -> None:
         """A stream for ``seat`` closed; the seat is kept. When its last stream
@@ -513,44 +517,47 @@ class Table:
         (``actor``: the seat whose action caused them, -1 for the table)."""
         game = self.game
         assert game is not None
+        game_over, round_over = game.is_game_over, game.is_round_over
         self._version += 1
         self._deadline = 0.0
-        if not game.is_round_over and self.turn_seconds:
+        if not round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
         window = self.out_of_turn.opens(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
-        mistake = actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events)
         self.fanout.events(events)
-        for seat in self.seats:
-            i = seat.index
-            if not (mistake and i == actor):
-                seat.earned_updates += 1
-            player = seat.player
-            if player is not None and getattr(player, "observes", False):
-                self.bots.observe(i, player, visible(events, i))  # a bot that learns
-        movers = None
-        if self.out_of_turn.judging and not game.is_game_over:
-            self.out_of_turn.updates_due = closes  # written at the close, after its refusals
-        else:
-            movers = self.fanout.updates(game, self._deadline, closes)
         history = self.history
+        mistake = False  # the actor's own costly mistake: its update earns it nothing
         for e in events:
             if e.kind in RECEIVED_KINDS:
                 history.receive(int(e.kind), e.player, e.cards)
-        if game.is_game_over:
+            elif e.kind in SELF_PAID_KINDS:
+                mistake = actor >= 0
+        for seat in self.seats:
+            seat.earned_updates += 1
+            player = seat.bot if seat.bot is not None else seat.stand_in
+            if player is not None and getattr(player, "observes", False):
+                self.bots.observe(seat.index, player, visible(events, seat.index))  # it learns
+        if mistake:
+            self.seats[actor].earned_updates -= 1
+        movers = None
+        if self.out_of_turn.judging and not game_over:
+            self.out_of_turn.updates_due = closes  # written at the close, after its refusals
+        else:
+            movers = self.fanout.updates(game, self._deadline, closes)
+        if game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
             self._reveal()
             self.close()
-        if movers is None or actor < 0 or game.is_round_over:
+        if movers is None or actor < 0 or round_over:
             self.wake()  # a table's own change, a window's, a round's end: everyone
         else:
             movers.append(actor)
             self.fanout.notify_soon(movers)
-        if game.is_game_over:
+        if game_over:
             if self.on_finish:
                 self.on_finish(self)
-        elif game.is_round_over:
+        elif round_over:
             self.later(self.round_pause, self._next_round, self._version)
         else:
             if self.turn_seconds:  # one turn timer a table: the last change's

@@ -1,8 +1,9 @@
 """``uno bench --match``: the match runner's figures on this machine, in one run.
 
 * **Speed.** The same games (greedy against three randoms, official rules to
-  500, the same seeds) played by the engine alone with the same bots
-  (:func:`unoplay.game.bots.play_game`, one core: the limit), and by the
+  500: the match's deals, seating and bots' seeds) played by the engine alone
+  with the same bots (:func:`unoplay.game.bots.play_game`, one core: the
+  limit), and by the
   runner one at a time on one event loop (``--workers inline``) and by
   ``concurrency`` worker processes, each both ways: the Python entrants
   playing their seats in the worker's process (the default) and over gRPC
@@ -19,6 +20,7 @@
 
 from __future__ import annotations
 
+import statistics
 import sys
 import time
 from typing import IO, Any
@@ -28,10 +30,15 @@ from unoplay.game.rules import preset
 
 from .entrants import new_bot, parse_entrants
 from .runner import run_match
+from .schedule import make_schedule
 
 
 async def run_bench(
-    games: int = 40, concurrency: int = 2, interval_games: int = 400, seed: int = 1
+    games: int = 40,
+    concurrency: int = 2,
+    interval_games: int = 400,
+    seed: int = 1,
+    runs: int = 3,
 ) -> dict[str, Any]:
     """Both figures (see the module docstring) as a dict: ``speed`` (games;
     seconds and games/s of ``engine``, ``inline``, ``inline_network``,
@@ -39,26 +46,41 @@ async def run_bench(
     engine; ``wire_gain`` and ``wire_gain_concurrent``: in-process over
     network) and ``interval`` (``plain`` and ``duplicate``: win rate,
     interval and its width, as fractions; ``width_ratio`` duplicate/plain).
-    ``games`` and ``interval_games`` are numbers of games. Raises
-    ValueError for counts below 1 (as :func:`.runner.run_match`)."""
+    The engine and the inline runner are timed ``runs`` times, one after the
+    other (a busy machine slows both alike): theirs are the median run's
+    figures, and ``share_of_engine`` the median of the runs' shares
+    (``shares``: each run's). ``games`` and ``interval_games`` are numbers of
+    games. Raises ValueError for counts below 1 (as :func:`.runner.run_match`)."""
+    if runs < 1:
+        raise ValueError("runs must be 1 or more")
     field = parse_entrants("greedy,random,random,random")
     official = preset("official")
-    speed: dict[str, Any] = {"games": games, "concurrency": concurrency}
-    start = time.perf_counter()
-    for n in range(games):
-        bots = [new_bot(e.kind, seed + n * 16 + s, official) for s, e in enumerate(field)]
-        play_game(bots, official, seed=f"bench-{seed}-{n}")
-    seconds = time.perf_counter() - start
-    speed["engine"] = {"seconds": seconds, "games_per_second": games / seconds}
-    for name, options in (
-        ("inline", {"workers": "inline"}),
+    speed: dict[str, Any] = {"games": games, "concurrency": concurrency, "runs": runs}
+    specs = make_schedule([e.identity for e in field]).specs(games, seed)
+    engine_runs, inline_runs = [], []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for spec in specs:  # the match's games: its deals, seating and bots' seeds
+            bots = [
+                new_bot(field[e].kind, spec.bot_seed(s), official) for s, e in enumerate(spec.seats)
+            ]
+            play_game(bots, official, seed=str(spec.seed))
+        engine_runs.append(time.perf_counter() - start)
+        report = await run_match(field, games, seed, official, workers="inline")
+        inline_runs.append(report["elapsed"])
+    for name, times in (("engine", engine_runs), ("inline", inline_runs)):
+        seconds = statistics.median(times)
+        speed[name] = {"seconds": seconds, "games_per_second": games / seconds}
+    speed["shares"] = [e / i for e, i in zip(engine_runs, inline_runs, strict=True)]
+    others: tuple[tuple[str, dict[str, Any]], ...] = (
         ("inline_network", {"workers": "inline", "network": True}),
         ("concurrent", {"concurrency": concurrency, "workers": "processes"}),
         (
             "concurrent_network",
             {"concurrency": concurrency, "workers": "processes", "network": True},
         ),
-    ):
+    )
+    for name, options in others:
         report = await run_match(field, games, seed, official, **options)
         speed[name] = {
             "seconds": report["elapsed"],
@@ -66,7 +88,7 @@ async def run_bench(
             "most_running": report["most_running"],
         }
     rate = {name: run["games_per_second"] for name, run in speed.items() if isinstance(run, dict)}
-    speed["share_of_engine"] = rate["inline"] / rate["engine"]
+    speed["share_of_engine"] = statistics.median(speed["shares"])
     speed["wire_gain"] = rate["inline"] / rate["inline_network"]
     speed["wire_gain_concurrent"] = rate["concurrent"] / rate["concurrent_network"]
     pair = parse_entrants("greedy,random")
@@ -110,8 +132,10 @@ def print_bench(report: dict[str, Any], file: IO[str] | None = None) -> None:
             f"  {what:<42} {run['seconds']:7.1f} s  {run['games_per_second']:7.2f} games/s",
             file=out,
         )
+    shares = ", ".join(f"{share:.2f}" for share in speed["shares"])
     print(
-        f"  in-process share of the engine's games/s: {speed['share_of_engine']:.2f}; "
+        f"  in-process share of the engine's games/s: {speed['share_of_engine']:.2f} "
+        f"(median of {speed['runs']} runs: {shares}); "
         f"in-process over --network: x{speed['wire_gain']:.2f} inline, "
         f"x{speed['wire_gain_concurrent']:.2f} with --concurrency {speed['concurrency']}",
         file=out,

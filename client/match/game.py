@@ -24,7 +24,7 @@ import re
 import tempfile
 import time
 import traceback
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -34,12 +34,14 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
-from unoplay.server.localseat import play_local
+from unoplay.server.lobby import Lobby
+from unoplay.server.localseat import BotRaised, LocalSeats
 from unoplay.server.seats import BLAMELESS_REFUSALS
 from unoplay.server.settings import MAX_GAME_ACTIONS
 
 from ..sdk import Connection, ServerError, run_bot
 from . import procs
+from .embedded import EmbeddedLobby
 from .entrants import Entrant, new_bot
 from .result import ADJUDICATED, CRASHED, ERROR, FINISHED, VOID, GameResult
 from .schedule import GameSpec
@@ -84,6 +86,18 @@ class Setup:
     #: Python entrants play over gRPC even at an embedded server (--network);
     #: else they play their seats in this process (server/localseat.py)
     network: bool = False
+    #: each game's full record is packed for the results file (False: there
+    #: is none, --no-out, and the packing is saved)
+    records: bool = True
+
+    def in_process(self) -> bool:
+        """True when every game is played in the worker's process: a server
+        embedded there (no ``--server``), no ``--network``, no external
+        entrant. The embedded server then listens on no port: its lobby serves
+        the games directly."""
+        return (
+            self.server is None and not self.network and not any(e.external for e in self.entrants)
+        )
 
     def ruleset(self) -> RuleSet:
         """The rules of the match's tables."""
@@ -197,26 +211,26 @@ class BotSeat:
         cls,
         seat: int,
         entrant: Entrant,
-        conn: Connection,
+        conn: Connection | None,
         table_id: str,
         token: str,
         seed: int,
         rules: RuleSet,
         refusals: RefusalCount | None = None,
-        table: Any = None,
+        local: LocalSeats | None = None,
     ) -> BotSeat:
         """Seat ``entrant``'s bot, seeded ``seed``, for a table under ``rules``,
         on the table's stream (a task of this loop); ``refusals`` counts its
-        refused intents (None: the table does). With ``table`` (the table
-        itself, of a server in this process) the bot plays its seat there
-        without the wire (:func:`unoplay.server.localseat.play_local`),
-        seeing what it would see through the SDK."""
+        refused intents (None: the table does). With ``local`` (the table's
+        seats played by a server in this process) the bot plays its seat there
+        without the wire (:class:`unoplay.server.localseat.LocalSeats`, whose
+        task it shares), seeing what it would see through the SDK."""
         bot = TimedBot(new_bot(entrant.kind, seed, rules))
-        play: Coroutine[Any, Any, Any]
-        if table is not None:
-            play = play_local(table, seat, bot, on_refusal=refusals)
-        else:
-            play = run_bot(bot, conn.session(table_id, token), on_refusal=refusals)
+        if local is not None:
+            local.add(seat, bot.bot)  # (the table's record times it: no stopwatch)
+            return cls(seat, entrant, bot, local.task, refusals)
+        assert conn is not None
+        play = run_bot(bot, conn.session(table_id, token), on_refusal=refusals)
         return cls(seat, entrant, bot, asyncio.create_task(play), refusals)
 
     @property
@@ -226,10 +240,14 @@ class BotSeat:
 
     @property
     def error(self) -> BaseException | None:
-        """What the bot's task raised (None: nothing, or it still runs)."""
+        """What the bot's task raised (None: nothing, or it still runs); of a
+        task shared with other seats, what this seat's bot raised."""
         if not self.task.done() or self.task.cancelled():
             return None
-        return self.task.exception()
+        err = self.task.exception()
+        if isinstance(err, BotRaised):
+            return err.__cause__ if err.seat == self.seat else None
+        return err
 
     def failure(self) -> str | None:
         """Why the bot stopped before its game ended, in a few words: "raised
@@ -583,24 +601,36 @@ Watch = TableWatch | SpectatorWatch
 
 @dataclass
 class GameContext:
-    """A worker's means to play games: its connection, the server's address
-    (for external bots), the embedded server when there is one."""
+    """A worker's means to play games: its connection to the server (None:
+    every game is played in this process, :meth:`Setup.in_process`), the
+    server's address (for external bots), the embedded server's lobby when
+    there is one."""
 
     setup: Setup
-    conn: Connection
+    conn: Connection | None
     address: str
-    embedded: Any = None  #: the embedded :class:`unoplay.server.service.Server`, or None
+    embedded: Lobby | None = None  #: the lobby of the server embedded in this process
     worker: str = "local"
     rules: RuleSet = field(init=False)
+    #: whom the lobby calls go to: the embedded server's lobby itself
+    #: (:class:`.embedded.EmbeddedLobby`), or over gRPC (``conn``) to
+    #: ``--server`` or with ``--network``
+    lobby: Connection | EmbeddedLobby = field(init=False)
 
     def __post_init__(self) -> None:
         self.rules = self.setup.ruleset()
+        if self.embedded is not None and not self.setup.network:
+            self.lobby = EmbeddedLobby(self.embedded)
+        else:
+            assert self.conn is not None
+            self.lobby = self.conn
 
     def watch(self, table_id: str, seats: int) -> Watch:
         """A watch of the table: the table itself when the server is embedded here, else a spectator
         stream."""
         if self.embedded is not None:
-            return TableWatch(self.embedded.lobby.get(table_id), self.setup)
+            return TableWatch(self.embedded.get(table_id), self.setup)
+        assert self.conn is not None
         return SpectatorWatch(self.conn, table_id, seats)
 
 
@@ -701,14 +731,15 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
         attempt=spec.attempt,
         started_at=time.time(),
     )
-    conn = ctx.conn
+    conn, lobby = ctx.conn, ctx.lobby
     title = f"match {spec.seed}" + (f" r{spec.rotation}" if spec.rotation else "")
     players: list[Player] = []
     tokens: list[str] = []
     watch: Watch | None = None
+    local: LocalSeats | None = None
     over = False
     try:
-        table = await conn.create_table(
+        table = await lobby.create_table(
             seats=n,
             rules=ctx.rules,
             title=title,
@@ -720,13 +751,12 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
         )
         result.table_id = table.table_id
         for seat, e in enumerate(spec.seats):
-            joined = await conn.join_table(table.table_id, entrants[e].name, seat=seat)
+            joined = await lobby.join_table(table.table_id, entrants[e].name, seat=seat)
             tokens.append(joined.seat_token)
         watch = ctx.watch(table.table_id, n)
         await watch.open()
-        local_table = None  # Python entrants at a server in this process: no wire
         if ctx.embedded is not None and not setup.network:
-            local_table = ctx.embedded.lobby.get(table.table_id)
+            local = LocalSeats(ctx.embedded.get(table.table_id))  # no wire
         for seat, e in enumerate(spec.seats):
             entrant = entrants[e]
             if entrant.external:
@@ -768,7 +798,7 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                             spec.bot_seed(seat),
                             ctx.rules,
                             RefusalCount(setup) if ctx.embedded is None else None,
-                            local_table,
+                            local,
                         )
                     )
                 except Exception as err:  # a bot of one's own that cannot be made
@@ -790,7 +820,7 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             await _until_or_failure(connected, players, setup.connect_timeout, watch)
         finally:
             connected.cancel()
-        await conn.start_game(table.table_id, tokens[0])
+        await lobby.start_game(table.table_id, tokens[0])
         start = time.monotonic()
         if spec.fault == "exit-worker":  # tests: a worker lost in the middle of a game
             os._exit(3)
@@ -844,14 +874,16 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
     finally:
         for player in players:
             await player.stop()
+        if local is not None:  # (it may have no seat yet)
+            await local.stop()
         if watch is not None:
             _refusals(result, watch, players)
-            result.packed_record = watch.record()
+            result.packed_record = watch.record() if setup.records else None
             await watch.close()
         if not over and tokens:  # abandoned: the server's bots play the seats out
             for token in tokens:
                 with contextlib.suppress(ServerError, TimeoutError, asyncio.CancelledError):
-                    await asyncio.wait_for(conn.leave_table(result.table_id, token), 5.0)
+                    await asyncio.wait_for(lobby.leave_table(result.table_id, token), 5.0)
     return result
 
 

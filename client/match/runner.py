@@ -391,6 +391,7 @@ async def run_match(
         log_dir=str(log_dir) if log_dir else None,
         sys_path=tuple(p for p in sys.path if p),
         network=network,
+        records=out is not None,
     )
     if log_dir:
         Path(log_dir).mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,6 @@
-"""A worker: plays the games it is handed, one at a time, each over gRPC
-against its own embedded server (or the match's ``--server``).
+"""A worker: plays the games it is handed, one at a time, at its own
+embedded server (its Python entrants in its process, the others over gRPC)
+or at the match's ``--server`` (over gRPC).
 
 It runs in the runner's process (:class:`GameRunner` on the runner's event
 loop, for one game at a time), in a worker process of its own (``python -m
@@ -44,12 +45,15 @@ FINISHED_TTL = 5.0
 
 class GameRunner:
     """Plays games for one worker: an embedded server (unless the setup names
-    one) and one connection, made on the running event loop."""
+    one) and one connection, made on the running event loop. When every game
+    is played in this process (:meth:`.game.Setup.in_process`) the embedded
+    server is its lobby alone: no port, no connection."""
 
     def __init__(self, setup: Setup, worker: str = "local") -> None:
         self.setup = setup
         self.worker = worker
         self.server: Any = None
+        self.lobby: Any = None  # the embedded server's lobby
         self.ctx: GameContext | None = None
 
     async def start(self) -> None:
@@ -57,23 +61,29 @@ class GameRunner:
         for path in reversed(self.setup.sys_path):  # bots of one's own import as in the runner
             if path not in sys.path:
                 sys.path.insert(0, path)
-        address = self.setup.server
-        if address is None:
+        address = self.setup.server or ""
+        conn = None
+        if not address:
             from unoplay.server.limits import Limits
+            from unoplay.server.lobby import Lobby
             from unoplay.server.service import start_server
 
             limits = dataclasses.replace(Limits(), finished_ttl=FINISHED_TTL)
-            self.server = await start_server("127.0.0.1", 0, limits=limits)
-            address = self.server.address
-        conn = Connection(address)
-        try:
-            await conn.wait_ready()
-        except BaseException:
-            await conn.close()
-            if self.server is not None:
-                await self.server.stop(None)
-            raise
-        self.ctx = GameContext(self.setup, conn, address, self.server, self.worker)
+            if self.setup.in_process():
+                self.lobby = Lobby(limits=limits)
+            else:
+                self.server = await start_server("127.0.0.1", 0, limits=limits)
+                self.lobby = self.server.lobby
+                address = self.server.address
+        if address:
+            conn = Connection(address)
+            try:
+                await conn.wait_ready()
+            except BaseException:
+                await conn.close()
+                await self.close()
+                raise
+        self.ctx = GameContext(self.setup, conn, address, self.lobby, self.worker)
 
     async def play(self, spec: GameSpec) -> GameResult:
         """Play one game (see :func:`.game.play_game`)."""
@@ -85,11 +95,14 @@ class GameRunner:
     async def close(self) -> None:
         """Close the connection and stop the embedded server."""
         if self.ctx is not None:
-            await self.ctx.conn.close()
+            if self.ctx.conn is not None:
+                await self.ctx.conn.close()
             self.ctx = None
         if self.server is not None:
             await self.server.stop(None)
-            self.server = None
+        elif self.lobby is not None:
+            self.lobby.shut_down()
+        self.server = self.lobby = None
 
 
 def _write(message: dict[str, Any]) -> None:

@@ -120,8 +120,10 @@ def action_id(action: Action) -> int:
     return _SIMPLE_IDS[kind]
 
 
+@lru_cache(maxsize=16384)
 def action_from_id(ident: int) -> Action | None:
-    """The engine action with wire id ``ident``, or None if no action has it."""
+    """The engine action with wire id ``ident``, or None if no action has it
+    (one shared value per id: actions are immutable)."""
     if ident >= _MULTI_BASE:
         rest, target = divmod(ident - _MULTI_BASE, 11)
         rest, uno = divmod(rest, 2)
