@@ -105,10 +105,11 @@ class Fanout:
         self.spectator_log.append(message)
 
     def unwatched(self) -> None:
-        """Keep no spectators' log, only its count, until a spectator stream
-        opens (:meth:`watched`): for a table whose seats are played in this
-        process (a match's), where it would be encoded for nobody. A spectator
-        who comes starts from an update of then."""
+        """Keep no spectators' log until a spectator stream opens
+        (:meth:`watched`): for a table whose seats are played in this process
+        (a match's), where it would be encoded for nobody. A spectator who
+        comes starts from an update of then, numbered on from the log's last
+        message kept or counted (the changes meanwhile have no number)."""
         self.spectator_log.keep(0, 0)
 
     def watched(self, game: GameState | None, deadline: float, closes: float) -> None:
