@@ -19,12 +19,14 @@ A table's local seats are played by one task: after a change, each seat
 that may act decides in seat order, on the newest change, and the task
 waits for the table only when none of them can act (a window's close, a
 server bot's turn, the next round), so a game between bots of this process
-costs no switch between tasks a move.
+costs no switch between tasks a move (it lets the loop run every
+:data:`YIELD_AFTER` seconds).
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
@@ -33,9 +35,11 @@ if TYPE_CHECKING:
     from .seats import Seat
     from .table import Table
 
-#: Decisions a table's local seats make in a row before their task lets the
-#: event loop run (timers, other tables, the match's own tasks).
-DECISIONS_PER_TURN = 64
+#: Seconds a table's local seats may decide in a row before their task lets
+#: the event loop run (timers, other tables, the match's own tasks). At a
+#: table with a seat played over the network it lets it run after every
+#: move, so that intents already received are taken before the next one.
+YIELD_AFTER = 0.01
 
 
 class BotRaised(Exception):
@@ -101,7 +105,7 @@ class LocalSeats:
         finished, playing = TableState.FINISHED, TableState.PLAYING
         waiting: set[int] = set()  # seats with an intent out and unanswered
         seen = -1  # the table's version the bots last looked at
-        decisions = 0
+        ran = time.perf_counter()  # when the loop last ran
         while True:
             for index, events in feed.events.items():
                 if events:
@@ -141,14 +145,14 @@ class LocalSeats:
                         continue
                     waiting.add(index)
                     acted = True
-                    decisions += 1
                     table.act(index, action)
                     if table.version != seen:
                         break  # a change: everyone decides again on it
             if acted:  # its answer (a change, a refusal) is here already
-                if decisions >= DECISIONS_PER_TURN:
-                    decisions = 0
+                now = time.perf_counter()
+                if now - ran >= YIELD_AFTER or len(self._order) < len(table.seats):
                     await asyncio.sleep(0)
+                    ran = now
                 continue
-            decisions = 0
             await table.wait_for_change()
+            ran = time.perf_counter()
