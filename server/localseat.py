@@ -16,7 +16,11 @@ the SDK's decoding: the view and the legal actions are read from the game,
 the events and refusals come as game values (:class:`.fanout.LocalFeed`).
 
 A table's local seats are played by one task: after a change, each seat
-that may act decides in seat order, on the newest change, and the task
+that may act decides on it in the order the engine's own loop asks them
+(:func:`unoplay.game.bots.play_game`: those that may act out of turn, in seat
+order from the one after the player to move, then the player to move), and
+a change made by one makes the others decide again on it; so a game of
+deterministic bots of this process is the engine's game exactly. The task
 waits for the table only when none of them can act (a window's close, a
 server bot's turn, the next round), so a game between bots of this process
 costs no switch between tasks a move (it lets the loop run every
@@ -62,8 +66,9 @@ class LocalSeats:
         """Start the task (on the running loop); add seats with :meth:`add`."""
         self.table = table
         self.bots: dict[int, Any] = {}
-        self._seats: list[Seat] = []  # in seat order
-        self._order: list[int] = []  # their indices
+        self._seats: list[Seat] = []
+        #: the seats' indices in the order they decide, by the player to move
+        self._orders: list[list[int]] = []
         self.task = asyncio.create_task(self._play())
         self.task.add_done_callback(self._leave)
 
@@ -78,9 +83,13 @@ class LocalSeats:
         fanout.local.seats.add(index)
         if getattr(bot, "observes", False):
             fanout.local.events[index] = []
-        self._seats = sorted([*self._seats, seat], key=lambda s: s.index)
-        self._order = [s.index for s in self._seats]
+        self._seats.append(seat)
         self.bots[index] = bot
+        n = len(table.seats)  # by the player to move: the order they decide in
+        self._orders = [
+            [i for i in ((current + k) % n for k in range(1, n + 1)) if i in self.bots]
+            for current in range(n)
+        ]
         table.attach(seat)
 
     async def stop(self) -> None:
@@ -123,11 +132,14 @@ class LocalSeats:
                 await asyncio.sleep(0)  # a watcher counts refusals before they decide again
             if table.state is finished or table.closing:
                 return
+            game = table.game
             if table.version != seen:
                 seen = table.version
                 waiting.clear()
-                deciding = self._order
-            game = table.game
+                deciding = self._orders[game.current] if game is not None else []
+            elif len(deciding) > 1 and game is not None:  # refused ones, in that order too
+                order = self._orders[game.current]
+                deciding = sorted(deciding, key=order.index)
             acted = False
             if deciding and game is not None and table.state is playing:
                 for index in deciding:
@@ -150,7 +162,7 @@ class LocalSeats:
                         break  # a change: everyone decides again on it
             if acted:  # its answer (a change, a refusal) is here already
                 now = time.perf_counter()
-                if now - ran >= YIELD_AFTER or len(self._order) < len(table.seats):
+                if now - ran >= YIELD_AFTER or len(self.bots) < len(table.seats):
                     await asyncio.sleep(0)
                     ran = now
                 continue

@@ -1,9 +1,9 @@
 """``uno bench --match``: the match runner's figures on this machine, in one run.
 
 * **Speed.** The same games (greedy against three randoms, official rules to
-  500: the match's deals, seating and bots' seeds) played by the engine alone
-  with the same bots (:func:`unoplay.game.bots.play_game`, one core: the
-  limit), and by the
+  500: the match's deals, seating and bots' seeds; in process, action for
+  action the same) played by the engine alone with the same bots
+  (:func:`unoplay.game.bots.play_game`, one core: the limit), and by the
   runner one at a time on one event loop (``--workers inline``) and by
   ``concurrency`` worker processes, each both ways: the Python entrants
   playing their seats in the worker's process (the default) and over gRPC
@@ -26,6 +26,7 @@ import time
 from typing import IO, Any
 
 from unoplay.game.bots import play_game
+from unoplay.game.deals import game_seed
 from unoplay.game.rules import preset
 
 from .entrants import new_bot, parse_entrants
@@ -64,7 +65,7 @@ async def run_bench(
             bots = [
                 new_bot(field[e].kind, spec.bot_seed(s), official) for s, e in enumerate(spec.seats)
             ]
-            play_game(bots, official, seed=str(spec.seed))
+            play_game(bots, official, seed=game_seed(str(spec.seed), 1))  # the table's first
         engine_runs.append(time.perf_counter() - start)
         report = await run_match(field, games, seed, official, workers="inline")
         inline_runs.append(report["elapsed"])

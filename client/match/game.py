@@ -199,12 +199,14 @@ class BotSeat:
         bot: TimedBot,
         task: asyncio.Task[Any],
         refusals: RefusalCount | None = None,
+        local: bool = False,
     ) -> None:
         self.seat = seat
         self.entrant = entrant
         self.bot = bot
         self.task = task
         self.refusals = refusals  #: counted here (a remote server), or None (by the table)
+        self.local = local  #: played in this process (the task is its table's LocalSeats')
 
     @classmethod
     def start(
@@ -228,7 +230,7 @@ class BotSeat:
         bot = TimedBot(new_bot(entrant.kind, seed, rules))
         if local is not None:
             local.add(seat, bot.bot)  # (the table's record times it: no stopwatch)
-            return cls(seat, entrant, bot, local.task, refusals)
+            return cls(seat, entrant, bot, local.task, refusals, local=True)
         assert conn is not None
         play = run_bot(bot, conn.session(table_id, token), on_refusal=refusals)
         return cls(seat, entrant, bot, asyncio.create_task(play), refusals)
@@ -260,7 +262,10 @@ class BotSeat:
             return str(err)
         if isinstance(err, ServerError):
             return f"lost its stream: {err}"
-        return "raised " + traceback.format_exception_only(err)[-1].strip()
+        what = traceback.format_exception_only(err)[-1].strip()
+        if isinstance(self.task.exception(), BotRaised) or not self.local:
+            return "raised " + what
+        return f"could not be played in this process: the server raised {what}"
 
     def tail(self) -> str:
         """The end of the traceback of what the bot raised ("" if nothing)."""

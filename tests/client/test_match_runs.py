@@ -781,3 +781,70 @@ async def test_python_entrants_play_the_same_games_without_the_wire(tmp_path, ru
             wired.status,
         )
         assert local.received == wired.received
+
+
+class _Recorded:
+    """A bot that notes every action it answers (all are applied: the engine's
+    loop raises on an illegal one)."""
+
+    def __init__(self, bot, seat, moves):
+        self.bot, self.seat, self.moves = bot, seat, moves
+        self.observes = bot.observes
+
+    def observe(self, events):
+        self.bot.observe(events)
+
+    def decide(self, view, legal):
+        action = self.bot.decide(view, legal)
+        if action is not None:
+            self.moves.append((self.seat, action))
+        return action
+
+
+@pytest.mark.parametrize(
+    ("bots", "rules_name"),
+    [
+        ("greedy,random,random,random", "official"),
+        ("greedy,random,random,random", "house"),
+        ("greedy,greedy,random", "official"),
+    ],
+)
+async def test_python_entrants_play_the_engines_own_games(tmp_path, bots, rules_name):
+    """In the worker's process a table's Python entrants decide in the order
+    the engine's own loop asks them (server/localseat.py): a match of
+    deterministic bots, races and all (catches, the house rules' jump-ins,
+    no window), is the games `unoplay.game.bots.play_game` plays with the
+    same deals and bots' seeds, action for action; and so the same on every
+    run."""
+    from unoplay.client.match.entrants import new_bot
+    from unoplay.client.match.store import MatchStore
+    from unoplay.game.bots import play_game
+    from unoplay.game.deals import game_seed
+
+    entrants = parse_entrants(bots)
+    rules = preset(rules_name)
+    games, seed = 8, 17
+    engine = []
+    for spec in make_schedule([e.identity for e in entrants]).specs(games, seed):
+        moves: list = []
+        players = [
+            _Recorded(new_bot(entrants[e].kind, spec.bot_seed(s), rules), s, moves)
+            for s, e in enumerate(spec.seats)
+        ]
+        play_game(players, rules, seed=game_seed(str(spec.seed), 1))  # a table's first game
+        engine.append(moves)
+    out = tmp_path / "m.sqlite3"
+    report = await asyncio.wait_for(
+        run_match(entrants, games, seed, rules, workers="inline", out=out), WAIT
+    )
+    assert report["played"] == games
+    store = MatchStore(out)
+    try:
+        match_id = store.latest()
+        assert match_id is not None
+        for index, moves in enumerate(engine):
+            record = store.game_record(match_id, index)
+            assert record is not None and len(moves) > 50
+            assert list(record.actions) == moves, f"game {index}"
+    finally:
+        store.close()
