@@ -22,6 +22,7 @@ from collections.abc import Coroutine, Iterable, Sequence
 from typing import Any, Literal
 
 from unoplay.game.actions import NONE, Action
+from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, visible
 from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
@@ -112,16 +113,25 @@ class Fanout:
         message kept or counted (the changes meanwhile have no number)."""
         self.spectator_log.keep(0, 0)
 
-    def watched(self, game: GameState | None, deadline: float, closes: float) -> None:
+    def watched(
+        self,
+        game: GameState | None,
+        deadline: float,
+        closes: float,
+        reveal: DealReveal | None = None,
+    ) -> None:
         """A spectator stream opens: a log kept nothing since :meth:`unwatched`
         keeps messages again, starting with the spectators' update of ``game``
-        now (None: no game in play); ``deadline`` and ``closes`` as :meth:`updates`."""
+        now (None: no game yet) and, for a game over, its ``reveal``;
+        ``deadline`` and ``closes`` as :meth:`updates`."""
         log = self.spectator_log
         if log.max_messages:
             return
         log.keep(self.limits.log_messages, self.limits.log_bytes)
         if game is not None:
             log.append_update(self.update_of(game, -1, self.encoder(game, deadline, closes)))
+        if reveal is not None:
+            log.append(reveal)
 
     def events(self, events: Sequence[Event]) -> None:
         """Append each of ``events`` to the logs of those who may see it

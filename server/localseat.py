@@ -34,6 +34,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
+from unoplay.wire import action_from_id, action_id
 
 if TYPE_CHECKING:
     from .seats import Seat
@@ -116,7 +117,13 @@ class LocalSeats:
         seen = -1  # the table's version the bots last looked at
         ran = time.perf_counter()  # when the loop last ran
         while True:
-            for index, events in feed.events.items():
+            deciding: list[int] = []  # seats to decide: refused ones (a new change: all)
+            if feed.refused:
+                await asyncio.sleep(0)  # a watcher counts refusals before they decide again
+                deciding = [i for i in waiting if i in feed.refused]
+                waiting.difference_update(deciding)
+                feed.refused.clear()
+            for index, events in feed.events.items():  # then every event, first
                 if events:
                     feed.events[index] = []
                     for event in events:
@@ -124,20 +131,16 @@ class LocalSeats:
                             bots[index].observe([event])
                         except Exception as err:
                             raise BotRaised(index) from err
-            deciding: list[int] = []  # seats to decide: refused ones (a new change: all)
-            if feed.refused:
-                deciding = sorted(waiting.intersection(feed.refused))
-                waiting.difference_update(deciding)
-                feed.refused.clear()
-                await asyncio.sleep(0)  # a watcher counts refusals before they decide again
             if table.state is finished or table.closing:
                 return
             game = table.game
-            if table.version != seen:
+            if game is None or not self._orders:
+                deciding = []
+            elif table.version != seen:
                 seen = table.version
                 waiting.clear()
-                deciding = self._orders[game.current] if game is not None else []
-            elif len(deciding) > 1 and game is not None:  # refused ones, in that order too
+                deciding = self._orders[game.current]
+            elif len(deciding) > 1:  # refused ones, in that order too
                 order = self._orders[game.current]
                 deciding = sorted(deciding, key=order.index)
             acted = False
@@ -151,13 +154,21 @@ class LocalSeats:
                     view = game.view(index)
                     try:
                         action = bots[index].decide(view, legal)
+                        if action is None:
+                            continue
+                        # as the SDK sends it: its wire id (an int is one already)
+                        ident = action if isinstance(action, int) else action_id(action)
                     except Exception as err:
                         raise BotRaised(index) from err
-                    if action is None:
-                        continue
                     waiting.add(index)
                     acted = True
-                    table.act(index, action)
+                    known = action_from_id(ident)  # as the service reads it
+                    if known is None:
+                        table.refuse_intent(
+                            index, "unknown_action_id", f"no action has id {ident}", ident
+                        )
+                    else:
+                        table.act(index, known, ident)
                     if table.version != seen:
                         break  # a change: everyone decides again on it
             if acted:  # its answer (a change, a refusal) is here already

@@ -450,8 +450,8 @@ class Table:
 
     def watched(self) -> None:
         """A spectator stream opens: a log kept for nobody is kept again (:meth:`.fanout.Fanout.watched`)."""
-        game = self.game if self.state is TableState.PLAYING else None
-        self.fanout.watched(game, self._deadline, self.out_of_turn.closes)
+        over = self.deal if self.state is TableState.FINISHED else None
+        self.fanout.watched(self.game, self._deadline, self.out_of_turn.closes, over)
 
     def detach(self, seat: int | Seat) -> None:
         """A stream for ``seat`` closed; the seat is kept. When its last stream

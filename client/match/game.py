@@ -760,7 +760,11 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             tokens.append(joined.seat_token)
         watch = ctx.watch(table.table_id, n)
         await watch.open()
-        if ctx.embedded is not None and not setup.network:
+        if (
+            ctx.embedded is not None
+            and not setup.network
+            and not all(entrants[e].external for e in spec.seats)
+        ):
             local = LocalSeats(ctx.embedded.get(table.table_id))  # no wire
         for seat, e in enumerate(spec.seats):
             entrant = entrants[e]

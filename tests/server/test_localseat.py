@@ -125,3 +125,55 @@ async def test_a_bot_that_raises_ends_the_play_naming_its_seat(server, seats):
     assert err.value.seat == failing and isinstance(err.value.__cause__, ZeroDivisionError)
     assert table.state is TableState.PLAYING  # the game itself is left as it was
     assert not table.seats[failing].connected  # its seat let go: the stand-in plays on
+
+
+class Junk:
+    """A bot of one's own that answers what is not an action: a string, or
+    the wire id of no action at all."""
+
+    observes = False
+
+    def __init__(self, answer) -> None:
+        self.answer = answer
+
+    def decide(self, view, legal):
+        return self.answer
+
+
+async def test_an_answer_that_is_not_an_action_is_the_bots_fault(server):
+    table, (first, second) = _table(server)
+    local = LocalSeats(table)
+    local.add(first, make_bot("greedy", seed=1))
+    local.add(second, Junk("draw"))
+    table.start()
+    with pytest.raises(BotRaised) as err:
+        await asyncio.wait_for(local.task, WAIT)
+    assert err.value.seat == second and isinstance(err.value.__cause__, AttributeError)
+
+
+async def test_an_unknown_action_id_is_refused_as_over_the_wire(server):
+    table, (first, second) = _table(server)
+    local = LocalSeats(table)
+    local.add(first, Junk(999_999))  # no action has this id: refused, asked again
+    local.add(second, make_bot("random", seed=2))
+    table.start()
+    seat = table.seats[first]
+    while seat.refusals < 5:  # the bot is asked again after every refusal
+        await asyncio.wait_for(table.wait_for_change(), WAIT)
+    assert seat.last_refusal == "unknown_action_id: no action has id 999999"
+    await local.stop()
+
+
+async def test_a_spectator_who_comes_after_the_end_sees_the_result(server, conn):
+    table, (first, second) = _table(server)
+    local = LocalSeats(table)
+    local.add(first, make_bot("greedy", seed=1))
+    local.add(second, make_bot("random", seed=2))
+    table.start()
+    await asyncio.wait_for(local.task, WAIT)
+    watch = conn.spectate(table.table_id)
+    received = [m async for m in watch]
+    final, reveal = (m.message for m in received)
+    assert isinstance(final, Update) and final.view.scores == table.game.scores
+    assert isinstance(reveal, DealReveal) and reveal == table.deal
+    assert watch.state.game_over
