@@ -321,6 +321,14 @@ class Lobby:
             )
         return table, table.join(name, wanted, holder=holder_of(name, _scope(client)))
 
+    def close_table(self, table_id: str) -> None:
+        """Stop a table's game where it stands and drop the table: its creator
+        gave it up (``uno match``'s abandoned game at its embedded server).
+        Its streams end as at a shutdown. Raises LobbyError("not_found")."""
+        table = self.get(table_id)
+        table.shut_down()
+        self._drop(table)
+
     def close(self) -> None:
         """Cancel every table's timers."""
         for table in self.tables.values():

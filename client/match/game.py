@@ -36,7 +36,7 @@ from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
 from unoplay.server.lobby import Lobby
 from unoplay.server.localseat import BotRaised, LocalSeats
-from unoplay.server.seats import BLAMELESS_REFUSALS
+from unoplay.server.seats import BLAMELESS_REFUSALS, LobbyError
 from unoplay.server.settings import MAX_GAME_ACTIONS
 
 from ..sdk import Connection, ServerError, run_bot
@@ -889,7 +889,10 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             _refusals(result, watch, players)
             result.packed_record = watch.record() if setup.records else None
             await watch.close()
-        if not over and tokens:  # abandoned: the server's bots play the seats out
+        if not over and tokens and ctx.embedded is not None:  # abandoned, at our own server:
+            with contextlib.suppress(LobbyError):  # stopped where it stands
+                ctx.embedded.close_table(result.table_id)
+        elif not over and tokens:  # abandoned: the server's bots play the seats out
             for token in tokens:
                 with contextlib.suppress(ServerError, TimeoutError, asyncio.CancelledError):
                     await asyncio.wait_for(lobby.leave_table(result.table_id, token), 5.0)

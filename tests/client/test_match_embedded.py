@@ -89,3 +89,31 @@ async def test_a_worker_listens_only_when_a_game_needs_the_network(network, seat
     finally:
         await runner.close()
     assert runner.server is None and runner.lobby is None
+
+
+async def test_an_abandoned_game_at_the_embedded_server_is_stopped_not_played_out(tmp_path):
+    """A forfeited game's table is closed and dropped at once: the server's
+    stand-ins do not play it out beside the worker's next game."""
+    from unoplay.client.match.schedule import make_schedule
+    from unoplay.game.rules import preset as rules_preset
+
+    bots = tmp_path / "illegal.py"
+    bots.write_text(
+        "from unoplay.game.actions import Action, ActionKind\n"
+        "class Illegal:\n"
+        "    def __init__(self, seed=None): pass\n"
+        "    def decide(self, view, legal):\n"
+        "        card = next(c for c in range(108) if c not in view.hand)\n"
+        "        return Action(ActionKind.PLAY, card, -1, False, -1)\n"
+    )
+    entrants = parse_entrants(f"greedy,{bots}:Illegal")
+    setup = Setup(tuple(entrants), rules_preset("official").to_dict())
+    runner = GameRunner(setup)
+    await runner.start()
+    try:
+        spec = make_schedule([e.identity for e in entrants]).spec(0, 5)
+        result = await runner.play(spec)
+        assert result.status == "void" and "forfeited" in result.reason
+        assert runner.lobby.tables == {}  # closed and dropped, not left to the stand-ins
+    finally:
+        await runner.close()
