@@ -21,6 +21,7 @@ from unoplay.wire import action_from_id, action_id
 #: The sources of an action, by their code in the record.
 SOURCES = ("player", "bot", "stand_in", "timer")
 _SOURCE_CODE = {name: code for code, name in enumerate(SOURCES)}
+_SERVER_CODES = (bytes((_SOURCE_CODE["timer"],)), bytes((_SOURCE_CODE["stand_in"],)))
 
 
 class History:
@@ -63,6 +64,11 @@ class History:
 
     def __len__(self) -> int:
         return len(self._ids)
+
+    def server_made(self) -> bool:
+        """True when the timer or a stand-in made an action of this game."""
+        sources = self._sources
+        return _SERVER_CODES[0] in sources or _SERVER_CODES[1] in sources
 
     def __iter__(self) -> Iterator[tuple[int, Action]]:
         odd = self._odd

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
@@ -63,9 +64,13 @@ class LocalSeats:
     meanwhile (no stand-in). A bot's exception ends the task with
     :class:`BotRaised`."""
 
-    def __init__(self, table: Table) -> None:
-        """Start the task (on the running loop); add seats with :meth:`add`."""
+    def __init__(self, table: Table, halt: Callable[[], bool] | None = None) -> None:
+        """Start the task (on the running loop); add seats with :meth:`add`.
+        ``halt`` is asked after every refusal: True ends the task, the bots
+        asked nothing more (a match's forfeit for illegal actions: the count
+        stops where its limit was passed)."""
         self.table = table
+        self.halt = halt
         self.bots: dict[int, Any] = {}
         self._seats: list[Seat] = []
         #: the seats' indices in the order they decide, by the player to move
@@ -92,6 +97,11 @@ class LocalSeats:
             for current in range(n)
         ]
         table.attach(seat)
+
+    def _alone(self) -> bool:
+        """True when every seat of the table is played here: nothing else can
+        move it on (but its timers)."""
+        return len(self.bots) == len(self.table.seats)
 
     async def stop(self) -> None:
         """Cancel the task if it still runs, and wait for its end."""
@@ -120,6 +130,8 @@ class LocalSeats:
             deciding: list[int] = []  # seats to decide: refused ones (a new change: all)
             if feed.refused:
                 await asyncio.sleep(0)  # a watcher counts refusals before they decide again
+                if self.halt is not None and self.halt():
+                    return
                 deciding = [i for i in waiting if i in feed.refused]
                 waiting.difference_update(deciding)
                 feed.refused.clear()
@@ -144,6 +156,7 @@ class LocalSeats:
                 order = self._orders[game.current]
                 deciding = sorted(deciding, key=order.index)
             acted = False
+            passed = -1  # the player to move, if it answered no action
             if deciding and game is not None and table.state is playing:
                 for index in deciding:
                     if game.is_round_over:
@@ -155,6 +168,8 @@ class LocalSeats:
                     try:
                         action = bots[index].decide(view, legal)
                         if action is None:
+                            if index == game.current:
+                                passed = index
                             continue
                         # as the SDK sends it: its wire id (an int is one already)
                         ident = action if isinstance(action, int) else action_id(action)
@@ -171,9 +186,14 @@ class LocalSeats:
                         table.act(index, known, ident)
                     if table.version != seen:
                         break  # a change: everyone decides again on it
+            if not acted and passed >= 0 and self._alone() and not table.turn_seconds:
+                raise BotRaised(passed) from ValueError(
+                    "answered no action on its own turn, at a table with no turn timer "
+                    "(uno match --move-time): the game could not go on"
+                )
             if acted:  # its answer (a change, a refusal) is here already
                 now = time.perf_counter()
-                if now - ran >= YIELD_AFTER or len(self.bots) < len(table.seats):
+                if now - ran >= YIELD_AFTER or not self._alone():
                     await asyncio.sleep(0)
                     ran = now
                 continue

@@ -109,7 +109,8 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Python entrants play over gRPC even at the embedded server (to test the "
         "server itself; default: they play their seats in the worker's process, "
-        "without the wire, the same games faster)",
+        "without the wire: the engine's own games, repeatable, many times faster; "
+        "over the wire out-of-turn races go to the first intent to arrive)",
     )
     match.add_argument(
         "--window-ms",
@@ -130,8 +131,9 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         "--workers",
         choices=("processes", "inline"),
         default=None,
-        help="where games run: worker processes (default), or inline in this "
-        "process, one at a time (the old sequential runner)",
+        help="where games run: worker processes (default), or inline on this "
+        "process's event loop, --concurrency of them at once (with --concurrency 1: "
+        "one at a time, your bots' prints in this terminal)",
     )
     match.add_argument(
         "--duplicate",
@@ -237,7 +239,10 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         help="with --resume: play on even though an entrant's code changed since",
     )
     match.add_argument(
-        "--jsonl", metavar="FILE", help="write every game's record to FILE, one JSON a line"
+        "--jsonl",
+        metavar="FILE",
+        help="write every game's record to FILE, one JSON a line (its moves come "
+        "from the results file: none with --no-out)",
     )
     match.add_argument(
         "--log-dir",

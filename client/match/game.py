@@ -424,8 +424,14 @@ class TableWatch:
         return self.table.state is TableState.FINISHED or self.table.closing
 
     async def over(self) -> None:
-        """Wait until :meth:`is_over`, or a seat forfeits (:meth:`forfeit`)."""
-        await self._until(lambda: self.is_over() or self.forfeit() is not None)
+        """Wait until :meth:`is_over`, a seat forfeits (:meth:`forfeit`), or
+        the timer or a stand-in played a seat (:meth:`void`)."""
+        await self._until(lambda: self.is_over() or self.forfeit() is not None or self.void())
+
+    def void(self) -> bool:
+        """True once the timer or a stand-in made an action: the game can no
+        longer count (:func:`_status`), so it need not be played out."""
+        return self.table.history.server_made()
 
     def forfeit(self) -> tuple[int, str] | None:
         """(seat, why) of the first seat whose refused intents went beyond the
@@ -760,12 +766,16 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             tokens.append(joined.seat_token)
         watch = ctx.watch(table.table_id, n)
         await watch.open()
+
+        def halt() -> bool:  # a forfeit: its bots are asked nothing more
+            return watch is not None and watch.forfeit() is not None
+
         if (
             ctx.embedded is not None
             and not setup.network
             and not all(entrants[e].external for e in spec.seats)
         ):
-            local = LocalSeats(ctx.embedded.get(table.table_id))  # no wire
+            local = LocalSeats(ctx.embedded.get(table.table_id), halt=halt)  # no wire
         for seat, e in enumerate(spec.seats):
             entrant = entrants[e]
             if entrant.external:
@@ -842,8 +852,9 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
         forfeit = watch.forfeit()
         if forfeit is not None:
             raise _Forfeited(*forfeit)
-        over = True
-        await _finish(players)
+        over = watch.is_over()  # (else void already: stopped where it stands)
+        if over:
+            await _finish(players)
         outcome = watch.outcome()
         _status(result, outcome, entrants)
         result.scores = outcome.scores
@@ -877,6 +888,9 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             if watch is not None and tokens and len(players) == n
             else "timed out"
         )
+        if isinstance(watch, TableWatch) and (game := watch.table.game) is not None:
+            mover = game.current
+            result.reason += f"; seat {mover + 1} ({entrants[spec.seats[mover]].label}) was to move"
     except ServerError as err:
         result.status = ERROR
         result.reason = f"the server refused: {err.status}: {err.details}"

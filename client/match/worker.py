@@ -26,7 +26,7 @@ import logging
 import os
 import signal
 import sys
-from typing import Any
+from typing import IO, Any
 
 from ..sdk import Connection
 from . import procs
@@ -105,9 +105,16 @@ class GameRunner:
         self.server = self.lobby = None
 
 
+#: Where the worker's answers go: the runner's pipe, which was stdout
+#: (:func:`main` moves it off file descriptor 1, so that what bots print goes
+#: to the worker's error output, its log, and never into the answers).
+_answers: IO[str] | None = None
+
+
 def _write(message: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
+    assert _answers is not None
+    _answers.write(json.dumps(message) + "\n")
+    _answers.flush()
 
 
 async def _serve() -> int:
@@ -139,6 +146,10 @@ async def _serve() -> int:
 
 def main() -> int:
     """The worker process's entry point."""
+    global _answers
+    _answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    os.dup2(2, 1)  # print() and C code writing to stdout: the error output
+    sys.stdout = sys.stderr
     parent = int(os.environ.get(PARENT_ENV, "0") or 0)
     procs.die_with_parent()
     if parent and not procs.parent_alive(parent):

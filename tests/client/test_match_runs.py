@@ -437,6 +437,23 @@ class Bad:
 
     def decide(self, view, legal):
         raise ValueError("no luck today")
+
+
+class Passive:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        return None
+
+
+class Printer:
+    def __init__(self, seed=None):
+        print("hello from a bot")  # the worker's answers to the runner are not its stdout
+
+    def decide(self, view, legal):
+        print("deciding", len(legal))
+        return legal[0]
 """
 EXTERNAL_ILLEGAL = """\
 import asyncio, os
@@ -472,7 +489,7 @@ async def test_a_bot_that_keeps_playing_illegal_actions_forfeits_and_the_match_g
     # the table counts every refusal; a forfeit comes after more than 3 in a row
     assert illegal["illegal_forfeits"] == 4 and illegal["refusals"] >= 4 * 4
     for game in report["apart"]["void"]:
-        assert "(Illegal) forfeited: " in game["reason"]
+        assert "(Illegal) forfeited: 4 illegal actions refused" in game["reason"]
         assert "in one decision (more than --illegal-limit 3)" in game["reason"]
         assert "; the last: " in game["reason"]  # card_not_in_hand, or what the engine checks first
 
@@ -848,3 +865,34 @@ async def test_python_entrants_play_the_engines_own_games(tmp_path, bots, rules_
             assert list(record.actions) == moves, f"game {index}"
     finally:
         store.close()
+
+
+async def test_a_bot_that_prints_plays_its_games_in_worker_processes(tmp_path):
+    entrants = parse_entrants(f"{_bad_bots(tmp_path)}:Printer,greedy")
+    report = await asyncio.wait_for(
+        run_match(entrants, 4, 5, ROUNDS, concurrency=2, workers="processes"), WAIT
+    )
+    assert report["counts"]["counted"] == 4 and report["counts"]["crashed"] == 0
+
+
+async def test_a_bot_that_answers_nothing_on_its_turn_is_reported_at_once(tmp_path):
+    """With no turn timer nothing could move the game on: in process the
+    bot's seat is named at once (over the wire the game would wait for its
+    timeout, 10 minutes by default)."""
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Passive")
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 5, ROUNDS, workers="inline", on_crash="continue"), WAIT
+    )
+    assert report["counts"]["crashed"] == 2
+    for game in report["apart"]["crashed"]:
+        assert "(Passive) raised ValueError: answered no action on its own turn" in game["reason"]
+
+
+async def test_a_game_is_stopped_at_its_first_time_forfeit(tmp_path):
+    """A seat the timer played makes the game void: it is not played out."""
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Passive")
+    report = await asyncio.wait_for(
+        run_match(entrants, 1, 5, preset("official"), move_time=1, workers="inline"), WAIT
+    )
+    (void,) = report["apart"]["void"]
+    assert void["reason"].endswith("(Passive): 1 time forfeit")
