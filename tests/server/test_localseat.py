@@ -47,14 +47,15 @@ class Raises:
         raise ZeroDivisionError("my bug")
 
 
-def _table(server, seats: int = 2):
-    table = server.lobby.create("local", seats, RuleSet(target_score=0), seed="11")
+def _table(server, seats: int = 2, turn_seconds: int = 0):
+    rules = RuleSet(target_score=0)
+    table = server.lobby.create("local", seats, rules, turn_seconds, seed="11")
     joined = [server.lobby.join(table.table_id, f"bot{i}")[1] for i in range(seats)]
     return table, [seat.index for seat in joined]
 
 
 async def test_a_spectator_of_a_table_played_here_starts_from_its_arrival(server, conn):
-    table, (first, second) = _table(server)
+    table, (first, second) = _table(server, turn_seconds=60)  # (a turn may wait on the gate)
     gate = Gate()
     local = LocalSeats(table)
     local.add(first, gate)
@@ -177,3 +178,14 @@ async def test_a_spectator_who_comes_after_the_end_sees_the_result(server, conn)
     assert isinstance(final, Update) and final.view.scores == table.game.scores
     assert isinstance(reveal, DealReveal) and reveal == table.deal
     assert watch.state.game_over
+
+
+async def test_no_answer_on_its_own_turn_with_no_timer_is_the_bots_fault(server):
+    table, (first, second) = _table(server)  # no turn timer: nothing else moves the game
+    local = LocalSeats(table)
+    local.add(first, Junk(None))
+    local.add(second, make_bot("random", seed=2))
+    table.start()
+    with pytest.raises(BotRaised) as err:
+        await asyncio.wait_for(local.task, WAIT)
+    assert err.value.seat == first and "own turn" in str(err.value.__cause__)
