@@ -157,9 +157,10 @@ class Fanout:
         self.wake(seat)
 
     def show_seats(self, infos: tuple[SeatInfo, ...]) -> None:
-        """The seat list the table shows from now on (every update carries it)."""
+        """The seat list the table shows from now on (every update carries it,
+        encoded when the first one is)."""
         self._shown = infos
-        self._shown_pb = seat_list_pb(infos)
+        self._shown_pb = None
 
     def seats_changed(self, infos: tuple[SeatInfo, ...]) -> None:
         """When ``infos`` differs from the seat list shown, show it and tell
@@ -176,6 +177,8 @@ class Fanout:
     def encoder(self, game: GameState, deadline: float, closes: float) -> UpdateEncoder:
         """The encoder of the updates of now (``deadline``: the turn timer's,
         ``closes``: the window's close, or 0.0)."""
+        if self._shown_pb is None:
+            self._shown_pb = seat_list_pb(self._shown)
         return UpdateEncoder(game.view(-1), self._shown_pb, deadline, closes)
 
     def update_of(

@@ -73,6 +73,7 @@ class LocalSeats:
         self.halt = halt
         self.bots: dict[int, Any] = {}
         self._seats: list[Seat] = []
+        self.alone = False
         #: the seats' indices in the order they decide, by the player to move
         self._orders: list[list[int]] = []
         self.task = asyncio.create_task(self._play())
@@ -91,17 +92,14 @@ class LocalSeats:
             fanout.local.events[index] = []
         self._seats.append(seat)
         self.bots[index] = bot
+        #: every seat of the table is played here: nothing else moves it on (but its timers)
+        self.alone = len(self.bots) == len(table.seats)
         n = len(table.seats)  # by the player to move: the order they decide in
         self._orders = [
             [i for i in ((current + k) % n for k in range(1, n + 1)) if i in self.bots]
             for current in range(n)
         ]
         table.attach(seat)
-
-    def _alone(self) -> bool:
-        """True when every seat of the table is played here: nothing else can
-        move it on (but its timers)."""
-        return len(self.bots) == len(self.table.seats)
 
     async def stop(self) -> None:
         """Cancel the task if it still runs, and wait for its end."""
@@ -186,14 +184,14 @@ class LocalSeats:
                         table.act(index, known, ident)
                     if table.version != seen:
                         break  # a change: everyone decides again on it
-            if not acted and passed >= 0 and self._alone() and not table.turn_seconds:
+            if not acted and passed >= 0 and self.alone and not table.turn_seconds:
                 raise BotRaised(passed) from ValueError(
                     "answered no action on its own turn, at a table with no turn timer "
                     "(uno match --move-time): the game could not go on"
                 )
             if acted:  # its answer (a change, a refusal) is here already
                 now = time.perf_counter()
-                if now - ran >= YIELD_AFTER or not self._alone():
+                if now - ran >= YIELD_AFTER or not self.alone:
                     await asyncio.sleep(0)
                     ran = now
                 continue

@@ -13,7 +13,6 @@ import re
 import secrets
 import time
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,38 +161,29 @@ class Seat:
         self.refused_at, self.last_refusal = -1, ""
 
 
-class Seats:
-    """A table's seats, in seat order; ``seats[i]``, ``len()`` and iteration
-    as a list's."""
+class Seats(list[Seat]):
+    """A table's seats, in seat order: a list (iterated on every change, so
+    at C speed)."""
 
     def __init__(self, count: int) -> None:
         """``count`` empty seats."""
-        self._seats = [Seat(i) for i in range(count)]
-
-    def __len__(self) -> int:
-        return len(self._seats)
-
-    def __getitem__(self, index: int) -> Seat:
-        return self._seats[index]
-
-    def __iter__(self) -> Iterator[Seat]:
-        return iter(self._seats)
+        super().__init__(Seat(i) for i in range(count))
 
     def infos(self) -> tuple[SeatInfo, ...]:
         """Every seat's public status."""
-        return tuple(s.info() for s in self._seats)
+        return tuple(s.info() for s in self)
 
     def free(self, wanted: int | None) -> Seat:
         """Seat ``wanted``, or the first free one (None). Raises LobbyError:
         "invalid" for no such seat, "failed_precondition" when it is taken
         or every seat is."""
         if wanted is not None:
-            if not 0 <= wanted < len(self._seats):
+            if not 0 <= wanted < len(self):
                 raise LobbyError("invalid", f"there is no seat {wanted}")
-            if self._seats[wanted].occupied:
+            if self[wanted].occupied:
                 raise LobbyError("failed_precondition", f"seat {wanted} is taken")
-            return self._seats[wanted]
-        for seat in self._seats:
+            return self[wanted]
+        for seat in self:
             if not seat.occupied:
                 return seat
         raise LobbyError("failed_precondition", "the table is full")
@@ -223,7 +213,7 @@ class Seats:
         LobbyError("unauthenticated")."""
         given = token.encode("utf-8", "surrogatepass")
         found = None
-        for seat in self._seats:  # compare with every seat: the time says nothing
+        for seat in self:  # compare with every seat: the time says nothing
             if seat.token and secrets.compare_digest(seat.token.encode(), given):
                 found = seat
         if found is None:
@@ -233,11 +223,11 @@ class Seats:
 
     def holds(self, seat: Seat, token: str) -> bool:
         """True while ``token`` still acts for ``seat`` (not after leaving)."""
-        return self._seats[seat.index] is seat and bool(seat.token) and seat.token == token
+        return self[seat.index] is seat and bool(seat.token) and seat.token == token
 
     def vacate(self, index: int) -> None:
         """Seat ``index`` is empty again (a new :class:`Seat`: its token is gone)."""
-        self._seats[index] = Seat(index)
+        self[index] = Seat(index)
 
     def absent(self, grace: float, now: float) -> list[Seat]:
         """Vacate every person's seat with no sign of life (no open stream, no
@@ -245,7 +235,7 @@ class Seats:
         ``time.monotonic()``); returns the seats as they were."""
         gone = [
             s
-            for s in self._seats
+            for s in self
             if s.token and s.bot is None and s.connections == 0 and now - s.last_seen > grace
         ]
         for seat in gone:
