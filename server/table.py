@@ -393,7 +393,8 @@ class Table:
         if source == "timer":  # say so: the default action is not the player's own
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
-        self._check_cap()
+        if self._round_actions >= self.max_round_actions or len(self.history) >= MAX_GAME_ACTIONS:
+            self._check_cap()
         return True
 
     def _check_cap(self) -> None:
@@ -522,7 +523,7 @@ class Table:
         self._deadline = 0.0
         if not round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
-        window = self.out_of_turn.opens(events)
+        window = self.window_ms > 0 and self.out_of_turn.opens(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         self.fanout.events(events)
         history = self.history
