@@ -63,9 +63,7 @@ class BotTurns:
         if game is None:
             return
         for seat in table.seats:
-            if (seat.bot is not None or seat.stand_in is not None) and game.legal_actions(
-                seat.index
-            ):
+            if seat.player is not None and game.legal_actions(seat.index):
                 self.schedule_one(seat.index)
 
     def schedule_one(self, seat: int) -> None:

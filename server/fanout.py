@@ -214,7 +214,7 @@ class Fanout:
                 seat.log.append_update(self.update_of(game, i, encoder, legal))
         if self.spectator_log.max_messages:
             encoder = encoder or self.encoder(game, deadline, closes)
-            self.spectator_log.append_update(encoder.encode(-1, (), NONE, ()))
+            self.spectator_log.append_update(self.update_of(game, -1, encoder))
         return movers
 
     # ------------------------------------------------------------ the wakes

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
-from unoplay.wire import action_from_id, action_id
+from unoplay.wire import action_id
 
 if TYPE_CHECKING:
     from .seats import Seat
@@ -66,11 +66,15 @@ class LocalSeats:
 
     def __init__(self, table: Table, halt: Callable[[], bool] | None = None) -> None:
         """Start the task (on the running loop); add seats with :meth:`add`.
+        From now on the table keeps no spectators' log until a spectator comes
+        (unless one watches already: :meth:`.fanout.Fanout.unwatched`).
         ``halt`` is asked after every refusal: True ends the task, the bots
         asked nothing more (a match's forfeit for illegal actions: the count
         stops where its limit was passed)."""
         self.table = table
         self.halt = halt
+        if not table.spectators:
+            table.fanout.unwatched()
         self.bots: dict[int, Any] = {}
         self._seats: list[Seat] = []
         self.alone = False
@@ -85,8 +89,6 @@ class LocalSeats:
         fanout = table.fanout
         seat = table.seats[index]
         fanout.close_log(seat)  # nobody reads it: no update is encoded for it
-        if not table.spectators:
-            fanout.unwatched()
         fanout.local.seats.add(index)
         if getattr(bot, "observes", False):
             fanout.local.events[index] = []
@@ -175,13 +177,7 @@ class LocalSeats:
                         raise BotRaised(index) from err
                     waiting.add(index)
                     acted = True
-                    known = action_from_id(ident)  # as the service reads it
-                    if known is None:
-                        table.refuse_intent(
-                            index, "unknown_action_id", f"no action has id {ident}", ident
-                        )
-                    else:
-                        table.act(index, known, ident)
+                    table.act_id(index, ident)  # as the service takes it
                     if table.version != seen:
                         break  # a change: everyone decides again on it
             if not acted and passed >= 0 and self.alone and not table.turn_seconds:

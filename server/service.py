@@ -667,12 +667,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
             return
         choice = request.intent.WhichOneof("choice")
         if choice == "action_id":
-            ident = request.intent.action_id
-            action = wire.action_from_id(ident)
-            if action is None:
-                table.refuse_intent(seat, "unknown_action_id", f"no action has id {ident}", ident)
-                return
-            table.act(seat, action, ident)
+            table.act_id(seat, request.intent.action_id)
         elif choice == "action":
             table.act(seat, wire.action_from_pb(request.intent.action))
         else:

@@ -38,6 +38,7 @@ from unoplay.game.messages import (
     Welcome,
 )
 from unoplay.game.rules import RuleSet
+from unoplay.wire import action_from_id
 
 from .away import Away
 from .botturns import BotTurns, default_action
@@ -393,9 +394,17 @@ class Table:
         if source == "timer":  # say so: the default action is not the player's own
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
-        if self._round_actions >= self.max_round_actions or len(self.history) >= MAX_GAME_ACTIONS:
-            self._check_cap()
+        self._check_cap()
         return True
+
+    def act_id(self, seat: int, ident: int) -> None:
+        """Take an intent sent as a wire id (``Intent.action_id``): the action
+        it names (:meth:`act`), or a refusal of an id no action has."""
+        action = action_from_id(ident)
+        if action is None:
+            self.refuse_intent(seat, "unknown_action_id", f"no action has id {ident}", ident)
+        else:
+            self.act(seat, action, ident)
 
     def _check_cap(self) -> None:
         """RULES.md, "Endless rounds": a round at its cap of actions, or a game
@@ -523,7 +532,7 @@ class Table:
         self._deadline = 0.0
         if not round_over and self.turn_seconds:
             self._deadline = time.time() + self.turn_seconds
-        window = self.window_ms > 0 and self.out_of_turn.opens(events)
+        window = self.out_of_turn.opens(events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         self.fanout.events(events)
         history = self.history
@@ -535,7 +544,7 @@ class Table:
                 mistake = actor >= 0
         for seat in self.seats:
             seat.earned_updates += 1
-            player = seat.bot if seat.bot is not None else seat.stand_in
+            player = seat.player
             if player is not None and getattr(player, "observes", False):
                 self.bots.observe(seat.index, player, visible(events, seat.index))  # it learns
         if mistake:

@@ -66,7 +66,6 @@ class EmbeddedLobby:
             raise error_of("INVALID_ARGUMENT", str(err)) from err
         except LobbyError as err:
             raise error_of(err.status, str(err)) from err
-        table.fanout.unwatched()  # a match's: no spectators' log until a spectator comes
         return table.info()
 
     async def join_table(self, table_id: str, name: str, seat: int | None = None) -> Seated:

@@ -761,11 +761,6 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             max_round_actions=setup.max_actions,
         )
         result.table_id = table.table_id
-        for seat, e in enumerate(spec.seats):
-            joined = await lobby.join_table(table.table_id, entrants[e].name, seat=seat)
-            tokens.append(joined.seat_token)
-        watch = ctx.watch(table.table_id, n)
-        await watch.open()
 
         def halt() -> bool:  # a forfeit: its bots are asked nothing more
             return watch is not None and watch.forfeit() is not None
@@ -776,6 +771,11 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
             and not all(entrants[e].external for e in spec.seats)
         ):
             local = LocalSeats(ctx.embedded.get(table.table_id), halt=halt)  # no wire
+        for seat, e in enumerate(spec.seats):
+            joined = await lobby.join_table(table.table_id, entrants[e].name, seat=seat)
+            tokens.append(joined.seat_token)
+        watch = ctx.watch(table.table_id, n)
+        await watch.open()
         for seat, e in enumerate(spec.seats):
             entrant = entrants[e]
             if entrant.external:
