@@ -612,13 +612,16 @@ class GameSession:
         await self._call.write(gs.PlayRequest(join=join))
 
     async def send(self, action: Action | int) -> bool:
-        """Send an action (or a wire action id). Returns False if the stream is
-        down (the server will send a fresh update after the reconnect)."""
+        """Send an action (or a wire action id), saying what it was chosen on:
+        the newest message received (``Intent.seen_seq``, so that a race lost
+        is not counted as a mistake). Returns False if the stream is down (the
+        server will send a fresh update after the reconnect)."""
         ident = action if isinstance(action, int) else wire.action_id(action)
         if self._call is None or self._done_writing:
             return False
+        intent = gs.Intent(action_id=ident, seen_seq=self.last_seq)
         try:
-            await self._call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
+            await self._call.write(gs.PlayRequest(intent=intent))
             return True
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             return False

@@ -25,6 +25,17 @@ waits for the table only when none of them can act (a window's close, a
 server bot's turn, the next round), so a game between bots of this process
 costs no switch between tasks a move (it lets the loop run every
 :data:`YIELD_AFTER` seconds).
+
+The turn timer binds these bots as it binds one over the wire: at a table
+with one (``turn_seconds``), every decision is timed, and one that took
+longer than the timer allows is a time forfeit (:class:`SlowDecision`, which
+ends the task): its answer is dropped and, when it was the player to move,
+the timer's own move is made for it, as the server's timer would have. The
+decision runs in this task (measure and forfeit), not in a thread: a thread
+would cost more than the engine's move on every decision, and could not be
+stopped either; a bot that blocks holds this process's loop for as long as
+it blocks, and forfeits when it returns (``uno match`` plays one game at a
+time per worker, so no other table waits on it).
 """
 
 from __future__ import annotations
@@ -49,12 +60,27 @@ YIELD_AFTER = 0.01
 
 
 class BotRaised(Exception):
-    """A bot played by :class:`LocalSeats` raised: ``seat`` is its seat, the
-    bot's own exception is the ``__cause__``."""
+    """A bot played by :class:`LocalSeats` raised (``sys.exit()`` included):
+    ``seat`` is its seat, the bot's own exception is the ``__cause__``."""
 
     def __init__(self, seat: int) -> None:
         super().__init__(f"the bot of seat {seat} raised")
         self.seat = seat
+
+
+class SlowDecision(Exception):
+    """A bot took ``seconds`` to decide, more than the table's turn timer
+    allows (``limit``, seconds): a time forfeit of seat ``seat``, the clock
+    binding a bot of this process as it binds one over the wire."""
+
+    def __init__(self, seat: int, seconds: float, limit: float) -> None:
+        super().__init__(
+            f"time forfeit: a decision took {seconds:.1f} s, more than the {limit:g} s "
+            "the turn timer allows (--move-time)"
+        )
+        self.seat = seat
+        self.seconds = seconds
+        self.limit = limit
 
 
 class LocalSeats:
@@ -125,7 +151,9 @@ class LocalSeats:
         finished, playing = TableState.FINISHED, TableState.PLAYING
         waiting: set[int] = set()  # seats with an intent out and unanswered
         seen = -1  # the table's version the bots last looked at
-        ran = time.perf_counter()  # when the loop last ran
+        limit = float(table.turn_seconds)  # seconds a decision may take (0: no clock)
+        clock = time.perf_counter
+        ran = clock()  # when the loop last ran
         while True:
             deciding: list[int] = []  # seats to decide: refused ones (a new change: all)
             if feed.refused:
@@ -141,7 +169,7 @@ class LocalSeats:
                     for event in events:
                         try:
                             bots[index].observe([event])
-                        except Exception as err:
+                        except (Exception, SystemExit) as err:
                             raise BotRaised(index) from err
             if table.state is finished or table.closing:
                 return
@@ -166,17 +194,23 @@ class LocalSeats:
                         continue
                     view = game.view(index)
                     try:
+                        asked = clock() if limit else 0.0
                         action = bots[index].decide(view, legal)
+                        if limit and (took := clock() - asked) > limit:
+                            self._time_forfeit(index, took, limit)
                         if action is None:
                             if index == game.current:
                                 passed = index
                             continue
                         # as the SDK sends it: its wire id (an int is one already)
                         ident = action if isinstance(action, int) else action_id(action)
-                    except Exception as err:
+                    except SlowDecision:
+                        raise
+                    except (Exception, SystemExit) as err:
                         raise BotRaised(index) from err
                     waiting.add(index)
                     acted = True
+                    table.seats[index].intent_arrived(table.version, True)  # on the newest view
                     table.act_id(index, ident)  # as the service takes it
                     if table.version != seen:
                         break  # a change: everyone decides again on it
@@ -186,10 +220,21 @@ class LocalSeats:
                     "(uno match --move-time): the game could not go on"
                 )
             if acted:  # its answer (a change, a refusal) is here already
-                now = time.perf_counter()
+                now = clock()
                 if now - ran >= YIELD_AFTER or not self.alone:
                     await asyncio.sleep(0)
                     ran = now
                 continue
             await table.wait_for_change()
-            ran = time.perf_counter()
+            ran = clock()
+
+    def _time_forfeit(self, index: int, took: float, limit: float) -> None:
+        """Seat ``index``'s decision took ``took`` seconds, past ``limit``: its
+        answer is dropped, the timer's move made for it if it was the player to
+        move (as the server's timer, overdue while the bot held the loop, would
+        make it), and :class:`SlowDecision` raised."""
+        table = self.table
+        game = table.game
+        if game is not None and game.current == index and not game.is_round_over:
+            table.timeout(table.version)
+        raise SlowDecision(index, took, limit)

@@ -22,19 +22,22 @@ from .streamlog import StreamLog
 
 MAX_NAME = 24
 
-#: Refusal reasons that are no fault of the seat: the game is not on (not
-#: started, over, the server stopping), the server failed, or another seat's
-#: jump-in was judged first in an out-of-turn window. Every other refusal is
-#: counted against the seat (:attr:`Seat.refusals`).
-BLAMELESS_REFUSALS = frozenset(
-    {
-        "game_not_started",
-        "game_over",
-        "server_closing",
-        "internal_error",
-        "jump_in_lost",
-        "jumped_in",
-    }
+#: Refusal reasons that are no fault of the seat and no race either: the
+#: game has not started, the server is stopping or failed. Neither counted
+#: nor shown as a race (RULES.md, "Refused intents").
+BLAMELESS_REFUSALS = frozenset({"game_not_started", "server_closing", "internal_error"})
+
+#: Reasons that are always a race lost: an out-of-turn window's judgement
+#: (another jump-in came first; someone jumped in before this turn action),
+#: or the game ended meanwhile.
+WINDOW_RACES = frozenset({"jump_in_lost", "jumped_in", "game_over"})
+
+#: For an intent that does not say what its client had seen (``Intent.seen_seq``
+#: 0), the reasons taken for a race lost: those a bot choosing from its latest
+#: legal actions gets only when another seat moved first (the round ended,
+#: the next player began their turn, the UNO was called or caught already).
+RACE_REASONS = WINDOW_RACES | frozenset(
+    {"round_over", "catch_too_late", "already_called", "not_one_card"}
 )
 
 
@@ -110,11 +113,18 @@ class Seat:
     credited: int = 0  # earned_updates already credited to ``budget``
     joins: Any = None
     away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
-    #: This game's refused intents of the seat's own making (not those of
-    #: BLAMELESS_REFUSALS); of them, those since the last action applied at
-    #: the table (``refused_in_row``; ``refused_at``: the actions applied then);
-    #: and the last one's "reason: message". A match runner reads them (uno match).
+    #: This game's refused intents of the seat's own making (not blameless,
+    #: not races: :meth:`count_refusal`); of them, those since the last action
+    #: applied at the table (``refused_in_row``; ``refused_at``: the actions
+    #: applied then); the last one's "reason: message"; and the races it lost
+    #: (``races``). A match runner reads them (uno match).
     refusals: int = 0
+    races: int = 0
+    #: what the seat's latest intent was chosen on: the table's version when it
+    #: arrived, and whether its client had the newest update then (None: the
+    #: client did not say; :meth:`intent_arrived`)
+    intent_version: int = 0
+    intent_fresh: bool | None = None
     refused_in_row: int = 0
     refused_at: int = -1
     last_refusal: str = ""
@@ -144,11 +154,35 @@ class Seat:
             self.index, self.name, self.player is not None, self.occupied, self.connected
         )
 
-    def count_refusal(self, reason: str, message: str, applied: int) -> None:
+    def intent_arrived(self, version: int, fresh: bool | None) -> None:
+        """An intent of the seat arrives while the table is at ``version``;
+        ``fresh``: its client had the seat's newest update when it chose it
+        (False: a later one had replaced it; None: not said)."""
+        self.intent_version = version
+        self.intent_fresh = fresh
+
+    def lost_race(self, reason: str, version: int) -> bool:
+        """True when a refusal for ``reason`` of the seat's latest intent, at
+        table version ``version``, is a race lost (RULES.md, "Refused
+        intents"): a window's judgement or the game's end
+        (:data:`WINDOW_RACES`), the game changed since the intent arrived (it
+        was held in a window), or it was chosen on a view already replaced
+        (for a client that does not say: a reason of :data:`RACE_REASONS`)."""
+        if reason in WINDOW_RACES or version != self.intent_version:
+            return True
+        if self.intent_fresh is None:
+            return reason in RACE_REASONS
+        return not self.intent_fresh
+
+    def count_refusal(self, reason: str, message: str, applied: int, race: bool) -> None:
         """Count a refused intent against the seat unless it is blameless
-        (:data:`BLAMELESS_REFUSALS`); ``applied``: the actions applied at the
-        table so far (refusals with none between them are in a row)."""
+        (:data:`BLAMELESS_REFUSALS`) or a race lost (``race``: counted apart,
+        :attr:`races`); ``applied``: the actions applied at the table so far
+        (refusals with none between them are in a row)."""
         if reason in BLAMELESS_REFUSALS:
+            return
+        if race:
+            self.races += 1
             return
         self.refused_in_row = self.refused_in_row + 1 if self.refused_at == applied else 1
         self.refused_at = applied
@@ -157,7 +191,7 @@ class Seat:
 
     def forget_refusals(self) -> None:
         """A new game: no refusal counted yet."""
-        self.refusals = self.refused_in_row = 0
+        self.refusals = self.refused_in_row = self.races = 0
         self.refused_at, self.last_refusal = -1, ""
 
 

@@ -662,6 +662,10 @@ class GameServicer(gs_grpc.GameServiceServicer):
     @staticmethod
     def _intent(request: gs.PlayRequest, table: Table, seat: int) -> None:
         kind = request.WhichOneof("body")
+        s = table.seats[seat]
+        seen = request.intent.seen_seq if kind == "intent" else 0
+        # chosen on the newest update the seat was sent? (RULES.md, "Refused intents")
+        s.intent_arrived(table.version, seen >= s.log.update_seq if seen else None)
         if kind != "intent":
             table.refuse_intent(seat, "malformed", "after join, send only intents", 0)
             return

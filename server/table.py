@@ -501,10 +501,13 @@ class Table:
 
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         """Append a refusal to ``seat``'s log, count it against the seat unless
-        it is blameless (:data:`BLAMELESS_REFUSALS`), and wake its streams (only
-        theirs) and the watchers in this process."""
-        self.seats[seat].count_refusal(reason, message, len(self.history))
-        self.fanout.refusal(seat, Refusal(reason, message, action_id))
+        it is blameless or a race lost (:meth:`.seats.Seat.lost_race`; the
+        refusal says so), and wake its streams (only theirs) and the watchers
+        in this process."""
+        s = self.seats[seat]
+        race = s.lost_race(reason, self._version)
+        s.count_refusal(reason, message, len(self.history), race)
+        self.fanout.refusal(seat, Refusal(reason, message, action_id, race))
 
     def record(self) -> GameRecord:
         """This table's game, for storage (:func:`.lifecycle.game_record`)."""

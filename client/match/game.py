@@ -35,7 +35,7 @@ from unoplay.game.messages import Refusal, SeatsChanged, TableState, Update
 from unoplay.game.rules import GameFormat, RuleSet
 from unoplay.game.view import Phase, PlayerView
 from unoplay.server.lobby import Lobby
-from unoplay.server.localseat import BotRaised, LocalSeats
+from unoplay.server.localseat import BotRaised, LocalSeats, SlowDecision
 from unoplay.server.seats import BLAMELESS_REFUSALS, LobbyError
 from unoplay.server.settings import MAX_GAME_ACTIONS
 
@@ -145,20 +145,31 @@ class IllegalActions(Exception):
 class RefusalCount:
     """A bot's refused intents as the SDK sees them (``run_bot``'s
     ``on_refusal``), for a remote server, whose tables are not in reach; those
-    no fault of the bot's (:data:`BLAMELESS_REFUSALS`) do not count."""
+    no fault of the bot's (:data:`BLAMELESS_REFUSALS`) do not count, and
+    races lost (the server says so: ``Refusal.race``) are counted apart."""
 
     def __init__(self, setup: Setup) -> None:
         self.setup = setup
         self.refusals = 0
+        self.races = 0
+        self.in_row = 0  #: refusals counted since the bot last decided on a new update
         self.last = ""
 
     def __call__(self, refusal: Refusal, in_row: int) -> None:
-        """Count one refusal. Raises IllegalActions beyond the limits."""
+        """Count one refusal (``in_row``: the SDK's count since the bot last
+        decided on a new update, races included). Raises IllegalActions beyond
+        the limits."""
+        if in_row == 1:
+            self.in_row = 0
         if refusal.reason in BLAMELESS_REFUSALS:
             return
+        if refusal.race:
+            self.races += 1
+            return
         self.refusals += 1
+        self.in_row += 1
         self.last = f"{refusal.reason}: {refusal.message}"
-        why = illegal_forfeit(self.refusals, in_row, self.setup)
+        why = illegal_forfeit(self.refusals, self.in_row, self.setup)
         if why is not None:
             raise IllegalActions(f"{why}; the last: {self.last}")
 
@@ -166,24 +177,43 @@ class RefusalCount:
 # ------------------------------------------------------------------ seats
 
 
-class TimedBot:
-    """A bot with a stopwatch: counts its decisions and the time they took."""
+class BotExited(Exception):
+    """A bot called ``sys.exit()`` (its ``SystemExit`` is the ``__cause__``):
+    a crash of its seat, not the end of the worker that plays it."""
 
-    def __init__(self, bot: Any) -> None:
+
+class TimedBot:
+    """A bot with a stopwatch: counts its decisions and the time they took;
+    with a ``limit`` (seconds, the turn timer's), a decision that took longer
+    raises :class:`~unoplay.server.localseat.SlowDecision` for ``seat`` (a
+    time forfeit: its answer is not sent; the server's timer moves for it)."""
+
+    def __init__(self, bot: Any, seat: int = 0, limit: float = 0.0) -> None:
         self.bot = bot
+        self.seat = seat
+        self.limit = limit
         self.observes = getattr(bot, "observes", False)
         self.decisions = 0
         self.seconds = 0.0
 
     def observe(self, events: Sequence[Event]) -> None:
         """The events the seat saw, for a bot that learns from them (not timed)."""
-        self.bot.observe(events)
+        try:
+            self.bot.observe(events)
+        except SystemExit as err:
+            raise BotExited(f"called sys.exit({err.code!r})") from err
 
     def decide(self, view: PlayerView, legal: Sequence[Action]) -> Action | None:
         """The bot's decision, timed (``seconds``) and counted (``decisions``) when it acts."""
         start = time.perf_counter()
-        action = self.bot.decide(view, legal)
-        self.seconds += time.perf_counter() - start
+        try:
+            action = self.bot.decide(view, legal)
+        except SystemExit as err:
+            raise BotExited(f"called sys.exit({err.code!r})") from err
+        took = time.perf_counter() - start
+        self.seconds += took
+        if self.limit and took > self.limit:
+            raise SlowDecision(self.seat, took, self.limit)
         if action is not None:
             self.decisions += 1
         return action
@@ -220,14 +250,16 @@ class BotSeat:
         rules: RuleSet,
         refusals: RefusalCount | None = None,
         local: LocalSeats | None = None,
+        limit: float = 0.0,
     ) -> BotSeat:
         """Seat ``entrant``'s bot, seeded ``seed``, for a table under ``rules``,
         on the table's stream (a task of this loop); ``refusals`` counts its
         refused intents (None: the table does). With ``local`` (the table's
         seats played by a server in this process) the bot plays its seat there
         without the wire (:class:`unoplay.server.localseat.LocalSeats`, whose
-        task it shares), seeing what it would see through the SDK."""
-        bot = TimedBot(new_bot(entrant.kind, seed, rules))
+        task it shares), seeing what it would see through the SDK. ``limit``:
+        the seconds a decision may take (the turn timer's; 0: no clock)."""
+        bot = TimedBot(new_bot(entrant.kind, seed, rules), seat, limit)
         if local is not None:
             local.add(seat, bot.bot)  # (the table's record times it: no stopwatch)
             return cls(seat, entrant, bot, local.task, refusals, local=True)
@@ -248,7 +280,14 @@ class BotSeat:
             return None
         err = self.task.exception()
         if isinstance(err, BotRaised):
-            return err.__cause__ if err.seat == self.seat else None
+            cause = err.__cause__
+            if isinstance(cause, SystemExit):
+                return (
+                    BotExited(f"called sys.exit({cause.code!r})") if err.seat == self.seat else None
+                )
+            return cause if err.seat == self.seat else None
+        if isinstance(err, SlowDecision):
+            return err if err.seat == self.seat else None
         return err
 
     def failure(self) -> str | None:
@@ -258,7 +297,7 @@ class BotSeat:
         err = self.error
         if err is None:
             return None
-        if isinstance(err, IllegalActions):
+        if isinstance(err, IllegalActions | SlowDecision | BotExited):
             return str(err)
         if isinstance(err, ServerError):
             return f"lost its stream: {err}"
@@ -446,6 +485,10 @@ class TableWatch:
         """Per seat: its intents refused in this game (the table's count)."""
         return [seat.refusals for seat in self.table.seats]
 
+    def races(self) -> list[int | None]:
+        """Per seat: its races lost in this game (the table's count)."""
+        return [seat.races for seat in self.table.seats]
+
     def record(self) -> str | None:
         """The game's full record as the table keeps it, packed
         (:func:`.store.pack_record`); None before the start."""
@@ -572,6 +615,10 @@ class SpectatorWatch:
         return None
 
     def refusals(self) -> list[int | None]:
+        """Per seat: None, not seen by a spectator."""
+        return [None] * self.n
+
+    def races(self) -> list[int | None]:
         """Per seat: None, not seen by a spectator."""
         return [None] * self.n
 
@@ -818,6 +865,7 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                             ctx.rules,
                             RefusalCount(setup) if ctx.embedded is None else None,
                             local,
+                            float(setup.move_time),
                         )
                     )
                 except Exception as err:  # a bot of one's own that cannot be made
@@ -872,15 +920,14 @@ async def play_game(ctx: GameContext, spec: GameSpec) -> GameResult:
                 _failed(result, player, why)
                 break
     except _Failed as failed:
+        if watch is not None:
+            _so_far(result, watch.outcome())
         _failed(result, failed.player, failed.why)
     except _Forfeited as forfeited:
         seat = forfeited.seat
+        if watch is not None:
+            _so_far(result, watch.outcome())
         _forfeited(result, seat, entrants[spec.seats[seat]].label, forfeited.why)
-        if watch is not None:  # how far the game went
-            outcome = watch.outcome()
-            result.scores = outcome.scores
-            result.actions = outcome.actions
-            result.rounds = outcome.rounds
     except TimeoutError:
         result.status = ERROR
         result.reason = (
@@ -921,17 +968,38 @@ async def _finish(players: list[Player]) -> None:
         await asyncio.wait(waiters, timeout=EXIT_GRACE)
 
 
+def _so_far(result: GameResult, outcome: Outcome) -> None:
+    """How far a game stopped early went: scores, actions, rounds, and the
+    turn timer's and stand-in's actions per seat."""
+    result.scores = outcome.scores
+    result.actions = outcome.actions
+    result.rounds = outcome.rounds
+    result.timeouts = outcome.timeouts
+    result.stand_in = outcome.stand_in
+
+
 def _failed(result: GameResult, player: Player, why: str) -> None:
     """A player that failed: it forfeited for illegal actions (a bot that
-    counts its own refusals), or it crashed."""
-    if isinstance(player, BotSeat) and isinstance(player.error, IllegalActions):
+    counts its own refusals) or on time (a decision past the clock), or it
+    crashed."""
+    error = player.error if isinstance(player, BotSeat) else None
+    if isinstance(error, IllegalActions):
         _forfeited(result, player.seat, player.entrant.label, why)
+    elif isinstance(error, SlowDecision):
+        n = len(result.seats)
+        if len(result.timeouts) != n:
+            result.timeouts, result.stand_in = [0] * n, [0] * n
+        result.timeouts[player.seat] = max(1, result.timeouts[player.seat])
+        result.status = VOID
+        result.winners = []
+        result.reason = f"seat {player.seat + 1} ({player.entrant.label}): {why}"
     else:
         _crashed(result, player, why)
 
 
 def _forfeited(result: GameResult, seat: int, label: str, why: str) -> None:
-    """The seat forfeited the game for illegal actions: void, credited to no one."""
+    """The seat forfeited the game for illegal actions: void, a loss for the
+    seat (:meth:`.result.GameResult.forfeiters`)."""
     result.status = VOID
     result.winners = []
     result.reason = f"seat {seat + 1} ({label}) {why}"
@@ -939,12 +1007,15 @@ def _forfeited(result: GameResult, seat: int, label: str, why: str) -> None:
 
 
 def _refusals(result: GameResult, watch: Watch, players: list[Player]) -> None:
-    """Refused intents per seat: the table's count when the server is
-    embedded, else the bots' own (external bots': not known)."""
+    """Refused intents per seat, and races lost apart: the table's counts
+    when the server is embedded, else the bots' own (external bots': not
+    known)."""
     result.refusals = watch.refusals()
+    result.races = watch.races()
     for player in players:
         if isinstance(player, BotSeat) and player.refusals is not None:
             result.refusals[player.seat] = player.refusals.refusals
+            result.races[player.seat] = player.refusals.races
 
 
 def _crashed(result: GameResult, player: Player, why: str) -> None:

@@ -95,7 +95,9 @@ def build_report(
             "ms_per_decision": t.ms_per_decision,
             "timeouts": t.timeouts,
             "illegal_forfeits": t.illegal_forfeits,
+            "forfeits": t.forfeits,
             "refusals": t.refusals,
+            "races_lost": t.races,
             "stand_in_games": t.stand_in,
             "crashes": t.crashes,
             "adjudicated": t.adjudicated,
@@ -257,9 +259,11 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
     extra = [  # kept apart: shown only when something happened
         (key, col)
         for key, col in (
+            ("forfeits", "forfeits (losses)"),
             ("timeouts", "time forfeits"),
             ("illegal_forfeits", "illegal forfeits"),
             ("refusals", "refusals"),
+            ("races_lost", "races lost"),
             ("stand_in_games", "stand-in"),
             ("crashes", "crashes"),
         )
@@ -326,15 +330,17 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
 
     apart = report.get("apart", {})
     words = {
-        "adjudicated": "adjudicated (no winner: a round, or the game, reached its cap of actions)",
-        "void": "void (the server played a seat: time forfeit or stand-in; or illegal actions)",
-        "crashed": "crashed",
-        "error": "not played (errors)",
+        "adjudicated": "adjudicated (no winner: a round, or the game, reached its cap of "
+        "actions; a draw for the SPRT, in no one's win rate)",
+        "void": "void (the server played a seat: time forfeit or stand-in; or illegal "
+        "actions; a loss for the seat that forfeited)",
+        "crashed": "crashed (a loss for the seat that crashed)",
+        "error": "not played (errors; not scored)",
     }
     for status, games in apart.items():
         if not games:
             continue
-        console.print(f"{counts.get(status, len(games))} {words.get(status, status)}, not counted:")
+        console.print(f"{counts.get(status, len(games))} {words.get(status, status)}:")
         for g in games[:LISTED]:
             console.print(f"  game {g['game']} (seed {g['seed']}): {g['reason']}", markup=False)
         if len(games) > LISTED:

@@ -36,6 +36,9 @@ log = logging.getLogger("unoplay.match")
 
 #: Times a game is handed out before it is given up (its workers kept dying).
 MAX_ATTEMPTS = 3
+#: An entrant that forfeited each of its first this many games stops the match:
+#: a broken bot (always illegal, always too slow), whose match says nothing.
+BROKEN_AFTER = 5
 WORKER_KINDS = ("inline", "processes", "ray")
 ON_CRASH = ("stop", "continue")
 
@@ -134,6 +137,7 @@ class MatchRun:
         self.played = 0
         self.lost_workers = 0
         self.crash: GameResult | None = None
+        self.broken = ""  #: why an entrant that forfeits every game stopped the match
         self._fed_deals: set[int] = set()
 
     # -------------------------------------------------------- results
@@ -167,7 +171,24 @@ class MatchRun:
         if result.status == CRASHED and self.on_crash == "stop":
             self.crash = self.crash or result
             self.control.stop(f"game {result.index}: {result.reason}")
+        self._check_broken(result)
         self._progress(result)
+
+    def _check_broken(self, result: GameResult) -> None:
+        """Stop the match when an entrant of ``result`` has forfeited each of
+        the (at least :data:`BROKEN_AFTER`) games it played."""
+        if self.broken:
+            return
+        for e in dict.fromkeys(result.seats):
+            if self.stats.forfeited_all(e, BROKEN_AFTER):
+                games = self.stats.totals[e].played
+                self.broken = (
+                    f"{self.labels[e]} forfeited each of the {games} games it played "
+                    f"(the last, game {result.index}: {result.reason}): "
+                    "a match of a bot that cannot play says nothing"
+                )
+                self.control.stop(self.broken)
+                return
 
     def _progress(self, result: GameResult | None) -> None:
         if self.progress is not None:
@@ -499,6 +520,8 @@ async def run_match(
             plot_sprt(test, plot, title=_plot_title(report))
         if jsonl:
             write_jsonl(jsonl, stats.results.values(), [e.label for e in entrants], store, match_id)
+        if run.broken:
+            raise MatchError(run.broken, report)
         if run.crash is not None:
             crash = run.crash.crash or {}
             tail = (crash.get("stderr") or "").rstrip()

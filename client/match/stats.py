@@ -1,6 +1,13 @@
 """Statistics of a match: per entrant, per seat, head to head and per deal,
 from the games' records (:class:`~.result.GameResult`), in any order.
 
+A game some seats forfeited (illegal actions, the clock, a crash, leaving:
+:meth:`~.result.GameResult.forfeiters`) counts for every seat: the
+forfeiters lost it, the others won it as a tie for first
+(:meth:`~.result.GameResult.credits`), in the win rates, the deal scores,
+head to head and the ratings; its points do not enter the mean scores. An
+adjudicated game counts for no one's win rate, and is a draw for the SPRT.
+
 Intervals (95%):
 
 * per game, the Wilson score interval of the win rate (E. B. Wilson, 1927):
@@ -54,15 +61,19 @@ def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float
 class Totals:
     """An entrant's (or a seat's) sums over the games."""
 
-    games: int = 0  #: games that count
+    games: int = 0  #: games that count (forfeited ones included)
+    played: int = 0  #: games it sat in, whatever their status
     wins: float = 0.0
-    score: int = 0
+    score: int = 0  #: points, in the games played out (``scored_games``)
+    scored_games: int = 0
     decisions: int = 0
     timed: int = 0  #: decisions whose time is known
     think_ms: float = 0.0
     timeouts: int = 0  #: turn-timer actions (time forfeits), in any game
     illegal_forfeits: int = 0  #: games it forfeited for illegal actions (void)
+    forfeits: int = 0  #: games it forfeited, of any kind (each counts in ``games``: a loss)
     refusals: int = 0  #: its intents the server refused, in any game (where known)
+    races: int = 0  #: its races lost, in any game (where known; never a fault)
     stand_in: int = 0  #: games where the server's stand-in played its seat
     crashes: int = 0
     adjudicated: int = 0
@@ -71,13 +82,14 @@ class Totals:
 
     @property
     def win_rate(self) -> float:
-        """Wins per counted game, 0..1 (0 without games)."""
+        """Wins per game that counts (forfeits included, as losses), 0..1 (0 without games)."""
         return self.wins / self.games if self.games else 0.0
 
     @property
     def mean_score(self) -> float:
-        """Points per counted game (0 without games)."""
-        return self.score / self.games if self.games else 0.0
+        """Points per game played out (0 without one): a forfeited game's
+        points are not a result."""
+        return self.score / self.scored_games if self.scored_games else 0.0
 
     @property
     def ms_per_decision(self) -> float | None:
@@ -114,8 +126,10 @@ class MatchStats:
         self.statuses[result.status] += 1
         self.deal_results.setdefault(result.deal, []).append(result)
         credits = result.credits(self.teams)
+        forfeited = result.forfeiters()
         for seat, e in enumerate(result.seats):
             t = self.totals[e]
+            t.played += 1
             if seat < len(result.timeouts):
                 t.timeouts += result.timeouts[seat]
             if seat < len(result.stand_in) and result.stand_in[seat]:
@@ -126,6 +140,8 @@ class MatchStats:
                 t.illegal_forfeits += 1
             if seat < len(result.refusals):
                 t.refusals += result.refusals[seat] or 0
+            if seat < len(result.races):
+                t.races += result.races[seat] or 0
             if result.status == ADJUDICATED:
                 t.adjudicated += 1
             elif result.status == VOID:
@@ -138,14 +154,18 @@ class MatchStats:
                 if ms is not None:
                     t.timed += result.decisions[seat]
                     t.think_ms += ms
-            if not result.counted:
+            if seat in forfeited:
+                t.forfeits += 1
+            if not (result.counted or forfeited):
                 continue
-            score = result.scores[seat] if seat < len(result.scores) else 0
+            played_out = result.counted and seat < len(result.scores)
             for totals in (t, self.seats[seat], self.by_seat.setdefault((e, seat), Totals())):
                 totals.games += 1
                 totals.wins += credits[seat]
-                totals.score += score
-        if result.counted:
+                if played_out:
+                    totals.scored_games += 1
+                    totals.score += result.scores[seat]
+        if result.counted or forfeited:
             for i, a in enumerate(result.seats):
                 for j, b in enumerate(result.seats):
                     if a != b:
@@ -163,24 +183,27 @@ class MatchStats:
     # -------------------------------------------------------------- deals
 
     def deal_complete(self, deal: int) -> bool:
-        """True when every game of ``deal`` was played and counts."""
+        """True when every game of ``deal`` was played and has a score (every
+        status but ``error``: a forfeit is a loss, an adjudication a draw)."""
         games = self.deal_results.get(deal, [])
-        return len(games) == self.schedule.deal_games(deal) and all(g.counted for g in games)
+        return len(games) == self.schedule.deal_games(deal) and all(g.scored for g in games)
 
     def complete_deals(self) -> list[int]:
-        """The deals whose every game was played and counts, in order."""
+        """The deals whose every game was played and has a score, in order."""
         return sorted(d for d in self.deal_results if self.deal_complete(d))
 
     def deal_scores(self, entrant: int) -> list[float]:
         """The entrant's score of every complete deal it played (share of its
-        games of the deal that it won)."""
+        games of the deal that it won, its forfeits counted as losses; games
+        that count for it only)."""
         out = []
         for deal in self.complete_deals():
             games = wins = 0.0
             for r in self.deal_results[deal]:
                 credits = r.credits(self.teams)
+                forfeited = r.forfeiters()
                 for seat, e in enumerate(r.seats):
-                    if e == entrant:
+                    if e == entrant and (r.counted or forfeited):
                         games += 1
                         wins += credits[seat]
             if games:
@@ -190,30 +213,35 @@ class MatchStats:
     def pair_score(self, deal: int, candidate: int, baseline: int) -> tuple[float, int]:
         """(score, games) of a complete ``deal`` for the SPRT (:mod:`.sprt`):
         the mean over its games of the head-to-head score of entrant
-        ``candidate`` against ``baseline`` (1: the candidate won, 0: the
-        baseline did, 1/2: neither, or a tie between them)."""
+        ``candidate`` against ``baseline`` (:meth:`.result.GameResult.head_to_head`:
+        1: the candidate won, 0: the baseline did, 1/2: neither, a tie between
+        them, or an adjudication; a forfeit is a loss for the forfeiter)."""
         games = self.deal_results[deal]
-        total = 0.0
-        for r in games:
-            credits = r.credits(self.teams)
-            c = sum(credits[s] for s, e in enumerate(r.seats) if e == candidate)
-            b = sum(credits[s] for s, e in enumerate(r.seats) if e == baseline)
-            total += 0.5 + (c - b) / 2
+        total = sum(r.head_to_head(candidate, baseline, self.teams) for r in games)
         return total / len(games), len(games)
+
+    def forfeited_all(self, entrant: int, at_least: int) -> bool:
+        """True when ``entrant`` forfeited every game it played, and played at
+        least ``at_least`` (a broken bot: a match of it says nothing)."""
+        t = self.totals[entrant]
+        return t.forfeits >= at_least and t.forfeits == t.played
 
     # -------------------------------------------------------------- ratings
 
     def ratings(self) -> dict[int, tuple[float, float, float]]:
-        """OpenSkill (Plackett-Luce) ratings from every counted game's ranking,
-        in game order: entrant -> (mu, sigma, ordinal = mu - 3 sigma). Winners
-        rank first, the others share second; a team's partners are one team."""
+        """OpenSkill (Plackett-Luce) ratings from every counted or forfeited
+        game's ranking, in game order: entrant -> (mu, sigma, ordinal = mu - 3
+        sigma). Winners rank first, the others share second (in a forfeited
+        game: the forfeiters last, the others share first); a team's partners
+        are one team."""
         from openskill.models import PlackettLuce
 
         model = PlackettLuce()
         ratings = {i: model.rating(name=e.label) for i, e in enumerate(self.entrants)}
         for index in sorted(self.results):
             r = self.results[index]
-            if not r.counted or not r.winners:
+            forfeited = r.forfeiters()
+            if not (r.counted and r.winners) and not forfeited:
                 continue
             n = len(r.seats)
             if self.teams and n % 2 == 0:
@@ -221,7 +249,10 @@ class MatchStats:
             else:
                 sides = [[s] for s in range(n)]
             teams = [[ratings[r.seats[s]] for s in side] for side in sides]
-            ranks = [0.0 if any(s in r.winners for s in side) else 1.0 for side in sides]
+            if forfeited:  # the forfeiters last, the others tied before them
+                ranks = [1.0 if any(s in forfeited for s in side) else 0.0 for side in sides]
+            else:
+                ranks = [0.0 if any(s in r.winners for s in side) else 1.0 for side in sides]
             updated = model.rate(teams, ranks=ranks)
             for side, team in zip(sides, updated):
                 for s, rating in zip(side, team):

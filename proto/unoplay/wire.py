@@ -431,6 +431,7 @@ def fill_message(target: gs.TableMessage, seq: int, message: Message) -> None:
         error.reason = message.reason
         error.message = message.message
         error.action_id = message.action_id
+        error.race = message.race
     elif isinstance(message, SeatsChanged):
         target.seats_changed.seats.extend(seat_list_pb(message.seats))
     elif isinstance(message, DealReveal):
@@ -582,7 +583,7 @@ def message_from_pb(msg: gs.TableMessage, seat: int) -> Message | None:
         return LazyUpdate(msg.update)
     if body == "error":
         e = msg.error
-        return Refusal(e.reason, e.message, e.action_id)
+        return Refusal(e.reason, e.message, e.action_id, e.race)
     if body == "seats_changed":
         return SeatsChanged(seats_from_pb(msg.seats_changed.seats))
     if body == "welcome":

@@ -89,11 +89,14 @@ class Update:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """An intent the seat sent that was refused; ``action_id`` 0 if none."""
+    """An intent the seat sent that was refused; ``action_id`` 0 if none;
+    ``race``: it lost a race (chosen on a view a later change had replaced:
+    RULES.md, "Refused intents"), so it is not counted against the seat."""
 
     reason: str
     message: str
     action_id: int
+    race: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -379,20 +379,23 @@ async def test_a_time_forfeit_of_an_external_bot_voids_its_game(tmp_path):
     greedy, external = report["entrants"]
     assert external["label"] == shlex.join([Path(sys.executable).name, "bot.py", "3"])
     assert external["timeouts"] >= 1 and greedy["timeouts"] == 0
-    assert greedy["wins"] == external["wins"] == 0
+    # a time forfeit is a loss: the slow bot's, greedy's win
+    assert (external["forfeits"], external["wins"], greedy["wins"]) == (1, 0, 1)
     assert "time forfeit" in report["apart"]["void"][0]["reason"]
 
 
-def test_a_seat_the_stand_in_played_voids_the_game_for_everyone():
+def test_a_seat_the_stand_in_played_is_a_forfeit_a_loss_for_it_alone():
     entrants = parse_entrants("greedy,random")
     result = GameResult(0, 0, 0, 1, [0, 1], FINISHED, winners=[0], scores=[50, 0])
     outcome = Outcome(over=True, scores=[50, 0], winners=[0], timeouts=[0, 0], stand_in=[0, 1])
     _status(result, outcome, entrants)
     assert result.status == VOID and "stand-in" in result.reason
+    result.timeouts, result.stand_in = outcome.timeouts, outcome.stand_in  # as play_game does
+    assert result.forfeiters() == {1} and result.head_to_head(0, 1, teams=False) == 1.0
     stats = MatchStats(entrants, make_schedule(["greedy", "random"]))
     stats.add(result)
-    assert [(t.games, t.wins) for t in stats.totals] == [(0, 0), (0, 0)]
-    assert stats.ratings()[0] == stats.ratings()[1]
+    assert [(t.games, t.wins, t.forfeits) for t in stats.totals] == [(1, 1, 0), (1, 0, 1)]
+    assert stats.ratings()[0] > stats.ratings()[1]
 
 
 async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tmp_path):
@@ -405,7 +408,9 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
     )
     assert report["counts"]["crashed"] == 2 and report["counts"]["counted"] == 0
     greedy, external = report["entrants"]
-    assert (external["crashes"], external["games"], greedy["wins"]) == (2, 0, 0)
+    # each crash is a game the crasher lost, and greedy won
+    assert (external["crashes"], external["games"], external["forfeits"]) == (2, 2, 2)
+    assert (greedy["games"], greedy["wins"]) == (2, 2)
     crash = report["apart"]["crashed"][0]["crash"]
     assert crash["code"] == 3 and "boom at the start" in crash["stderr"]
     logs = list(tmp_path.glob("*.log"))
@@ -484,7 +489,9 @@ async def test_a_bot_that_keeps_playing_illegal_actions_forfeits_and_the_match_g
     )
     assert (report["counts"]["counted"], report["counts"]["void"]) == (2, 4)
     greedy, random_, illegal = report["entrants"]
-    assert (greedy["games"], random_["games"], illegal["games"]) == (2, 2, 0)
+    # each forfeit is a game Illegal lost and its opponent won
+    assert (greedy["games"], random_["games"], illegal["games"]) == (4, 4, 4)
+    assert (illegal["wins"], illegal["forfeits"], greedy["wins"] + random_["wins"]) == (0, 4, 6)
     assert (greedy["illegal_forfeits"], random_["illegal_forfeits"]) == (0, 0)
     # the table counts every refusal; a forfeit comes after more than 3 in a row
     assert illegal["illegal_forfeits"] == 4 and illegal["refusals"] >= 4 * 4

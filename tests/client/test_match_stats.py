@@ -175,7 +175,7 @@ def _result(index, deal, seats, winners, status=FINISHED, scores=None):
     )
 
 
-def test_games_kept_apart_are_never_credited_and_deals_pair_their_games():
+def test_a_forfeit_is_a_loss_an_adjudication_a_draw_and_deals_pair_their_games():
     entrants = parse_entrants("greedy,random")
     schedule = make_schedule([e.identity for e in entrants], duplicate="rotations")
     stats = MatchStats(entrants, schedule)
@@ -186,20 +186,28 @@ def test_games_kept_apart_are_never_credited_and_deals_pair_their_games():
         _result(3, 1, (1, 0), [1]),  # deal 1: greedy both times
         _result(4, 2, (0, 1), [], ADJUDICATED),
         _result(5, 2, (1, 0), [1]),
-        _result(6, 3, (0, 1), [0], VOID),
+        _result(6, 3, (0, 1), [0], VOID),  # greedy (seat 1) lost on time: a loss
         _result(7, 3, (1, 0), [0]),
     ]
     for r in reversed(results):  # any order
         assert stats.add(r)
     assert not stats.add(results[0])  # once only
     greedy, rand = stats.totals
-    assert greedy.games == 6 and rand.games == 6  # games 4 and 6 are kept apart
-    assert greedy.wins == 4 and rand.wins == 2
+    # game 4 (adjudicated) counts for no one's win rate; game 6 is greedy's
+    # loss and random's win, its points (none here) in no mean score
+    assert greedy.games == 7 and rand.games == 7
+    assert greedy.forfeits == 1 and rand.forfeits == 0
+    assert greedy.wins == 4 and rand.wins == 3
+    assert greedy.scored_games == 6 and rand.scored_games == 6
     assert greedy.score == 30 and rand.score == 20
     assert greedy.adjudicated == 1 and greedy.void == 1 and greedy.timeouts == 1
     assert greedy.ms_per_decision == pytest.approx(2.0)
-    assert stats.complete_deals() == [0, 1]
-    assert stats.deal_scores(0) == [0.5, 1.0]
+    assert stats.complete_deals() == [0, 1, 2, 3]  # no deal dropped
+    assert stats.deal_scores(0) == [0.5, 1.0, 1.0, 0.0]
+    # head to head for the SPRT: the adjudication a draw, the forfeit a loss
+    assert stats.pair_score(2, 0, 1) == (0.75, 2)
+    assert stats.pair_score(3, 0, 1) == (0.0, 2)
+    assert stats.pair_score(3, 1, 0) == (1.0, 2)
     assert stats.summary() == {
         "played": 8,
         "counted": 6,
@@ -208,9 +216,12 @@ def test_games_kept_apart_are_never_credited_and_deals_pair_their_games():
         "crashed": 0,
         "errors": 0,
     }
-    assert stats.head[(0, 1)] == [6, 4, 2]
-    ratings = stats.ratings()
-    assert ratings[0][2] > ratings[1][2]
+    assert stats.head[(0, 1)] == [7, 4, 3]
+    # the ratings take the forfeit as a loss too: greedy lower, random higher
+    without = MatchStats(entrants, schedule)
+    without.add_all(r for r in results if r.index != 6)
+    ratings, before = stats.ratings(), without.ratings()
+    assert ratings[0][0] < before[0][0] and ratings[1][0] > before[1][0]
 
 
 def _three_point_mle(counts, mean):

@@ -26,7 +26,7 @@ from unoplay.v1 import game_pb2 as unoplay_dot_v1_dot_game__pb2
 from unoplay.v1 import lobby_service_pb2 as unoplay_dot_v1_dot_lobby__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dunoplay/v1/game_service.proto\x12\nunoplay.v1\x1a\x15unoplay/v1/game.proto\x1a\x1eunoplay/v1/lobby_service.proto\"a\n\x0bPlayRequest\x12$\n\x04join\x18\x01 \x01(\x0b\x32\x14.unoplay.v1.JoinGameH\x00\x12$\n\x06intent\x18\x02 \x01(\x0b\x32\x12.unoplay.v1.IntentH\x00\x42\x06\n\x04\x62ody\"B\n\x08JoinGame\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\"M\n\x06Intent\x12\x13\n\taction_id\x18\x01 \x01(\rH\x00\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.unoplay.v1.ActionH\x00\x42\x08\n\x06\x63hoice\"b\n\x0cPlayResponse\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.unoplay.v1.TableMessage\x12&\n\x08snapshot\x18\x02 \x01(\x0b\x32\x14.unoplay.v1.Snapshot\"5\n\x0fSpectateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"f\n\x10SpectateResponse\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.unoplay.v1.TableMessage\x12&\n\x08snapshot\x18\x02 \x01(\x0b\x32\x14.unoplay.v1.Snapshot\"{\n\x08Snapshot\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12$\n\x07welcome\x18\x02 \x01(\x0b\x32\x13.unoplay.v1.Welcome\x12(\n\x06update\x18\x03 \x01(\x0b\x32\x18.unoplay.v1.PlayerUpdate\x12\x12\n\nupdate_seq\x18\x04 \x01(\x04\"3\n\x0cSeatsChanged\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.unoplay.v1.SeatInfo\"\xab\x02\n\x0cTableMessage\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12&\n\x07welcome\x18\x02 \x01(\x0b\x32\x13.unoplay.v1.WelcomeH\x00\x12\"\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x11.unoplay.v1.EventH\x00\x12*\n\x06update\x18\x04 \x01(\x0b\x32\x18.unoplay.v1.PlayerUpdateH\x00\x12(\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x17.unoplay.v1.ActionErrorH\x00\x12\x31\n\rseats_changed\x18\x06 \x01(\x0b\x32\x18.unoplay.v1.SeatsChangedH\x00\x12\x31\n\rdeal_revealed\x18\x07 \x01(\x0b\x32\x18.unoplay.v1.DealRevealedH\x00\x42\x06\n\x04\x62ody\"^\n\x07Welcome\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x05table\x18\x02 \x01(\x0b\x32\x11.unoplay.v1.Table\x12\x17\n\x0f\x64\x65\x61l_commitment\x18\x04 \x01(\tJ\x04\x08\x03\x10\x04R\x04seed\">\n\x0c\x44\x65\x61lRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x0c\n\x04salt\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\"\x9d\x01\n\x0cPlayerUpdate\x12$\n\x04view\x18\x01 \x01(\x0b\x32\x16.unoplay.v1.PlayerView\x12.\n\rlegal_actions\x18\x02 \x03(\x0b\x32\x17.unoplay.v1.LegalAction\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x03 \x01(\x03\x12\x1d\n\x15window_closes_unix_ms\x18\x04 \x01(\x03\"A\n\x0b\x41\x63tionError\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\taction_id\x18\x03 \x01(\r2\x95\x01\n\x0bGameService\x12=\n\x04Play\x12\x17.unoplay.v1.PlayRequest\x1a\x18.unoplay.v1.PlayResponse(\x01\x30\x01\x12G\n\x08Spectate\x12\x1b.unoplay.v1.SpectateRequest\x1a\x1c.unoplay.v1.SpectateResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dunoplay/v1/game_service.proto\x12\nunoplay.v1\x1a\x15unoplay/v1/game.proto\x1a\x1eunoplay/v1/lobby_service.proto\"a\n\x0bPlayRequest\x12$\n\x04join\x18\x01 \x01(\x0b\x32\x14.unoplay.v1.JoinGameH\x00\x12$\n\x06intent\x18\x02 \x01(\x0b\x32\x12.unoplay.v1.IntentH\x00\x42\x06\n\x04\x62ody\"B\n\x08JoinGame\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\"_\n\x06Intent\x12\x13\n\taction_id\x18\x01 \x01(\rH\x00\x12$\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.unoplay.v1.ActionH\x00\x12\x10\n\x08seen_seq\x18\x03 \x01(\x04\x42\x08\n\x06\x63hoice\"b\n\x0cPlayResponse\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.unoplay.v1.TableMessage\x12&\n\x08snapshot\x18\x02 \x01(\x0b\x32\x14.unoplay.v1.Snapshot\"5\n\x0fSpectateRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\"f\n\x10SpectateResponse\x12*\n\x08messages\x18\x01 \x03(\x0b\x32\x18.unoplay.v1.TableMessage\x12&\n\x08snapshot\x18\x02 \x01(\x0b\x32\x14.unoplay.v1.Snapshot\"{\n\x08Snapshot\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12$\n\x07welcome\x18\x02 \x01(\x0b\x32\x13.unoplay.v1.Welcome\x12(\n\x06update\x18\x03 \x01(\x0b\x32\x18.unoplay.v1.PlayerUpdate\x12\x12\n\nupdate_seq\x18\x04 \x01(\x04\"3\n\x0cSeatsChanged\x12#\n\x05seats\x18\x01 \x03(\x0b\x32\x14.unoplay.v1.SeatInfo\"\xab\x02\n\x0cTableMessage\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12&\n\x07welcome\x18\x02 \x01(\x0b\x32\x13.unoplay.v1.WelcomeH\x00\x12\"\n\x05\x65vent\x18\x03 \x01(\x0b\x32\x11.unoplay.v1.EventH\x00\x12*\n\x06update\x18\x04 \x01(\x0b\x32\x18.unoplay.v1.PlayerUpdateH\x00\x12(\n\x05\x65rror\x18\x05 \x01(\x0b\x32\x17.unoplay.v1.ActionErrorH\x00\x12\x31\n\rseats_changed\x18\x06 \x01(\x0b\x32\x18.unoplay.v1.SeatsChangedH\x00\x12\x31\n\rdeal_revealed\x18\x07 \x01(\x0b\x32\x18.unoplay.v1.DealRevealedH\x00\x42\x06\n\x04\x62ody\"^\n\x07Welcome\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x05table\x18\x02 \x01(\x0b\x32\x11.unoplay.v1.Table\x12\x17\n\x0f\x64\x65\x61l_commitment\x18\x04 \x01(\tJ\x04\x08\x03\x10\x04R\x04seed\">\n\x0c\x44\x65\x61lRevealed\x12\x0c\n\x04seed\x18\x01 \x01(\t\x12\x0c\n\x04salt\x18\x02 \x01(\t\x12\x12\n\ncommitment\x18\x03 \x01(\t\"\x9d\x01\n\x0cPlayerUpdate\x12$\n\x04view\x18\x01 \x01(\x0b\x32\x16.unoplay.v1.PlayerView\x12.\n\rlegal_actions\x18\x02 \x03(\x0b\x32\x17.unoplay.v1.LegalAction\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x03 \x01(\x03\x12\x1d\n\x15window_closes_unix_ms\x18\x04 \x01(\x03\"O\n\x0b\x41\x63tionError\x12\x0e\n\x06reason\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x11\n\taction_id\x18\x03 \x01(\r\x12\x0c\n\x04race\x18\x04 \x01(\x08\x32\x95\x01\n\x0bGameService\x12=\n\x04Play\x12\x17.unoplay.v1.PlayRequest\x1a\x18.unoplay.v1.PlayResponse(\x01\x30\x01\x12G\n\x08Spectate\x12\x1b.unoplay.v1.SpectateRequest\x1a\x1c.unoplay.v1.SpectateResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,27 +38,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINGAME']._serialized_start=199
   _globals['_JOINGAME']._serialized_end=265
   _globals['_INTENT']._serialized_start=267
-  _globals['_INTENT']._serialized_end=344
-  _globals['_PLAYRESPONSE']._serialized_start=346
-  _globals['_PLAYRESPONSE']._serialized_end=444
-  _globals['_SPECTATEREQUEST']._serialized_start=446
-  _globals['_SPECTATEREQUEST']._serialized_end=499
-  _globals['_SPECTATERESPONSE']._serialized_start=501
-  _globals['_SPECTATERESPONSE']._serialized_end=603
-  _globals['_SNAPSHOT']._serialized_start=605
-  _globals['_SNAPSHOT']._serialized_end=728
-  _globals['_SEATSCHANGED']._serialized_start=730
-  _globals['_SEATSCHANGED']._serialized_end=781
-  _globals['_TABLEMESSAGE']._serialized_start=784
-  _globals['_TABLEMESSAGE']._serialized_end=1083
-  _globals['_WELCOME']._serialized_start=1085
-  _globals['_WELCOME']._serialized_end=1179
-  _globals['_DEALREVEALED']._serialized_start=1181
-  _globals['_DEALREVEALED']._serialized_end=1243
-  _globals['_PLAYERUPDATE']._serialized_start=1246
-  _globals['_PLAYERUPDATE']._serialized_end=1403
-  _globals['_ACTIONERROR']._serialized_start=1405
-  _globals['_ACTIONERROR']._serialized_end=1470
-  _globals['_GAMESERVICE']._serialized_start=1473
-  _globals['_GAMESERVICE']._serialized_end=1622
+  _globals['_INTENT']._serialized_end=362
+  _globals['_PLAYRESPONSE']._serialized_start=364
+  _globals['_PLAYRESPONSE']._serialized_end=462
+  _globals['_SPECTATEREQUEST']._serialized_start=464
+  _globals['_SPECTATEREQUEST']._serialized_end=517
+  _globals['_SPECTATERESPONSE']._serialized_start=519
+  _globals['_SPECTATERESPONSE']._serialized_end=621
+  _globals['_SNAPSHOT']._serialized_start=623
+  _globals['_SNAPSHOT']._serialized_end=746
+  _globals['_SEATSCHANGED']._serialized_start=748
+  _globals['_SEATSCHANGED']._serialized_end=799
+  _globals['_TABLEMESSAGE']._serialized_start=802
+  _globals['_TABLEMESSAGE']._serialized_end=1101
+  _globals['_WELCOME']._serialized_start=1103
+  _globals['_WELCOME']._serialized_end=1197
+  _globals['_DEALREVEALED']._serialized_start=1199
+  _globals['_DEALREVEALED']._serialized_end=1261
+  _globals['_PLAYERUPDATE']._serialized_start=1264
+  _globals['_PLAYERUPDATE']._serialized_end=1421
+  _globals['_ACTIONERROR']._serialized_start=1423
+  _globals['_ACTIONERROR']._serialized_end=1502
+  _globals['_GAMESERVICE']._serialized_start=1505
+  _globals['_GAMESERVICE']._serialized_end=1654
 # @@protoc_insertion_point(module_scope)

@@ -27,12 +27,14 @@ class JoinGame(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., last_seq: _Optional[int] = ...) -> None: ...
 
 class Intent(_message.Message):
-    __slots__ = ("action_id", "action")
+    __slots__ = ("action_id", "action", "seen_seq")
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
+    SEEN_SEQ_FIELD_NUMBER: _ClassVar[int]
     action_id: int
     action: _game_pb2.Action
-    def __init__(self, action_id: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.Action, _Mapping]] = ...) -> None: ...
+    seen_seq: int
+    def __init__(self, action_id: _Optional[int] = ..., action: _Optional[_Union[_game_pb2.Action, _Mapping]] = ..., seen_seq: _Optional[int] = ...) -> None: ...
 
 class PlayResponse(_message.Message):
     __slots__ = ("messages", "snapshot")
@@ -127,11 +129,13 @@ class PlayerUpdate(_message.Message):
     def __init__(self, view: _Optional[_Union[_game_pb2.PlayerView, _Mapping]] = ..., legal_actions: _Optional[_Iterable[_Union[_game_pb2.LegalAction, _Mapping]]] = ..., deadline_unix_ms: _Optional[int] = ..., window_closes_unix_ms: _Optional[int] = ...) -> None: ...
 
 class ActionError(_message.Message):
-    __slots__ = ("reason", "message", "action_id")
+    __slots__ = ("reason", "message", "action_id", "race")
     REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     ACTION_ID_FIELD_NUMBER: _ClassVar[int]
+    RACE_FIELD_NUMBER: _ClassVar[int]
     reason: str
     message: str
     action_id: int
-    def __init__(self, reason: _Optional[str] = ..., message: _Optional[str] = ..., action_id: _Optional[int] = ...) -> None: ...
+    race: bool
+    def __init__(self, reason: _Optional[str] = ..., message: _Optional[str] = ..., action_id: _Optional[int] = ..., race: _Optional[bool] = ...) -> None: ...
