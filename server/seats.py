@@ -32,6 +32,28 @@ BLAMELESS_REFUSALS = frozenset({"game_not_started", "server_closing", "internal_
 #: or the game ended meanwhile.
 WINDOW_RACES = frozenset({"jump_in_lost", "jumped_in", "game_over"})
 
+#: Reasons no view can excuse: the intent was malformed or named what never
+#: exists (an unknown id, card or colour, a target where none is taken), so
+#: it is counted even when chosen on a replaced view.
+NEVER_RACES = frozenset(
+    {
+        "malformed",
+        "unknown_action_id",
+        "unknown_action",
+        "no_such_player",
+        "no_such_card",
+        "bad_colour",
+        "colour_missing",
+        "colour_not_allowed",
+        "cannot_catch_self",
+        "target_missing",
+        "bad_target",
+        "target_not_allowed",
+        "multi_play_off",
+        "cards_do_not_go_together",
+    }
+)
+
 #: For an intent that does not say what its client had seen (``Intent.seen_seq``
 #: 0), the reasons taken for a race lost: those a bot choosing from its latest
 #: legal actions gets only when another seat moved first (the round ended,
@@ -167,7 +189,10 @@ class Seat:
         intents"): a window's judgement or the game's end
         (:data:`WINDOW_RACES`), the game changed since the intent arrived (it
         was held in a window), or it was chosen on a view already replaced
-        (for a client that does not say: a reason of :data:`RACE_REASONS`)."""
+        (for a client that does not say: a reason of :data:`RACE_REASONS`);
+        never for a reason no view excuses (:data:`NEVER_RACES`)."""
+        if reason in NEVER_RACES:
+            return False
         if reason in WINDOW_RACES or version != self.intent_version:
             return True
         if self.intent_fresh is None:

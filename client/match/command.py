@@ -39,12 +39,15 @@ examples:
   uno match --games 1000 --out runs.sqlite3 --resume  (after a Ctrl-C: the missing games)
   uno match --games 10000 --ray auto                  (on a Ray cluster)
 
-Games that do not count are reported apart, never as a win: adjudicated (a
-round reached --max-actions), void (the turn timer or the stand-in played a
-seat, or a bot forfeited for illegal actions: --illegal-limit/--illegal-budget;
-its refused intents are counted per entrant), crashed (an external bot exited
-early: its error output's end is shown; a bot of the match's own raised: the
-end of its traceback). With --server, an external bot's illegal actions are
+Games not played out are reported apart: adjudicated (a round reached
+--max-actions: a draw for the SPRT), void (the turn timer or the stand-in
+played a seat, or a bot forfeited for illegal actions: --illegal-limit/
+--illegal-budget; refused intents are counted per entrant, races lost apart),
+crashed (an external bot exited early: its error output's end is shown; a bot
+of the match's own raised or called sys.exit(): the end of its traceback). A
+void or crashed game is a loss for the seat that forfeited it (README,
+"Forfeits"); an entrant that forfeits each of its first 5 games stops the
+match. With --server, an external bot's illegal actions are
 not seen: only --move-time and the game's timeout stop it. Every game's moves
 go to the --out file (not with --server): uno replay --match FILE N steps
 through game N; --jsonl exports them. Ctrl-C starts no more games and prints

@@ -144,6 +144,59 @@ async def test_illegal_intent_gets_an_error_and_the_stream_stays_open(server, co
 
 
 ACTION_DRAW = wire.action_from_id(1)
+ACTION_KEEP = wire.action_from_id(2)
+
+
+async def test_a_refusal_of_an_intent_chosen_on_a_replaced_view_is_a_race_lost(server, conn):
+    """RULES.md, "Refused intents": the SDK says what it had seen
+    (Intent.seen_seq); an intent refused on the view it was chosen on counts
+    against the seat, one chosen on a view a later update had replaced is a
+    race lost (ActionError.race), never counted."""
+    table_id, joins = await seat_players(conn, 2, seed=3)
+    await conn.start_game(table_id, joins[0].seat_token)
+    table = server.lobby.get(table_id)
+    mover = table.game.current
+    other = 1 - mover
+    seat = table.seats[other]
+    session = conn.session(table_id, joins[other].seat_token)
+    messages = aiter(session)
+    await next_of(messages, Update)
+    # On the newest view it has, not its turn: its own mistake. (Keep is never
+    # legal for it here: it has drawn nothing.)
+    await session.send(wire.action_id(ACTION_KEEP))
+    error = await next_of(messages, Refusal)
+    assert (error.reason, error.race) == ("not_your_turn", False)
+    assert (seat.refusals, seat.races) == (1, 0)
+    # The mover draws: the other's view is replaced by an update it has not
+    # read when it sends its next intent.
+    table.act(mover, ACTION_DRAW)
+    await session.send(wire.action_id(ACTION_KEEP))
+    error = await next_of(messages, Refusal)
+    assert error.reason in ("not_your_turn", "nothing_to_keep") and error.race
+    assert (seat.refusals, seat.races, seat.refused_in_row) == (1, 1, 1)
+    # A reason no view excuses counts even so (the newest update not read yet).
+    table.act(table.game.current, table.game.legal_actions(table.game.current)[-1])
+    await session.send(4_000_000_000)
+    error = await next_of(messages, Refusal)
+    assert (error.reason, error.race) == ("unknown_action_id", False)
+    assert (seat.refusals, seat.races) == (2, 1)
+    await session.close()
+
+
+def test_a_client_that_does_not_say_what_it_saw_loses_races_by_reason_alone():
+    from unoplay.server.seats import RACE_REASONS, Seat
+
+    seat = Seat(0)
+    seat.intent_arrived(7, None)
+    assert seat.lost_race("not_one_card", 7) and seat.lost_race("round_over", 7)
+    assert not seat.lost_race("not_your_turn", 7) and not seat.lost_race("does_not_match", 7)
+    # held in a window while the game moved on: a race, whatever the reason but those no view excuses
+    assert seat.lost_race("does_not_match", 8) and not seat.lost_race("no_such_card", 8)
+    # the window's own judgements are races for every client
+    seat.intent_arrived(7, True)
+    assert seat.lost_race("jump_in_lost", 7) and seat.lost_race("jumped_in", 7)
+    assert not seat.lost_race("not_one_card", 7)  # chosen on the newest view: its mistake
+    assert {"catch_too_late", "already_called", "not_one_card", "round_over"} <= RACE_REASONS
 
 
 async def next_of(messages, kind):
