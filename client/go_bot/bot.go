@@ -325,8 +325,9 @@ func (b *bot) stream() error {
 			continue
 		}
 		b.sum.Intents++
+		// SeenSeq: what the choice was made on, so that a race lost is not counted as a mistake
 		request := &pb.PlayRequest{Body: &pb.PlayRequest_Intent{Intent: &pb.Intent{
-			Choice: &pb.Intent_ActionId{ActionId: id}}}}
+			Choice: &pb.Intent_ActionId{ActionId: id}, SeenSeq: b.lastSeq}}}
 		if err := call.Send(request); err != nil && err != io.EOF {
 			return err
 		}

@@ -449,7 +449,8 @@ class Bot {
     if (this.opts.verbose) this.log(`seq ${this.latest.seq}: ${choice.label} (id ${choice.id})`);
     this.pending = { seq: this.latest.seq, id: choice.id, kind: choice.action.kind, maybeLost: false };
     this.intents += 1;
-    this.call.write({ intent: { action_id: choice.id } });
+    // seen_seq: what the choice was made on, so that a race lost is not counted as a mistake
+    this.call.write({ intent: { action_id: choice.id, seen_seq: this.lastSeq } });
     if (this.opts.dropAfterIntent.includes(this.intents)) this.drop(`after intent ${this.intents}`);
   }
 

@@ -245,6 +245,7 @@ grpc::Status Bot::stream() {
     ++summary_.intents;
     pb::PlayRequest intent;
     intent.mutable_intent()->set_action_id(*id);
+    intent.mutable_intent()->set_seen_seq(last_seq_);  // a race lost is then not counted
     call->Write(intent);
     if (opts_.drop_after_intent.count(summary_.intents)) {
       return cut("after intent " + std::to_string(summary_.intents));
