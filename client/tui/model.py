@@ -837,20 +837,24 @@ class TableModel:
                 return Text(
                     " answer with a card marked “play” (Enter on another card: back to the choice)"
                 )
-            kinds = {a.kind for a in self.state.legal}
-            options = ["accept it"]
-            if CHALLENGE in kinds:
-                options.append("challenge")
-            if PLAY in kinds:
-                options.append("answer with a card")
-            said = (
-                ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
-            )
-            return Text(f" +{view.pending_penalty} on you: {said}")
+            return Text(f" +{view.pending_penalty} on you: {', '.join(self._penalty_keys())}")
         return Text(" name the colour of the starter card")
+
+    def _penalty_keys(self) -> list[str]:
+        """The keys of the penalty decision (its prompt's): Enter accepts,
+        c challenges (a Wild Draw Four), h answers with a card (house rules)."""
+        kinds = {a.kind for a in self.state.legal}
+        keys = ["Enter accepts"]
+        if CHALLENGE in kinds:
+            keys.append("c challenges")
+        if PLAY in kinds:
+            keys.append("h answers with a card")
+        return keys
 
     def _hint(self, view: PlayerView, window: float | None) -> Text:
         """The hint line while a round is on."""
+        if view.phase is Phase.PENALTY and self.my_turn and not self.answering_from_hand():
+            return Text(" · ".join(self._penalty_keys()), style="dim")
         catch = self.legal_of(CATCH)
         if window is not None and self.sending:
             return Text(

@@ -1529,7 +1529,7 @@ async def test_the_challenge_names_the_colour_it_judges():
     text = await _penalty_prompt_text(CraftedApp(game, events=started + played))
     assert "They named blue" in text
     assert "held a red card (the colour in force before their Wild Draw Four)" in text
-    assert "c or a to answer · Esc does not close this" in text  # it needs an answer
+    assert "Enter accepts · c challenges · Esc does not close this" in text  # it needs an answer
 
 
 async def test_o_sorts_the_hand_and_the_order_is_remembered(data_dir):

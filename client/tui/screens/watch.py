@@ -185,7 +185,9 @@ class WatchScreen(BoardScreen):
             view = model.view
             if view is not None and view.phase is Phase.GAME_OVER and not self._final_shown:
                 self._final_shown = True
-                self.app.show_final(model.final_result(), embedded=False, target=self.target)
+                self.app.show_final(
+                    model.final_result(), embedded=False, target=self.target, table_id=self.table_id
+                )
             self._results_round = push_round_result(self.app, model, self._results_round)
 
     def action_help(self) -> None:
