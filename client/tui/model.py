@@ -299,6 +299,12 @@ class TableModel:
         return self.view is None
 
     @property
+    def offline(self) -> bool:
+        """True while no move can reach the server: the stream ended in failure
+        or is down and being reopened."""
+        return bool(self.failed) or self.reconnecting
+
+    @property
     def game_over(self) -> bool:
         """True once the view shows the game over."""
         view = self.view
@@ -777,6 +783,9 @@ class TableModel:
         if self.failed:
             line.append(self.failed, style="bold #ef5350")
             hint.append("q leave")
+        elif self.reconnecting:
+            line.append("Connection lost: reconnecting…", style="bold #f4c20d")
+            hint.append("no move can be sent until it is back · q leave")
         elif view is None:
             line.append(self._waiting_line(), style="bold")
             seats = self.seats()
@@ -817,7 +826,7 @@ class TableModel:
                 )
         if window is not None:
             line.append(f"  ⏳ {window:.1f}s", style="dim")  # the window: see ? help
-        if view is not None and view.phase < Phase.ROUND_OVER and not self.failed:
+        if view is not None and view.phase < Phase.ROUND_OVER and not self.offline:
             hint = self._hint(view, window)
         return line, hint
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from helpers import c
+from helpers import c, cs
+from textual.widgets import Static
 from tui_helpers import (
     WAIT,
     CraftedApp,
@@ -25,13 +26,15 @@ from tui_helpers import (
 from unoplay import wire
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
-from unoplay.client.tui.screens import FinalScreen, LobbyScreen
+from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen
 from unoplay.client.tui.screens.game import Seating
 from unoplay.client.tui.screens.prompts import PenaltyPrompt
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
+from unoplay.game.engine import GameState
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
+from unoplay.server.service import start_server
 
 pytestmark = pytest.mark.usefixtures("data_dir")
 
@@ -151,3 +154,56 @@ async def test_a_spectator_sees_who_voted_to_play_again_and_enter_goes_back_to_t
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
             await pilot.press("ctrl+q")
+
+
+# ---------------------------------------------------------------- a lost connection
+
+
+def _moves_offered(screen) -> set[str]:
+    """The game keys among the screen's active bindings."""
+    actions = {b.binding.action for b in screen.active_bindings.values()}
+    return actions & {"play", "draw", "uno", "catch", "mark"}
+
+
+async def test_no_move_is_offered_while_reconnecting_nor_once_the_server_stopped():
+    """Ada's turn: the footer offers Play and Draw. While the stream is being
+    reopened the status says so and no move is offered; once it is back they
+    are; when the server stops, the game keys go for good (only Leave, Help)."""
+    server = await start_server("127.0.0.1", 0)
+    try:
+        async with Connection(server.address) as conn:
+            table = await conn.create_table(seats=2, bot_delay=0.0, title="Offline")
+            ada = await conn.join_table(table.table_id, "Ada")
+            await conn.add_bot(table.table_id, "greedy")
+        live = server.lobby.get(table.table_id)
+        app = UnoApp(PlayOptions(server=server.address, name="Ada"))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await wait_until(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+            app.show_table(Seating(server.address, table.table_id, ada.seat_token, "Ada"))
+            await wait_until(
+                pilot,
+                lambda: table_screen(app) is not None and table_screen(app).session,
+                "the table",
+            )
+            live.start(game=GameState.from_position([cs("R7 B5 G2"), cs("R1 R2")], c("R4")))
+            await wait_until(pilot, lambda: app.screen.ready, "Ada's turn")
+            board = app.screen
+            status = board.query_one("#status", Static)
+            await wait_until(pilot, lambda: "⏎ Play" in _footer(app), "the game keys")
+            assert "d Draw" in _footer(app)
+            board.session.on_status("reconnecting")  # as the session says it, the stream down
+            await wait_until(pilot, lambda: "Play" not in _footer(app), "the keys to go")
+            assert not _moves_offered(board) and "Draw" not in _footer(app)
+            assert "Connection lost: reconnecting…" in str(status.content)
+            board.session.on_status("live")
+            await wait_until(pilot, lambda: "⏎ Play" in _footer(app), "the keys back")
+            assert "reconnecting" not in str(status.content)
+            await server.stop(None)
+            await wait_until(pilot, lambda: board.failed, "the stream to end")
+            await wait_until(pilot, lambda: "Play" not in _footer(app), "the keys to go")
+            assert not _moves_offered(board) and "Draw" not in _footer(app)
+            assert "q Leave" in _footer(app)
+            assert GameScreen.INTERRUPTED in str(status.content)
+            await pilot.press("ctrl+q")
+    finally:
+        await server.stop(None)

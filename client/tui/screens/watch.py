@@ -119,17 +119,12 @@ class WatchScreen(BoardScreen):
             self._last_status = now
             self.board.draw_status(self.model)
 
-    def _status_changed(self, status: str) -> None:
-        self.model.reconnecting = status == "reconnecting"
-        if self.is_attached:
-            self.board.draw_status(self.model)
-
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the table's spectator stream until the game is over."""
         conn = self.app.connection(self.target)
         self.session = session = conn.spectate(self.table_id, last_seq=self.last_seq)
-        session.on_status = self._status_changed
+        session.on_status = self.connection_status
         self.model.state = session.state
         try:
             async for received in session:
