@@ -9,15 +9,17 @@ No sleeps as synchronisation: every wait polls a condition under a timeout.
 from __future__ import annotations
 
 import asyncio
+from itertools import pairwise
 
 import pytest
 from helpers import c, cs
-from textual.widgets import Static
+from textual.widgets import Button, Label, Static
 from tui_helpers import (
     WAIT,
     CraftedApp,
     ada_goes_out,
     house_game,
+    open_form,
     screen_lines,
     table_screen,
     wait_until,
@@ -207,3 +209,52 @@ async def test_no_move_is_offered_while_reconnecting_nor_once_the_server_stopped
             await pilot.press("ctrl+q")
     finally:
         await server.stop(None)
+
+
+# ---------------------------------------------------------------- the create form at 40x12
+
+
+async def test_the_create_form_at_40x12_shows_its_fields_and_creates_a_table(server):
+    """At 40x12 every row of the form's scrolling part is a field beside its
+    label (or the rules' heading), none lost to a label that wrapped; Tab
+    brings each field into view beside its label; typed values create the
+    table, and Enter seats you there."""
+    app = UnoApp(PlayOptions(server=server.address, name="Ada", bot_delay=0.0))
+    async with app.run_test(size=(40, 12)) as pilot:
+        form = await open_form(app, pilot)
+        await pilot.pause()
+        view = form.query_one("#form-scroll").region
+        grid = list(form.query_one("#form-grid").children)
+        labels = {field: label for label, field in pairwise(grid) if isinstance(label, Label)}
+        fields = list(labels)
+
+        def in_view(widget) -> bool:
+            return widget.region.height == 1 and view.contains_region(widget.region)
+
+        shown = [f for f in fields if in_view(f)]
+        heading = form.query_one("#form-grid .section")
+        assert len(shown) + in_view(heading) == view.height  # no row without a field
+        assert len(shown) >= 8
+        assert all(labels[f].region.y == f.region.y and labels[f].region.width for f in shown)
+        hint = form.query_one(".hint.short")
+        assert hint.region.height == 1 and hint.region.bottom <= 12
+        create = next(b for b in form.query(Button) if b.name == "create")
+        assert create.region.height and create.region.bottom <= 12
+        for field in fields:  # Tab from the title through every field
+            assert app.focused is field
+            await wait_until(pilot, lambda field=field: in_view(field), f"{field.id} in view")
+            assert in_view(labels[field]) and labels[field].region.y == field.region.y
+            await pilot.press("tab")
+        for field_id, value in (("#title", "Tiny"), ("#seats", "2"), ("#bots", "1")):
+            form.query_one(field_id).focus()
+            await wait_until(pilot, lambda: in_view(form.query_one(field_id)), field_id)
+            await pilot.press("home", "ctrl+k", *value)
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: table_screen(app) is not None and table_screen(app).state.view is not None,
+            "the game at the new table",
+        )
+        (made,) = [t for t in server.lobby.tables.values() if t.title == "Tiny"]
+        assert len(made.seats) == 2 and made.state is TableState.PLAYING
+        await pilot.press("ctrl+q")
