@@ -28,14 +28,16 @@ from tui_helpers import (
 from unoplay import wire
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
-from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen
+from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
 from unoplay.client.tui.screens.game import Seating
+from unoplay.client.tui.screens.lobby import is_arena
 from unoplay.client.tui.screens.prompts import PenaltyPrompt
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
-from unoplay.game.messages import TableState
+from unoplay.game.messages import TableInfo, TableState
 from unoplay.game.rules import RuleSet
+from unoplay.server.arena import ArenaSettings
 from unoplay.server.service import start_server
 
 pytestmark = pytest.mark.usefixtures("data_dir")
@@ -258,3 +260,52 @@ async def test_the_create_form_at_40x12_shows_its_fields_and_creates_a_table(ser
         (made,) = [t for t in server.lobby.tables.values() if t.title == "Tiny"]
         assert len(made.seats) == 2 and made.state is TableState.PLAYING
         await pilot.press("ctrl+q")
+
+
+# ---------------------------------------------------------------- the arena's games in the lobby
+
+
+def test_an_arena_table_is_known_by_the_title_the_arena_gives_it():
+    def titled(title: str) -> TableInfo:
+        return TableInfo("t1", title, (), RuleSet(), 0, TableState.PLAYING, (), 30.0)
+
+    assert is_arena(titled("arena game 12"))
+    assert not any(is_arena(titled(t)) for t in ("arena game", "my arena game 1", "Friends"))
+
+
+async def test_the_lobby_hides_the_arena_s_games_until_g_and_w_watches_one():
+    """An arena seats zoe with a bot ("arena game 1", zoe away: no stream):
+    the lobby lists only Friends' table and counts the arena's game; g lists
+    it after the others, and w on it watches it."""
+    arena = ArenaSettings(seats=2, turn_seconds=600, fill_after=0.0)
+    server = await start_server("127.0.0.1", 0, arena=arena)
+    try:
+        async with Connection(server.address) as conn:
+            await conn.create_table(seats=3, title="Friends")
+            entry = conn.enter_arena("zoe")
+            await anext(entry)  # in the queue, and seated at once with a bot
+            app = UnoApp(PlayOptions(server=server.address, name="Eve"))
+            async with app.run_test(size=(80, 24)) as pilot:
+                await wait_until(
+                    pilot,
+                    lambda: isinstance(app.screen, LobbyScreen) and app.screen.arena_games == 1,
+                    "the arena's game counted",
+                )
+                lobby = app.screen
+                await wait_until(pilot, lambda: "g Arena games" in _footer(app), "the key")
+                assert [t.title for t in lobby.tables] == ["Friends"]
+                assert lobby.grid.row_count == 1
+                status = str(lobby.status.content)
+                assert "1 table, 1 waiting · 1 arena game hidden (g)" in status
+                await pilot.press("g")
+                await wait_until(pilot, lambda: lobby.grid.row_count == 2, "the arena's game")
+                assert [t.title for t in lobby.tables] == ["Friends", "arena game 1"]
+                assert "1 arena game listed last (g)" in str(lobby.status.content)
+                await pilot.press("down", "w")
+                await wait_until(pilot, lambda: isinstance(app.screen, WatchScreen), "watching")
+                (arena_table,) = [t for t in server.lobby.tables.values() if t.title != "Friends"]
+                assert app.screen.table_id == arena_table.table_id
+                await pilot.press("ctrl+q")
+            await entry.aclose()
+    finally:
+        await server.stop(None)
