@@ -356,7 +356,8 @@ class TableModel:
         cards = sort_hand(view.hand, self.order)
         if self.uno_armed and (len(cards) > len(self.shown) > 0 or view.phase >= Phase.ROUND_OVER):
             self.uno_armed = False  # you drew, or the round ended: the plan changed
-        plays = [a for a in state.legal if a.kind is PLAY]
+        # offline: nothing can be sent, so no card is marked "play"
+        plays = [] if self.offline else [a for a in state.legal if a.kind is PLAY]
         playable = frozenset(a.card for a in plays)
         if view.round_number != self.marked_round:
             self.marked_round = view.round_number

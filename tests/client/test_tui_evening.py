@@ -32,6 +32,7 @@ from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, Wat
 from unoplay.client.tui.screens.game import Seating
 from unoplay.client.tui.screens.lobby import is_arena
 from unoplay.client.tui.screens.prompts import PenaltyPrompt
+from unoplay.client.tui.widgets import HandView
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
@@ -192,16 +193,18 @@ async def test_no_move_is_offered_while_reconnecting_nor_once_the_server_stopped
             live.start(game=GameState.from_position([cs("R7 B5 G2"), cs("R1 R2")], c("R4")))
             await wait_until(pilot, lambda: app.screen.ready, "Ada's turn")
             board = app.screen
-            status = board.query_one("#status", Static)
+            status, hand = board.query_one("#status", Static), board.query_one(HandView)
             await wait_until(pilot, lambda: "⏎ Play" in _footer(app), "the game keys")
+            assert hand.playable
             assert "d Draw" in _footer(app)
             board.session.on_status("reconnecting")  # as the session says it, the stream down
             await wait_until(pilot, lambda: "Play" not in _footer(app), "the keys to go")
             assert not _moves_offered(board) and "Draw" not in _footer(app)
             assert "Connection lost: reconnecting…" in str(status.content)
+            assert not hand.playable  # no card marked "play"
             board.session.on_status("live")
             await wait_until(pilot, lambda: "⏎ Play" in _footer(app), "the keys back")
-            assert "reconnecting" not in str(status.content)
+            assert "reconnecting" not in str(status.content) and hand.playable
             await server.stop(None)
             await wait_until(pilot, lambda: board.failed, "the stream to end")
             await wait_until(pilot, lambda: "Play" not in _footer(app), "the keys to go")

@@ -104,13 +104,10 @@ class FinalScreen(Screen[None]):
             yield self.votes
             if self.seating is None:  # a spectator
                 hint = "Enter or l back to the lobby · Esc look at the table · q quit"
+            elif self.embedded:
+                hint = "Enter play again · n new game · Esc look at the table · q quit"
             else:
-                again = "Enter play again (same table) · "
-                hint = (
-                    f"{again}n new game · Esc look at the table · q quit"
-                    if self.embedded
-                    else f"{again}l back to the lobby · Esc look at the table · q quit"
-                )
+                hint = "Enter play again · l back to the lobby · Esc look at the table · q quit"
             yield Static(hint, classes="hint")
         yield Footer()
 

@@ -231,7 +231,7 @@ class GameScreen(BoardScreen):
         self._results_round = 0
         self._final_shown = False
         self._last_status: tuple[int | None, float | None] = (None, None)
-        self._keys_shown: tuple[str, bool] | None = None  # the key set shown
+        self._keys_shown: tuple[str, bool, bool] | None = None  # the key set shown
 
     # ------------------------------------------------------------- the model's facts
 
