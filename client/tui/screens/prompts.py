@@ -170,9 +170,11 @@ class ColourPrompt(Prompt[int]):
 
 
 class PenaltyPrompt(Prompt[PenaltyChoice]):
-    """A draw card was played on you: challenge (a Wild Draw Four), accept, or
-    answer with a card when the house rules allow it (stacking, deflecting).
-    Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from your hand)."""
+    """A draw card was played on you: accept (Enter: the safe answer, whatever
+    has the focus), challenge (c, a Wild Draw Four), or answer with a card
+    when the house rules allow it (h: stacking, deflecting). Its footer names
+    the keys. Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from
+    your hand)."""
 
     card: int
 
