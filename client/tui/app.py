@@ -239,14 +239,17 @@ class UnoApp(App[None]):
         target: str = "",
         seating: Seating | None = None,
         last_seq: int = 0,
+        table_id: str = "",
     ) -> None:
         """Push the final standings over the table screen (Escape goes back to
-        it); with ``seating`` (a player's) they offer to play again."""
+        it); with ``seating`` (a player's) they offer to play again, with
+        ``table_id`` (a spectator's) they show the votes to."""
 
         async def push() -> None:
             while isinstance(self.screen, ModalScreen):
                 await self.pop_screen()
-            await self.push_screen(FinalScreen(result, embedded, target, seating, last_seq))
+            final = FinalScreen(result, embedded, target, seating, last_seq, table_id)
+            await self.push_screen(final)
 
         self.call_later(push)
 

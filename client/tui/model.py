@@ -299,6 +299,12 @@ class TableModel:
         return self.view is None
 
     @property
+    def offline(self) -> bool:
+        """True while no move can reach the server: the stream ended in failure
+        or is down and being reopened."""
+        return bool(self.failed) or self.reconnecting
+
+    @property
     def game_over(self) -> bool:
         """True once the view shows the game over."""
         view = self.view
@@ -350,7 +356,8 @@ class TableModel:
         cards = sort_hand(view.hand, self.order)
         if self.uno_armed and (len(cards) > len(self.shown) > 0 or view.phase >= Phase.ROUND_OVER):
             self.uno_armed = False  # you drew, or the round ended: the plan changed
-        plays = [a for a in state.legal if a.kind is PLAY]
+        # offline: nothing can be sent, so no card is marked "play"
+        plays = [] if self.offline else [a for a in state.legal if a.kind is PLAY]
         playable = frozenset(a.card for a in plays)
         if view.round_number != self.marked_round:
             self.marked_round = view.round_number
@@ -777,6 +784,9 @@ class TableModel:
         if self.failed:
             line.append(self.failed, style="bold #ef5350")
             hint.append("q leave")
+        elif self.reconnecting:
+            line.append("Connection lost: reconnecting…", style="bold #f4c20d")
+            hint.append("no move can be sent until it is back · q leave")
         elif view is None:
             line.append(self._waiting_line(), style="bold")
             seats = self.seats()
@@ -817,7 +827,7 @@ class TableModel:
                 )
         if window is not None:
             line.append(f"  ⏳ {window:.1f}s", style="dim")  # the window: see ? help
-        if view is not None and view.phase < Phase.ROUND_OVER and not self.failed:
+        if view is not None and view.phase < Phase.ROUND_OVER and not self.offline:
             hint = self._hint(view, window)
         return line, hint
 
@@ -837,20 +847,24 @@ class TableModel:
                 return Text(
                     " answer with a card marked “play” (Enter on another card: back to the choice)"
                 )
-            kinds = {a.kind for a in self.state.legal}
-            options = ["accept it"]
-            if CHALLENGE in kinds:
-                options.append("challenge")
-            if PLAY in kinds:
-                options.append("answer with a card")
-            said = (
-                ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
-            )
-            return Text(f" +{view.pending_penalty} on you: {said}")
+            return Text(f" +{view.pending_penalty} on you: {', '.join(self._penalty_keys())}")
         return Text(" name the colour of the starter card")
+
+    def _penalty_keys(self) -> list[str]:
+        """The keys of the penalty decision (its prompt's): Enter accepts,
+        c challenges (a Wild Draw Four), h answers with a card (house rules)."""
+        kinds = {a.kind for a in self.state.legal}
+        keys = ["Enter accepts"]
+        if CHALLENGE in kinds:
+            keys.append("c challenges")
+        if PLAY in kinds:
+            keys.append("h answers with a card")
+        return keys
 
     def _hint(self, view: PlayerView, window: float | None) -> Text:
         """The hint line while a round is on."""
+        if view.phase is Phase.PENALTY and self.my_turn and not self.answering_from_hand():
+            return Text(" · ".join(self._penalty_keys()), style="dim")
         catch = self.legal_of(CATCH)
         if window is not None and self.sending:
             return Text(

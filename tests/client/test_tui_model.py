@@ -152,7 +152,7 @@ def test_a_wild_draw_four_on_you_asks_the_penalty_prompt_and_names_who_played_it
     info = model.penalty_info()
     assert (info.by, info.penalty, info.colour, info.can_challenge) == ("bot-1", 4, 1, True)
     line, _ = model.status()
-    assert "+4 on you: accept it or challenge" in line.plain
+    assert "+4 on you: Enter accepts, c challenges" in line.plain
     # Answered "from the hand" (no such answer here), Enter on a card brings the prompt back.
     model.declined = model.decision_key()
     assert model.answering_from_hand()

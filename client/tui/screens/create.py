@@ -163,8 +163,9 @@ class CreateTableScreen(Modal[NewTable]):
             remembered = " (the last table's settings)" if self.last else ""
             yield Static(
                 f"Tab/Shift+Tab move · Space ticks · Enter creates · Esc cancels{remembered}",
-                classes="hint",
+                classes="hint long",
             )
+            yield Static("Tab moves · Enter creates · Esc cancels", classes="hint short")
 
     def on_mount(self) -> None:
         self.query_one("#form-error").display = False

@@ -50,14 +50,22 @@ class FinalScreen(Screen[None]):
     """The final standings of a game. At a table of a server (``seating``) a
     seated player votes to play again (a rematch: the same table, seats and
     rules, a new secret seed); the screen shows the votes and opens the next
-    game once everyone agreed. Spectators (``seating`` None) only look."""
+    game once everyone agreed. Spectators (``seating`` None) see the votes of
+    the table ``table_id`` (its spectator view below follows it into the next
+    game).
+
+    Enter does the obvious thing: a seated player's is to play again (a
+    vote, once), a spectator's to go back to the lobby."""
 
     app: UnoApp
 
     BINDINGS = [
-        Binding("a", "rematch", "Play again"),
+        # Enter: before the standings' table, which would take it (priority)
+        Binding("enter", "rematch", "Play again", priority=True),
+        Binding("a", "rematch", "Play again", show=False),
         Binding("n", "again", "New game"),
         Binding("l", "lobby", "Lobby"),
+        Binding("enter", "leave", "Lobby", show=False, priority=True),  # a spectator's Enter
         Binding("escape", "back", "Back to the table"),
         Binding("q", "app.quit_now", "Quit"),
     ]
@@ -69,12 +77,15 @@ class FinalScreen(Screen[None]):
         target: str = "",
         seating: Seating | None = None,
         last_seq: int = 0,
+        table_id: str = "",
     ) -> None:
+        """``table_id``: the table a spectator watched (a seat's is its seating's)."""
         super().__init__()
         self.result = result
         self.names, self.scores, self.winners = result.names, result.scores, result.winners
         self.lowest_wins, self.embedded, self.target = result.lowest_wins, embedded, target
         self.seating, self.last_seq = seating, last_seq
+        self.table_id = seating.table_id if seating is not None else table_id
         self.voted = False
         self.games = 0  #: the table's game count when this game ended (0: unknown yet)
         self.table: TableInfo | None = None
@@ -91,12 +102,12 @@ class FinalScreen(Screen[None]):
             yield Static(title, classes="title")
             yield self.standings_table
             yield self.votes
-            again = "a play again (same table) · " if self.seating is not None else ""
-            hint = (
-                f"{again}n new game · Esc look at the table · q quit"
-                if self.embedded
-                else f"{again}l back to the lobby · Esc look at the table · q quit"
-            )
+            if self.seating is None:  # a spectator
+                hint = "Enter or l back to the lobby · Esc look at the table · q quit"
+            elif self.embedded:
+                hint = "Enter play again · n new game · Esc look at the table · q quit"
+            else:
+                hint = "Enter play again · l back to the lobby · Esc look at the table · q quit"
             yield Static(hint, classes="hint")
         yield Footer()
 
@@ -116,19 +127,22 @@ class FinalScreen(Screen[None]):
             name = Text(self.names[i] + mark)  # literal: a name is never markup
             table.add_row(str(place), name, str(self.scores[i]), key=str(i))
         self.votes.display = False
-        if self.seating is not None:
+        if self.table_id and self.target:
             self.watch_table()
             self.set_interval(1.5, self.watch_table)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """n (a new game) at an embedded table; l (the lobby) at a LAN one;
-        a (play again) for a seated player who has not voted yet."""
+        Enter or a (play again) for a seated player who has not voted yet,
+        Enter (the lobby) for a spectator."""
         if action == "again":
             return self.embedded
         if action == "lobby":
             return not self.embedded
         if action == "rematch":
             return self.seating is not None and not self.voted
+        if action == "leave":
+            return self.seating is None and not self.embedded
         return True
 
     def standings(self) -> dict[str, int]:
@@ -143,7 +157,7 @@ class FinalScreen(Screen[None]):
     # ------------------------------------------------------------- rematch
 
     def action_rematch(self) -> None:
-        """a: vote to play again."""
+        """Enter or a: vote to play again."""
         if self.seating is not None and not self.voted:
             self.vote()
 
@@ -167,26 +181,28 @@ class FinalScreen(Screen[None]):
 
     @work(exclusive=True, group="watch")
     async def watch_table(self) -> None:
-        """The table as the lobby lists it: the votes, or the next game begun."""
-        seating = self.seating
-        assert seating is not None
-        table = await self.app.table_now(seating.target, seating.table_id)
+        """The table as the lobby lists it: the votes, or the next game begun
+        (the votes reach nobody's stream: players and spectators look here)."""
+        table = await self.app.table_now(self.target, self.table_id)
         if table is not None:
             self.show_table(table)
 
     def show_table(self, table: TableInfo) -> None:
-        """Show the votes at ``table``; open the next game once it has begun."""
+        """Show the votes at ``table``; a seated player's next game opens once
+        it has begun (a spectator's view below follows it by itself)."""
         seating = self.seating
-        if seating is None or not self.is_attached:
+        if not self.is_attached:
             return
         if not self.games:
             self.games = table.games
         self.table = table
         if table.state is TableState.PLAYING and table.games > self.games:
-            self.next_game()
+            if seating is not None:
+                self.next_game()
             return
         if table.state is TableState.FINISHED and (table.rematch_votes or self.voted):
-            me = next((s.seat for s in table.seats if s.name == seating.name), -1)
+            name = seating.name if seating is not None else None
+            me = next((s.seat for s in table.seats if s.name == name), -1)
             self.votes.update(rematch_text(table, me))
             self.votes.display = True
 
@@ -210,6 +226,10 @@ class FinalScreen(Screen[None]):
         """l: back to the lobby."""
         if not self.embedded and self.target:
             self.app.show_lobby(self.target)
+
+    def action_leave(self) -> None:
+        """Enter (a spectator): back to the lobby."""
+        self.action_lobby()
 
     def action_back(self) -> None:
         """Esc: look at the table again."""

@@ -176,6 +176,12 @@ class BoardScreen(Screen[None]):
         ):
             app.screen.dismiss(None)
 
+    def connection_status(self, status: str) -> None:
+        """The stream's status changed (``GameSession.on_status``): while it is
+        "reconnecting" the screen says so and offers no move."""
+        self.model.reconnecting = status == "reconnecting"
+        self.redraw()
+
     def stream_failed(self, why: str) -> None:
         """The stream ended for good before the game was over (``why``): say so,
         close every box over the table and so leave its keys (q) working."""
@@ -225,7 +231,7 @@ class GameScreen(BoardScreen):
         self._results_round = 0
         self._final_shown = False
         self._last_status: tuple[int | None, float | None] = (None, None)
-        self._keys_shown: tuple[str, bool] | None = None  # the key set shown
+        self._keys_shown: tuple[str, bool, bool] | None = None  # the key set shown
 
     # ------------------------------------------------------------- the model's facts
 
@@ -287,16 +293,21 @@ class GameScreen(BoardScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Before the game: add bots and start; during it: the game keys
-        (none once it is over)."""
+        (none once it is over, nor while the connection is lost)."""
         model = self.model
         view = model.view
         waiting = view is None and self.seating is not None
         if action in ("add_bot", "start"):
-            return waiting
+            return waiting and not model.offline
         if action in ("play", "draw", "uno", "catch"):
-            return not waiting and (view is None or view.phase is not Phase.GAME_OVER)
+            return not waiting and not model.offline and not model.game_over
         if action == "mark":
-            return not waiting and not model.game_over and (model.multi_play or bool(model.marked))
+            return (
+                not waiting
+                and not model.offline
+                and not model.game_over
+                and (model.multi_play or bool(model.marked))
+            )
         if action == "unmark":
             return bool(model.marked)
         return True
@@ -311,7 +322,7 @@ class GameScreen(BoardScreen):
         self._last_status = (model.seconds_left(), model.window_left())
         view = model.view
         mode = "waiting" if view is None else "over" if view.phase is Phase.GAME_OVER else "game"
-        keys = (mode, model.multi_play)
+        keys = (mode, model.multi_play, model.offline)
         if keys != self._keys_shown:
             self._keys_shown = keys
             self.refresh_bindings()
@@ -348,6 +359,7 @@ class GameScreen(BoardScreen):
         self.session = session = self.app.connection(seating.target).session(
             seating.table_id, seating.token, last_seq=seating.last_seq
         )
+        session.on_status = self.connection_status
         self.model.state = session.state
         try:
             async for received in session:
@@ -544,6 +556,9 @@ class GameScreen(BoardScreen):
     def _send(self, action: Action) -> None:
         if self.session is None:
             self.notify(f"(not connected) {action.describe()}")
+            return
+        if self.model.offline:  # a click, or a prompt answered as the stream went down
+            self.notify(self.model.failed or "Not connected: reconnecting…", severity="warning")
             return
         self.model.sent(action)
         self._send_worker(action)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
@@ -47,7 +48,8 @@ LOBBY_HELP = """\
  ↑/↓       pick a table           Enter  sit there (or take your seat back)
  n         create a table         b      a bot takes an empty seat
  w         watch the table        i      the table's id (for uno bot)
- a         the arena's standings (rated bot games; watch them with w)
+ a         the arena's standings (rated bot games)
+ g         show or hide the arena's games (listed last; w watches one)
  r         refresh now            Esc    other servers
  ?         this help              q      quit
 [b]Marks[/b]
@@ -55,6 +57,18 @@ LOBBY_HELP = """\
  (away): that player's program is gone; at a table that has not started, the
  seat is free again after a minute. "again 1/2": players voting to play again.\
 """
+
+
+#: The title the arena gives its tables (server/arena.py: "arena game 12").
+#: No field of a listed table says it is the arena's: a table someone else
+#: titled so is taken for one.
+_ARENA_TITLE = re.compile(r"arena game [0-9]+")
+
+
+def is_arena(table: TableInfo) -> bool:
+    """True for a table of the server's arena (rated games its queue seats,
+    nobody can join): by its title, the only mark the lobby has of it."""
+    return _ARENA_TITLE.fullmatch(table.title) is not None
 
 
 def players_text(table: TableInfo) -> str:
@@ -108,6 +122,8 @@ def _elide(text: str, width: int) -> Text:
 
 class LobbyScreen(Screen[None]):
     """The tables of one server: sit at one, create one, add bots, watch one.
+    The arena's games (:func:`is_arena`), which can be many and nobody can
+    join, are counted under the list and shown, after the others, on ``g``.
 
     Its widgets are kept as attributes, never looked up: a list that arrives
     while the lobby is being taken apart (you just sat down) draws on widgets
@@ -121,6 +137,7 @@ class LobbyScreen(Screen[None]):
         Binding("w", "watch", "Watch"),
         Binding("b", "add_bot", "Bot"),
         Binding("a", "arena", "Arena"),
+        Binding("g", "arena_games", "Arena games"),
         Binding("i", "table_id", "Table id", show=False),
         Binding("r", "refresh", "Refresh", show=False),
         Binding("escape", "servers", "Servers", show=False),
@@ -131,7 +148,10 @@ class LobbyScreen(Screen[None]):
     def __init__(self, target: str) -> None:
         super().__init__()
         self.target = target
-        self.tables: list[TableInfo] = []
+        self.listing: list[TableInfo] = []  #: every table of the server, as it sent them
+        self.tables: list[TableInfo] = []  #: the tables listed, in the order of the rows
+        self.arena_games = 0  #: the arena's tables the server has
+        self.arena_shown = False  #: g: the arena's tables are listed (after the others)
         self.listed = False  #: a list came from the server at least once
         self.problem = ""  #: why the last refresh failed ("" when it did not)
         self.topbar = Static(id="topbar")
@@ -172,10 +192,20 @@ class LobbyScreen(Screen[None]):
         self.show(tables)
 
     def show(self, tables: list[TableInfo]) -> None:
-        """Show ``tables``, keeping the highlighted row."""
+        """Show ``tables`` (the arena's after the others, or only counted),
+        keeping the highlighted table."""
+        self.listing = tables
+        arena = [t for t in tables if is_arena(t)]
+        had, self.arena_games = self.arena_games, len(arena)
+        if bool(had) != bool(arena):
+            self.refresh_bindings()  # g: in the footer while the arena has games
+        tables = [t for t in tables if not is_arena(t)] + (arena if self.arena_shown else [])
+        current = self._current()
         self.tables = tables
         widget = self.grid
         keep = widget.cursor_row
+        if current is not None:  # the same table, wherever its row is now
+            keep = next((i for i, t in enumerate(tables) if t.table_id == current.table_id), keep)
         full = [self._row(t) for t in tables]
         shown = list(range(len(_COLUMNS)))
         for drop in _DROPPED_FIRST:  # a narrow terminal: no sideways scrolling
@@ -208,15 +238,18 @@ class LobbyScreen(Screen[None]):
         elif not self.listed:
             status = Text(f"Asking {self.target} for its tables…", style="italic")
         else:
-            tables = self.tables
+            tables = [t for t in self.listing if not is_arena(t)]
             waiting = sum(1 for t in tables if t.state == TableState.WAITING)
             status = Text(f"{plural(len(tables), 'table')}, {waiting} waiting")
+            if self.arena_games:
+                games = plural(self.arena_games, "arena game")
+                status.append(f" · {games} {'listed last' if self.arena_shown else 'hidden'} (g)")
             current = self._current()
             if current is not None:
                 status.append(f" · table id {current.table_id}", style="bold")
-                status.append(" · Enter sits · ? help", style="dim")
-            else:
-                status.append(" · n creates one · ? help", style="dim")
+            keys = " · Enter sits · ? help" if current is not None else " · n creates one · ? help"
+            if status.cell_len + cell_len(keys) <= self.size.width - 2:  # the footer has them too
+                status.append(keys, style="dim")
         self.status.update(status)
 
     def _row(self, table: TableInfo) -> tuple[str, ...]:
@@ -235,16 +268,27 @@ class LobbyScreen(Screen[None]):
         )
 
     def on_resize(self) -> None:
-        self.show(self.tables)
+        self.show(self.listing)
 
     def on_data_table_row_highlighted(self) -> None:
         self.show_status()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """g (the arena's games) while the server has any."""
+        if action == "arena_games":
+            return self.arena_games > 0
+        return True
 
     def _current(self) -> TableInfo | None:
         row = self.grid.cursor_row
         if not self.tables or row is None:
             return None
         return self.tables[row] if 0 <= row < len(self.tables) else None
+
+    def action_arena_games(self) -> None:
+        """g: list the arena's games (after the others), or only count them."""
+        self.arena_shown = not self.arena_shown
+        self.show(self.listing)
 
     def action_arena(self) -> None:
         """a: the standings of this server's arena."""
@@ -281,7 +325,7 @@ class LobbyScreen(Screen[None]):
         name = self.app.options.name
         store = self.app.store
         token = store.get(self.target, table_id, name)
-        listed = next((t for t in self.tables if t.table_id == table_id), None)
+        listed = next((t for t in self.listing if t.table_id == table_id), None)
         if token is not None and listed is not None and listed.state is TableState.WAITING:
             seat = store.seat(self.target, table_id, name)
             held = seat is not None and 0 <= seat < len(listed.seats)

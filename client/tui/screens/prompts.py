@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from unoplay.game.cards import IS_WILD
 from unoplay.game.rules import MultiPlay, RuleSet
@@ -170,16 +170,21 @@ class ColourPrompt(Prompt[int]):
 
 
 class PenaltyPrompt(Prompt[PenaltyChoice]):
-    """A draw card was played on you: challenge (a Wild Draw Four), accept, or
-    answer with a card when the house rules allow it (stacking, deflecting).
-    Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from your hand)."""
+    """A draw card was played on you: accept (Enter: the safe answer, whatever
+    has the focus), challenge (c, a Wild Draw Four), or answer with a card
+    when the house rules allow it (h: stacking, deflecting). Its footer names
+    the keys. Dismisses with a :class:`PenaltyChoice` (CARDS: pick a card from
+    your hand)."""
 
     card: int
 
     BINDINGS = [
-        Binding("c", "choose('challenge')", "challenge", show=False),
-        Binding("a", "choose('accept')", "accept", show=False),
-        Binding("h,escape", "choose('cards')", "answer with a card", show=False),
+        # Enter is the safe answer, whatever has the focus: accept.
+        Binding("enter", "choose('accept')", "Accept", priority=True),
+        Binding("a", "choose('accept')", "Accept", show=False),
+        Binding("c", "choose('challenge')", "Challenge"),
+        Binding("h", "choose('cards')", "Answer from hand"),
+        Binding("escape", "choose('cards')", "Answer from hand", show=False),
     ]
     kind = "penalty"
     cancellable = False
@@ -232,26 +237,38 @@ class PenaltyPrompt(Prompt[PenaltyChoice]):
                 body.append("\nOr answer with a card marked “play” in your hand (house rules).")
             yield Static(body, classes="body")
             with Horizontal(classes="buttons"):
+                buttons = [Button(f"⏎  Accept +{self.penalty}", name="accept", variant="primary")]
                 if self.can_challenge:
-                    yield Button("c  Challenge", name="challenge", variant="warning")
-                yield Button(f"a  Accept +{self.penalty}", name="accept", variant="primary")
+                    buttons.append(Button("c  Challenge", name="challenge", variant="warning"))
                 if self.can_answer:
-                    yield Button("h  Answer from hand", name="cards")
-            keys = ["c", "a"] if self.can_challenge else ["a"]
+                    buttons.append(Button("h  Answer from hand", name="cards"))
+                for button in buttons:
+                    button.can_focus = False  # Enter accepts: no button takes it
+                    yield button
+            hint = ["Enter accepts"]
+            if self.can_challenge:
+                hint.append("c challenges")
             if self.can_answer:
-                hint = f"{', '.join(keys)} or h/Esc (a card from your hand) to answer"
+                hint.append("h or Esc: a card from your hand")
             else:
-                hint = f"{' or '.join(keys)} to answer · Esc does not close this"
-            yield Static(hint, classes="hint")
+                hint.append("Esc does not close this")
+            yield Static(" · ".join(hint), classes="hint")
+        yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Challenge and the hand only where they are allowed (so the footer
+        offers no other)."""
+        if action == "choose" and parameters:
+            if parameters[0] == "challenge":
+                return self.can_challenge
+            if parameters[0] == "cards":
+                return self.can_answer
+        return True
 
     def action_choose(self, choice: str) -> None:
-        """A key: challenge, accept or answer from the hand, where allowed."""
-        answer = PenaltyChoice(choice)
-        if answer is PenaltyChoice.CHALLENGE and not self.can_challenge:
-            return
-        if answer is PenaltyChoice.CARDS and not self.can_answer:
-            return
-        self.answer(answer)
+        """A key: accept, challenge or answer from the hand (:meth:`check_action`
+        lets only the allowed ones through)."""
+        self.answer(PenaltyChoice(choice))
 
     def choice(self, name: str) -> PenaltyChoice | None:
         """A button: its answer."""
@@ -362,8 +379,8 @@ HELP = """\
  is judged together when it closes.
 [b]Prompts[/b]
  A wild asks its colour (r y g b). A Wild Draw Four played on you:
- challenge (c) or accept (a); it was a bluff if its player held a card
- of the colour in force before it (the prompt names that colour).
+ accept (Enter) or challenge (c); it was a bluff if its player held a
+ card of the colour in force before it (the prompt names that colour).
  A drawn card that fits: play it (p) or keep it (k).
 [b]Time[/b]
  With a turn timer ("23s left"), a decision not made in time is made

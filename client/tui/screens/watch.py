@@ -119,17 +119,12 @@ class WatchScreen(BoardScreen):
             self._last_status = now
             self.board.draw_status(self.model)
 
-    def _status_changed(self, status: str) -> None:
-        self.model.reconnecting = status == "reconnecting"
-        if self.is_attached:
-            self.board.draw_status(self.model)
-
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the table's spectator stream until the game is over."""
         conn = self.app.connection(self.target)
         self.session = session = conn.spectate(self.table_id, last_seq=self.last_seq)
-        session.on_status = self._status_changed
+        session.on_status = self.connection_status
         self.model.state = session.state
         try:
             async for received in session:
@@ -185,7 +180,9 @@ class WatchScreen(BoardScreen):
             view = model.view
             if view is not None and view.phase is Phase.GAME_OVER and not self._final_shown:
                 self._final_shown = True
-                self.app.show_final(model.final_result(), embedded=False, target=self.target)
+                self.app.show_final(
+                    model.final_result(), embedded=False, target=self.target, table_id=self.table_id
+                )
             self._results_round = push_round_result(self.app, model, self._results_round)
 
     def action_help(self) -> None:
