@@ -204,7 +204,7 @@ java-bot:  ## build the Java bot (client/java_bot/build/uno-java-bot) when javac
 		javac -nowarn -encoding UTF-8 --release 17 -cp $(JAVA_CP_BUILD) -d $(JAVA_BUILD)/classes \
 			$$(find $(JAVA_BUILD)/generated -name '*.java'); \
 		javac -Xlint:all,-serial,-classfile -Werror -encoding UTF-8 --release 17 -cp $(JAVA_CP):$(JAVA_BUILD)/classes \
-			-d $(JAVA_BUILD)/classes $(JAVA_BOT)/src/unobot/*.java; \
+			-d $(JAVA_BUILD)/classes $$(find $(JAVA_BOT)/src -name '*.java'); \
 		jar --create --file $(JAVA_BUILD)/uno-java-bot.jar -C $(JAVA_BUILD)/classes .; \
 		for launcher in uno-java-bot:unobot.Main uno-java-tools:unobot.Tools; do \
 			file=$(JAVA_BUILD)/$${launcher%%:*}; \

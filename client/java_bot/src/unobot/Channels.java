@@ -2,10 +2,11 @@ package unobot;
 
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
-import java.io.File;
+import io.netty.handler.ssl.JdkAlpnClient;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -41,8 +42,8 @@ final class Channels {
       builder.usePlaintext();
     } else {
       try {
-        builder.sslContext(GrpcSslContexts.forClient().trustManager(new File(opts.tlsCa)).build());
-      } catch (IllegalArgumentException | IOException e) {
+        builder.sslContext(JdkAlpnClient.trusting(Path.of(opts.tlsCa)));
+      } catch (IOException | GeneralSecurityException e) {
         throw new IOException("cannot use " + opts.tlsCa + " for TLS: " + e.getMessage(), e);
       }
     }
