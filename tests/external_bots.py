@@ -322,7 +322,9 @@ def check_deal_checker(command: list[str]) -> None:
         seed = f"deals-{i}"
         events = play_out(players, rules, seed, random.Random(i))
         for seat in (-1, i % players):
-            code, result = run_deal_check(command, recorded_game(seat, rules, seed, players, events))
+            code, result = run_deal_check(
+                command, recorded_game(seat, rules, seed, players, events)
+            )
             assert code == 0 and result["fair"] and result["checked"] > 0, (i, seat, result)
     # One card of a hand dealt to seat 1, changed.
     rules = RuleSet(target_score=0)
