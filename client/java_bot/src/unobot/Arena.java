@@ -63,12 +63,12 @@ final class Arena {
   private int enter(ManagedChannel channel) throws InterruptedException {
     int played = 0;
     for (int attempt = 0; ; attempt++) {
-      // The stream is cancelled when we stop reading it (a context of our own).
+      EnterRequest request = EnterRequest.newBuilder().setName(opts.name).setSecret(loadSecret()).build();
+      // The Enter stream lives in a context of its own, so that cancelling it
+      // (to leave the queue) cancels no game stream.
       Context.CancellableContext context = Context.current().withCancellation();
-      Context previous = context.attach();
       try {
-        Iterator<EnterResponse> stream = ArenaServiceGrpc.newBlockingStub(channel)
-            .enter(EnterRequest.newBuilder().setName(opts.name).setSecret(loadSecret()).build());
+        Iterator<EnterResponse> stream = enterIn(context, channel, request);
         while (stream.hasNext()) {
           EnterResponse message = stream.next();
           if (message.hasWelcome()) {
@@ -81,15 +81,19 @@ final class Arena {
             continue;
           }
           ArenaSeat seat = message.getSeat();
+          boolean last = opts.games > 0 && played + 1 >= opts.games;
+          if (last) {
+            // Leave the queue now, before this game ends: the game goes on
+            // (and is rated as any other), and the server seats us at no
+            // other one (proto/README.md, section 13, "Stopping").
+            context.cancel(null);
+          }
           Options game = opts.forSeat(seat.getTableId(), seat.getSeatToken(), seat.getSeat());
           int code = new Bot(game, channel, out, err).run();
-          if (code != 0) {
+          if (code != 0 || last) {
             return code;
           }
           played++;
-          if (opts.games > 0 && played >= opts.games) {
-            return 0;
-          }
         }
         log("entered elsewhere: this one stops"); // the stream ended OK
         return 0;
@@ -100,10 +104,20 @@ final class Arena {
           return 1;
         }
       } finally {
-        context.detach(previous);
         context.cancel(null);
       }
       Thread.sleep(Channels.backoff(rng, attempt));
+    }
+  }
+
+  /** ArenaService.Enter, its call bound to {@code context} (cancelling it ends the stream). */
+  private static Iterator<EnterResponse> enterIn(Context.CancellableContext context, ManagedChannel channel,
+      EnterRequest request) {
+    Context previous = context.attach();
+    try {
+      return ArenaServiceGrpc.newBlockingStub(channel).enter(request);
+    } finally {
+      context.detach(previous);
     }
   }
 
