@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install the project with its test, bench, rl, plot, openspiel and cluster (Ray) extras
 
-test: $(STAMP) node-bot go-bot cpp-bot  ## run the whole test suite, then the game's tests on the compiled build
+test: $(STAMP) node-bot go-bot cpp-bot java-bot  ## run the whole test suite, then the game's tests on the compiled build
 	$(PY) -m pytest
 	@if $(PY) -c "$$C_TOOLCHAIN"; then \
 		$(MAKE) test-compiled; \
@@ -63,7 +63,7 @@ play: $(STAMP)  ## play in the terminal: an embedded server, you and three bots
 	$(VENV)/bin/uno play
 
 clean:
-	rm -rf $(VENV) $(VENV_C) .pytest_cache .hypothesis build client/go_bot/build client/cpp_bot/build
+	rm -rf $(VENV) $(VENV_C) .pytest_cache .hypothesis build client/go_bot/build client/cpp_bot/build client/java_bot/build
 
 # mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
 # unoplay.server is server, ...): it checks a tree of links laid out as installed.
@@ -159,4 +159,59 @@ cpp-bot:  ## build the C++ bot (client/cpp_bot/build/uno-cpp-bot) when cmake, g+
 		cmake -S $(CPP_BOT) -B $(CPP_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null; \
 		cmake --build $(CPP_BUILD) -j 2; \
 		echo "$(CPP_BUILD)/uno-cpp-bot: built"; \
+	fi
+
+# The Java bot (client/java_bot), built offline with javac against Debian's
+# jars in /usr/share/java (no Maven, no downloads): protoc with Debian's
+# grpc_java_plugin writes the Java code of proto/ into its build/ (git-ignored),
+# javac compiles it with the bot's own sources into a jar, and two launchers
+# run it: build/uno-java-bot (the bot) and build/uno-java-tools (selftest,
+# shake, deals: for tests). Without the tools or jars it prints a NOTICE and
+# its tests are skipped.
+JAVA_BOT      := client/java_bot
+JAVA_BUILD    := $(JAVA_BOT)/build
+JAVA_SHARE    ?= /usr/share/java
+JAVA_PACKAGES := openjdk-17-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin libgrpc-java \
+                 libprotobuf-java libguava-java libnetty-java libperfmark-java libgeronimo-annotation-1.3-spec-java
+# Run time: gRPC (its Netty transport, with Netty and PerfMark, which
+# libgrpc-java does not pull in), protobuf and Guava.
+JAVA_JARS     := grpc-api grpc-context grpc-core grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub \
+                 protobuf guava perfmark-api netty-buffer netty-codec netty-codec-http netty-codec-http2 \
+                 netty-codec-socks netty-common netty-handler netty-handler-proxy netty-resolver netty-transport
+JAVA_CP       := $(subst $(eval) ,:,$(JAVA_JARS:%=$(JAVA_SHARE)/%.jar))
+# Compile time too: the generated stubs' @javax.annotation.Generated (gone from the JDK since Java 9).
+JAVA_CP_BUILD := $(JAVA_CP):$(JAVA_SHARE)/geronimo-annotation-1.3-spec.jar
+JAVA_OPTS     := -XX:+UseSerialGC -XX:TieredStopAtLevel=1
+.PHONY: java-bot
+java-bot:  ## build the Java bot (client/java_bot/build/uno-java-bot) when javac, protoc, grpc_java_plugin and Debian's gRPC jars are there
+	@missing=""; \
+	for tool in java javac jar protoc grpc_java_plugin; do \
+		command -v $$tool >/dev/null 2>&1 || missing="$$missing $$tool"; \
+	done; \
+	for jar in $(JAVA_JARS) geronimo-annotation-1.3-spec; do \
+		[ -f $(JAVA_SHARE)/$$jar.jar ] || missing="$$missing $$jar.jar"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "NOTICE: missing:$$missing: the Java bot ($(JAVA_BOT)) is not built and its tests will be skipped" \
+			"(apt-get install $(JAVA_PACKAGES))"; \
+	else \
+		set -e; \
+		rm -rf $(JAVA_BUILD)/generated $(JAVA_BUILD)/classes; \
+		mkdir -p $(JAVA_BUILD)/generated $(JAVA_BUILD)/classes; \
+		protoc -I proto --java_out=$(JAVA_BUILD)/generated \
+			--plugin=protoc-gen-grpc-java=$$(command -v grpc_java_plugin) --grpc-java_out=$(JAVA_BUILD)/generated \
+			proto/unoplay/v1/*.proto; \
+		javac -nowarn -encoding UTF-8 --release 17 -cp $(JAVA_CP_BUILD) -d $(JAVA_BUILD)/classes \
+			$$(find $(JAVA_BUILD)/generated -name '*.java'); \
+		javac -Xlint:all,-serial,-classfile -Werror -encoding UTF-8 --release 17 -cp $(JAVA_CP):$(JAVA_BUILD)/classes \
+			-d $(JAVA_BUILD)/classes $$(find $(JAVA_BOT)/src -name '*.java'); \
+		jar --create --file $(JAVA_BUILD)/uno-java-bot.jar -C $(JAVA_BUILD)/classes .; \
+		for launcher in uno-java-bot:unobot.Main uno-java-tools:unobot.Tools; do \
+			file=$(JAVA_BUILD)/$${launcher%%:*}; \
+			printf '%s\n' '#!/bin/sh' "# Written by make java-bot: runs $${launcher#*:} with Debian's jars." \
+				"exec java $(JAVA_OPTS) -cp \"\$$(dirname \"\$$0\")/uno-java-bot.jar:$(JAVA_CP)\" $${launcher#*:} \"\$$@\"" \
+				> $$file; \
+			chmod +x $$file; \
+		done; \
+		echo "$(JAVA_BUILD)/uno-java-bot: built"; \
 	fi

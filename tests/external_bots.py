@@ -1,14 +1,17 @@
-"""What the tests of the compiled starter bots (client/go_bot, client/cpp_bot)
-share: running one to its end, seating it in ``uno match``, and the checks of
-a game it played. Each bot prints one line of JSON at its end (the same
-fields in every language); these helpers read it."""
+"""What the tests of the compiled starter bots (client/go_bot, client/cpp_bot,
+client/java_bot) share: running one to its end, seating it in ``uno match``,
+the checks of a game it played, and the checks of a deal checker of its own
+(section 11 of the guide) on recorded games. Each bot prints one line of JSON
+at its end (the same fields in every language); these helpers read it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import random
 import shlex
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -258,3 +261,93 @@ async def check_house_match(binary: Path, server, tmp_path, each=None) -> None:
         if each is not None:
             each(s)
     assert sum(s["errors"] for s in summaries) < 10
+
+
+def assert_deals_fair(summary: dict) -> None:
+    """The bot checked the game's deals itself (its own section 11 code) and
+    found them fair."""
+    deals = summary["deals"]
+    assert deals is not None and deals["problems"] == [], deals
+    assert deals["fair"] is True and deals["checked"] >= 7, deals
+
+
+def recorded_game(seat: int, rules: RuleSet, seed: str, players: int, events) -> bytes:
+    """What ``seat`` (-1: a spectator) received of a game (the welcome that
+    starts it, the events it may see, deal_revealed), as one serialized
+    PlayResponse: the input of a starter's deal checker."""
+    from unoplay import wire
+    from unoplay.game.deals import commitment
+    from unoplay.v1 import game_pb2
+    from unoplay.v1 import game_service_pb2 as gs
+    from unoplay.v1 import lobby_service_pb2 as ls
+
+    salt = "5a" * 16
+    value = commitment(seed, salt, "t9-deals", players, rules.to_dict())
+    table = ls.Table(
+        table_id="t9-deals",
+        seats=[game_pb2.SeatInfo(seat=s, name=f"p{s}", occupied=True) for s in range(players)],
+        rules=wire.rules_pb(rules),
+    )
+    messages = [gs.TableMessage(welcome=gs.Welcome(seat=seat, table=table, deal_commitment=value))]
+    messages += [
+        gs.TableMessage(event=wire.event_pb(e)) for e in events if e.audience in (-1, seat)
+    ]
+    reveal = gs.DealRevealed(seed=seed, salt=salt, commitment=value)
+    messages.append(gs.TableMessage(deal_revealed=reveal))
+    for seq, message in enumerate(messages, start=1):
+        message.seq = seq
+    return gs.PlayResponse(messages=messages).SerializeToString()
+
+
+def run_deal_check(command: list[str], recorded: bytes) -> tuple[int, dict]:
+    """Run a starter's deal checker (``command``: it reads a recorded game on
+    stdin, prints its check as one line of JSON, exits 0 when fair, 1 when
+    not): its exit code and its check."""
+    out = subprocess.run(command, input=recorded, capture_output=True, timeout=WAIT)
+    assert out.returncode in (0, 1), out.stderr.decode()
+    return out.returncode, json.loads(out.stdout)
+
+
+def check_deal_checker(command: list[str]) -> None:
+    """A starter's deal checker, written from proto/README.md section 11
+    alone, replays the engine's piles exactly under many rule sets (as a
+    spectator and as a seat), reports a forged card and a forged reveal, and
+    says that a game with a gap in its seqs cannot be checked (fair null),
+    not that it is unfair."""
+    from helpers import play_out
+
+    from unoplay.v1 import game_service_pb2 as gs
+
+    for i, (rules, players) in enumerate(DEAL_CHECK_CASES):
+        seed = f"deals-{i}"
+        events = play_out(players, rules, seed, random.Random(i))
+        for seat in (-1, i % players):
+            code, result = run_deal_check(
+                command, recorded_game(seat, rules, seed, players, events)
+            )
+            assert code == 0 and result["fair"] and result["checked"] > 0, (i, seat, result)
+    # One card of a hand dealt to seat 1, changed.
+    rules = RuleSet(target_score=0)
+    events = play_out(3, rules, "forged", random.Random(5))
+    at = next(k for k, e in enumerate(events) if e.kind is EventKind.HAND_DEALT and e.player == 1)
+    cards = list(events[at].cards)
+    cards[3] = next(c for c in range(108) if c not in cards)
+    forged = [*events[:at], events[at]._replace(cards=tuple(cards)), *events[at + 1 :]]
+    code, result = run_deal_check(command, recorded_game(1, rules, "forged", 3, forged))
+    assert code == 1 and result["fair"] is False
+    assert "the hand dealt to seat 1" in result["problems"][0]
+    # A reveal whose seed is not the one committed to.
+    recorded = gs.PlayResponse.FromString(recorded_game(1, rules, "forged", 3, events))
+    recorded.messages[-1].deal_revealed.seed = "another seed"
+    code, result = run_deal_check(command, recorded.SerializeToString())
+    assert code == 1 and result["fair"] is False
+    assert "do not give the revealed commitment" in result["problems"][0]
+    # Seqs 6..15 lost: the deals cannot be checked.
+    recorded = gs.PlayResponse.FromString(
+        recorded_game(0, rules, "gap", 3, play_out(3, rules, "gap", random.Random(1)))
+    )
+    for message in recorded.messages[5:]:
+        message.seq += 10
+    code, result = run_deal_check(command, recorded.SerializeToString())
+    assert code == 1 and result["fair"] is None and result["checked"] == 0
+    assert "a gap in the stream" in result["problems"][0]

@@ -17,8 +17,6 @@ missing; a failed build fails the tests.
 from __future__ import annotations
 
 import asyncio
-import json
-import random
 import shutil
 import subprocess
 import warnings
@@ -28,16 +26,16 @@ from pathlib import Path
 import pytest
 from external_bots import (
     BAD_COMMAND_LINES,
-    DEAL_CHECK_CASES,
+    assert_deals_fair,
     assert_finished_cleanly,
+    check_deal_checker,
     check_forged_token,
     check_house_match,
     check_official_match,
     run_bot_binary,
 )
-from helpers import a_game_the_server_stops, greedy_bots_beside, make_certificate, play_out
+from helpers import a_game_the_server_stops, greedy_bots_beside, make_certificate
 
-from unoplay.game.events import EventKind
 from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 
@@ -89,13 +87,6 @@ def cpp_bot_built() -> None:
 
 
 run_cpp = partial(run_bot_binary, BOT)
-
-
-def assert_deals_fair(summary: dict) -> None:
-    """The bot checked the game's deals itself (deals.cpp) and found them fair."""
-    deals = summary["deals"]
-    assert deals is not None and deals["problems"] == [], deals
-    assert deals["fair"] is True and deals["checked"] >= 7, deals
 
 
 # ------------------------------------------------------------------ games
@@ -193,80 +184,9 @@ def test_cpp_bot_heuristic_and_the_guides_test_vectors():
 # ------------------------------------------------------------------ the deal check
 
 
-def _recorded_game(seat: int, rules: RuleSet, seed: str, players: int, events) -> bytes:
-    """What ``seat`` received of a game (the welcome that starts it, the events
-    it may see, deal_revealed), as one serialized PlayResponse."""
-    from unoplay import wire
-    from unoplay.game.deals import commitment
-    from unoplay.v1 import game_pb2
-    from unoplay.v1 import game_service_pb2 as gs
-    from unoplay.v1 import lobby_service_pb2 as ls
-
-    salt = "5a" * 16
-    value = commitment(seed, salt, "t9-cpp", players, rules.to_dict())
-    table = ls.Table(
-        table_id="t9-cpp",
-        seats=[game_pb2.SeatInfo(seat=s, name=f"p{s}", occupied=True) for s in range(players)],
-        rules=wire.rules_pb(rules),
-    )
-    messages = [gs.TableMessage(welcome=gs.Welcome(seat=seat, table=table, deal_commitment=value))]
-    messages += [
-        gs.TableMessage(event=wire.event_pb(e)) for e in events if e.audience in (-1, seat)
-    ]
-    reveal = gs.DealRevealed(seed=seed, salt=salt, commitment=value)
-    messages.append(gs.TableMessage(deal_revealed=reveal))
-    for seq, message in enumerate(messages, start=1):
-        message.seq = seq
-    return gs.PlayResponse(messages=messages).SerializeToString()
-
-
-def _cpp_check(recorded: bytes) -> tuple[int, dict]:
-    out = subprocess.run([str(DEALS)], input=recorded, capture_output=True, timeout=60)
-    assert out.returncode in (0, 1), out.stderr.decode()
-    return out.returncode, json.loads(out.stdout)
-
-
 def test_the_cpp_deal_check_agrees_with_the_engine_and_finds_a_tampered_deal():
     """deals.cpp, written from proto/README.md section 11 alone, replays the
-    engine's piles exactly under many rule sets, and reports a forged card and
-    a forged reveal."""
-    for i, (rules, players) in enumerate(DEAL_CHECK_CASES):
-        seed = f"cpp-{i}"
-        events = play_out(players, rules, seed, random.Random(i))
-        for seat in (-1, i % players):
-            code, result = _cpp_check(_recorded_game(seat, rules, seed, players, events))
-            assert code == 0 and result["fair"] and result["checked"] > 0, (i, seat, result)
-    # One card of a hand dealt to seat 1, changed.
-    rules = RuleSet(target_score=0)
-    events = play_out(3, rules, "forged", random.Random(5))
-    at = next(k for k, e in enumerate(events) if e.kind is EventKind.HAND_DEALT and e.player == 1)
-    cards = list(events[at].cards)
-    cards[3] = next(c for c in range(108) if c not in cards)
-    forged = [*events[:at], events[at]._replace(cards=tuple(cards)), *events[at + 1 :]]
-    code, result = _cpp_check(_recorded_game(1, rules, "forged", 3, forged))
-    assert code == 1 and result["fair"] is False
-    assert "the hand dealt to seat 1" in result["problems"][0]
-    # A reveal whose seed is not the one committed to.
-    from unoplay.v1 import game_service_pb2 as gs
-
-    recorded = gs.PlayResponse.FromString(_recorded_game(1, rules, "forged", 3, events))
-    recorded.messages[-1].deal_revealed.seed = "another seed"
-    code, result = _cpp_check(recorded.SerializeToString())
-    assert code == 1 and result["fair"] is False
-    assert "do not give the revealed commitment" in result["problems"][0]
-
-
-def test_the_cpp_deal_check_says_a_game_with_a_gap_cannot_be_checked():
-    """The guide's section 11: seqs that jumped during a game leave its deals
-    uncheckable (fair null), not unfair."""
-    from unoplay.v1 import game_service_pb2 as gs
-
-    rules = RuleSet(target_score=0)
-    recorded = gs.PlayResponse.FromString(
-        _recorded_game(0, rules, "gap", 3, play_out(3, rules, "gap", random.Random(1)))
-    )
-    for message in recorded.messages[5:]:
-        message.seq += 10  # seqs 6..15 lost
-    code, result = _cpp_check(recorded.SerializeToString())
-    assert code == 1 and result["fair"] is None and result["checked"] == 0
-    assert "a gap in the stream" in result["problems"][0]
+    engine's piles exactly under many rule sets, reports a forged card and a
+    forged reveal, and says a game with a gap cannot be checked
+    (external_bots.check_deal_checker)."""
+    check_deal_checker([str(DEALS)])

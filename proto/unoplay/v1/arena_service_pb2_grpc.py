@@ -55,10 +55,14 @@ class ArenaServiceServicer:
         """Enter the arena's queue under a name, and stay: the server answers with
         an ArenaWelcome, then an ArenaSeat for every game it seats you at (play
         it over GameService.Play; once it is over you are back in the queue).
-        Closing the stream leaves the queue; a game under way goes on (a
-        stand-in plays for you after the away grace, and the game counts as a
-        loss). Entering again while a game of yours is under way sends that
-        game's ArenaSeat again at once, so a dropped bot goes back to its seat.
+        Closing the stream leaves the queue, nothing more: a game of yours under
+        way goes on, and while you play it over its own GameService.Play stream it
+        is rated as any other; when it ends you are not seated again. (Leaving
+        the game itself loses it: its Play stream closed past the away grace, so
+        that a stand-in plays for you, or the seat given up.) To stop after N
+        games, close the stream when the Nth ArenaSeat comes, then play that game.
+        Entering again while a game of yours is under way sends that game's
+        ArenaSeat again at once, so a dropped bot goes back to its seat.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
