@@ -65,7 +65,9 @@ class GameResult:
     think_ms: list[float | None] = field(default_factory=list)  #: per seat: their total ms
     timeouts: list[int] = field(default_factory=list)  #: per seat: turn-timer actions
     stand_in: list[int] = field(default_factory=list)  #: per seat: stand-in actions
-    crash: dict[str, Any] | None = None  #: {"seat", "label", "code", "stderr"}
+    #: {"seat", "label", "code", "stderr"}; "seat" is an index from 0, as in
+    #: ``seats`` (the reason, for people, numbers seats from 1: index 0 is "seat 1")
+    crash: dict[str, Any] | None = None
     #: per seat: its intents the server refused (not for a reason that is no fault
     #: of its own, nor races lost: RULES.md, "Refused intents"); None: not known
     #: (an external bot on a remote server)
@@ -73,7 +75,7 @@ class GameResult:
     #: per seat: its races lost (intents refused because another seat, the timer
     #: or a window's judgement changed the game first); None: not known
     races: list[int | None] = field(default_factory=list)
-    forfeit: dict[str, Any] | None = None  #: illegal actions: {"seat", "label", "why"}
+    forfeit: dict[str, Any] | None = None  #: illegal actions: {"seat" (from 0), "label", "why"}
     #: the game's full record (server/storage.py's, :func:`.store.pack_record`), on
     #: its way from the worker to the results file; None once stored, or when not
     #: known (a remote server: its own store may hold the game, as ``table_id``)
