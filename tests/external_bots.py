@@ -152,7 +152,8 @@ async def check_arena_mode(run, secret_file: Path, name: str) -> None:
     """A starter bot's arena mode: ``run(*args)`` runs it to its end (a
     result with ``returncode``, ``summary``, ``stderr``). Against a server
     whose arena seats two and fills with its greedy bots at once, the bot
-    enters under ``name``, plays its ``--games``, keeps the name's secret in
+    enters under ``name``, plays its ``--games`` and no more (it is seated at
+    no further game, to lose it to a stand-in), keeps the name's secret in
     ``secret_file``; run again it enters with that secret; another client
     without the secret cannot take the name."""
     import dataclasses
@@ -172,6 +173,14 @@ async def check_arena_mode(run, secret_file: Path, name: str) -> None:
             assert result.returncode == 0, result.stderr[-3000:]
             assert result.summary["game_over"] and result.summary["errors"] == 0, result.summary
         assert secret_file.read_text().strip()
+        # it left the queue before its last game: no further game was seated
+        # (one would be in play now, its seat played by a stand-in: a loss)
+        seated = [
+            t.table_id
+            for t in srv.lobby.tables.values()
+            if t.state is not TableState.FINISHED and any(s.name == name for s in t.seats)
+        ]
+        assert seated == [], seated
         async with Connection(srv.address) as conn:
             rows = {r.name: r for r in await conn.standings()}
             assert rows[name].games == 3

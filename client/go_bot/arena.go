@@ -65,13 +65,18 @@ func runArena(opts *options, stdout, stderr io.Writer) int {
 			seat := message.GetSeat()
 			game := *opts
 			game.table, game.token, game.seat = seat.GetTableId(), seat.GetSeatToken(), int32(seat.GetSeat())
+			last := opts.games > 0 && played+1 >= opts.games
+			if last {
+				// The last game: leave the queue first (closing Enter seats us at
+				// no further game, and this one goes on: proto/README.md, section 13).
+				cancel()
+			}
 			if code := newBot(&game, stdout, stderr).run(); code != 0 {
 				cancel()
 				return code
 			}
 			played++
-			if opts.games > 0 && played >= opts.games {
-				cancel()
+			if last {
 				return 0
 			}
 		}

@@ -534,15 +534,20 @@ async function runArena(opts, api) {
             return;
           }
           const seat = message.seat;
-          await new Bot({ ...opts, table: seat.table_id, token: seat.seat_token }, api).run();
-          played += 1;
-          if (opts.games && played >= opts.games) {
-            end('done');
+          const last = opts.games && played + 1 >= opts.games;
+          if (last) {
+            // The last game: leave the queue first (closing Enter seats us at no
+            // further game, and this one goes on: proto/README.md, section 13).
+            leaving = true;
             stream.cancel();
           }
+          await new Bot({ ...opts, table: seat.table_id, token: seat.seat_token }, api).run();
+          played += 1;
+          if (last) end('done');
         });
       });
-      stream.on('error', (err) => end(err));
+      let leaving = false;
+      stream.on('error', (err) => { if (!leaving) end(err); });
       stream.on('end', () => queue.then(() => end('ended')));
     });
     if (outcome === 'done' || outcome === 'ended') {
