@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from . import procs
 from .game import Setup
@@ -28,10 +28,41 @@ from .worker import PARENT_ENV, GameRunner
 
 #: Seconds a worker process has to start (import, start its server).
 START_TIMEOUT = 120.0
+#: Seconds a worker process whose answers ended has to exit (its exit code is reported).
+END_WAIT = 10.0
 
 
 class WorkerLost(RuntimeError):
-    """The worker died (or could not start) while it held a game."""
+    """The worker died (or could not start) while it held a game.
+
+    ``code`` is its process's exit status when it ended by itself (negative:
+    the signal that killed it; None when not known: a Ray actor, a lost
+    machine). ``culprit`` is what the worker process saw of an
+    ``os._exit`` it was ended by (:func:`.worker.watch_exits`): ``code``,
+    ``bot`` (True when a bot's code called it), ``seat`` (the seat whose
+    bot was deciding, None when not known), ``kind`` (the bot kind being
+    made, "" when not known), ``at`` (where, in the bot's code) and
+    ``stack`` (its frames, as text); None when it was not seen."""
+
+    def __init__(
+        self, message: str, *, code: int | None = None, culprit: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.culprit = culprit
+
+    @property
+    def exited(self) -> str:
+        """How the process ended, for people (:func:`exit_text`)."""
+        return exit_text(self.code)
+
+
+def exit_text(code: int | None) -> str:
+    """A process's exit status for people: "exited with code 3", "was killed
+    by signal 9" (negative ``code``), "" for None (not known)."""
+    if code is None:
+        return ""
+    return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
 
 class Worker(Protocol):
@@ -154,11 +185,30 @@ class ProcessWorker:
                 reply = await self._receive()
             except (ConnectionError, BrokenPipeError) as err:
                 raise WorkerLost(f"worker {self.name}: {err}") from None
+            culprit = None
+            if reply is not None and "exit" in reply:  # os._exit() in it: what it saw
+                culprit = reply["exit"]
+                assert isinstance(culprit, dict)
+                reply = None
             if reply is None or "result" not in reply:
-                raise WorkerLost(f"worker {self.name} exited during game {spec.index}")
+                code = await self._ended()
+                raise WorkerLost(
+                    f"worker {self.name} {exit_text(code) or 'stopped answering'} "
+                    f"during game {spec.index}",
+                    code=code,
+                    culprit=culprit,
+                )
             data = reply["result"]
             assert isinstance(data, dict)
             return GameResult.from_dict(data)
+
+    async def _ended(self) -> int | None:
+        """The process's exit status once its answers stopped (negative: the
+        signal that killed it); None if it still runs after :data:`END_WAIT` seconds."""
+        assert self.process is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), END_WAIT)
+        return self.process.returncode
 
     async def restart(self) -> None:
         """End the process at once and start a new one."""

@@ -41,6 +41,7 @@ def build_report(
     out: str | None = None,
     lost_workers: int = 0,
     most_running: int = 0,
+    workers_left: Sequence[dict[str, str]] = (),
 ) -> dict[str, Any]:
     """The report of a match (every figure the tables show, and more).
 
@@ -49,7 +50,9 @@ def build_report(
     ``elapsed`` is in seconds, ``played_now`` the games of this run (not
     those resumed from the file). With ``sprt``, ``pair`` is its (candidate,
     baseline) and ``after_decision`` the games that finished after it
-    decided (in flight then: not part of the verdict)."""
+    decided (in flight then: not part of the verdict). ``workers_left``:
+    the workers that could not be replaced after a loss (``worker``,
+    ``why``)."""
     entrants = stats.entrants
     ratings = stats.ratings()
     duplicate = bool(stats.schedule.duplicate)
@@ -72,6 +75,7 @@ def build_report(
         "match_id": match_id,
         "out": out,
         "lost_workers": lost_workers,
+        "workers_left": [dict(w) for w in workers_left],
         "counts": stats.summary(),
         "rating": "OpenSkill Plackett-Luce ordinal: mu - 3 sigma",
         "entrants": [],
@@ -343,6 +347,8 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         console.print(
             f"{report['lost_workers']} games were played again after their worker was lost"
         )
+    for left in report.get("workers_left", []):
+        console.print(f"worker {left['worker']} left the match: {left['why']}", markup=False)
     if report.get("stopped"):
         console.print(f"stopped: {report['stopped']}", markup=False)
     if report.get("out"):

@@ -133,6 +133,8 @@ class MatchRun:
         self.most_running = 0  #: the most games in the workers' hands at one time
         self.played = 0
         self.lost_workers = 0
+        self.left: list[dict[str, str]] = []  #: workers that could not be replaced
+        self.unplayed = 0  #: games left unplayed when every worker was lost
         self.crash: GameResult | None = None
         self._fed_deals: set[int] = set()
 
@@ -185,12 +187,27 @@ class MatchRun:
     # -------------------------------------------------------- driving
 
     async def drive(self, workers: list[Worker]) -> None:
-        """Play every pending game on ``workers`` until done or stopped."""
+        """Play every pending game on ``workers`` until done or stopped.
+
+        A game whose worker was lost goes back to the front of the queue for
+        any worker (up to :data:`MAX_ATTEMPTS` times), unless the worker saw
+        a bot end it (:class:`.pool.WorkerLost`'s ``culprit``: the game is
+        crashed at once). A worker that cannot be replaced leaves the match
+        (:attr:`left`); when none is left with games still to play, the
+        match stops (:attr:`control`'s reason: every worker was lost) and
+        :attr:`unplayed` counts them."""
         queue: deque[GameSpec] = deque(self.specs)
         control = self.control
+        wake = asyncio.Event()  # a game went back to the queue, or one ended
 
         async def slot(worker: Worker) -> None:
-            while queue and not control.stopping:
+            while not control.stopping:
+                if not queue:
+                    if not self.running:
+                        return  # nothing to play, nothing that may come back
+                    wake.clear()
+                    await wake.wait()  # a game in another's hands may come back
+                    continue
                 spec = queue.popleft()
                 self.running += 1
                 self.most_running = max(self.most_running, self.running)
@@ -199,22 +216,18 @@ class MatchRun:
                 except WorkerLost as err:
                     if control.abandoned:
                         return
-                    self.lost_workers += 1
-                    log.warning("game %d: %s; it is played again", spec.index, err)
-                    if spec.attempt + 1 >= MAX_ATTEMPTS:
-                        self.record(_lost(spec, str(err)))
-                    else:
-                        queue.appendleft(
-                            dataclasses.replace(spec, attempt=spec.attempt + 1, fault="")
-                        )
+                    self.lost(spec, err, queue)
                     try:
                         await worker.restart()
-                    except WorkerLost as again:
-                        log.error("worker %s cannot restart: %s", worker.name, again)
+                    except Exception as again:  # any reason: it leaves
+                        why = str(again) or type(again).__name__
+                        log.error("worker %s cannot be replaced: %s; it leaves", worker.name, why)
+                        self.left.append({"worker": worker.name, "why": why})
                         return
                     continue
                 finally:
                     self.running -= 1
+                    wake.set()
                 self.record(result)
 
         self._progress(None)
@@ -233,7 +246,8 @@ class MatchRun:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
             if queue and not control.stopping:
-                raise MatchError(f"every worker was lost; {len(queue)} games were not played")
+                self.unplayed = len(queue)
+                control.stop(f"every worker was lost; {len(queue)} games not played")
         finally:
             abandon.cancel()
             for task in tasks:
@@ -243,16 +257,92 @@ class MatchRun:
             with contextlib.suppress(BaseException):
                 await slots
 
+    def lost(self, spec: GameSpec, err: WorkerLost, queue: deque[GameSpec]) -> None:
+        """Game ``spec``'s worker was lost (``err``): crashed at once when a
+        bot's code ended it, else played again (to the front of ``queue``),
+        and given up after :data:`MAX_ATTEMPTS` (crashed when the worker's
+        process ended by itself each time: its bots are the suspects)."""
+        culprit = err.culprit or {}
+        if culprit.get("bot"):
+            self.record(_bot_exit(spec, culprit, self.entrants))
+            return
+        if spec.attempt + 1 >= MAX_ATTEMPTS:
+            log.warning("game %d: %s; it is given up", spec.index, err)
+            self.record(_lost(spec, err, self.entrants))
+        else:
+            log.warning("game %d: %s; it is played again", spec.index, err)
+            self.lost_workers += 1
+            queue.appendleft(dataclasses.replace(spec, attempt=spec.attempt + 1, fault=""))
 
-def _lost(spec: GameSpec, why: str) -> GameResult:
+
+def _in_process(spec: GameSpec, entrants: list[Entrant], kind: str = "") -> str:
+    """The seats of game ``spec`` played in the worker's process (every
+    entrant but external commands; only those of ``kind`` when given), as
+    "seat 1 (greedy), seat 2 (Bot)"."""
+    return ", ".join(
+        f"seat {s + 1} ({entrants[e].label})"
+        for s, e in enumerate(spec.seats)
+        if not entrants[e].external and (not kind or entrants[e].kind == kind)
+    )
+
+
+def _bot_exit(spec: GameSpec, culprit: dict[str, Any], entrants: list[Entrant]) -> GameResult:
+    """Game ``spec``, crashed: a bot's code ended the worker's process with
+    ``os._exit`` (``culprit``: what the worker saw, :func:`.worker.blame`)."""
+    seat = culprit.get("seat")
+    what = f"os._exit({culprit.get('code')}) at {culprit.get('at', '?')}"
+    label = None
+    if isinstance(seat, int) and 0 <= seat < len(spec.seats):
+        label = entrants[spec.seats[seat]].label
+        reason = f"seat {seat + 1} ({label}) ended its worker process: {what}"
+    else:
+        seat = None
+        suspects = _in_process(spec, entrants, culprit.get("kind", "")) or _in_process(
+            spec, entrants
+        )
+        reason = f"a bot ended its worker process: {what}; its in-process bots: {suspects}"
     return GameResult(
         spec.index,
         spec.deal,
         spec.rotation,
         spec.seed,
         list(spec.seats),
-        ERROR,
-        reason=f"its worker was lost {MAX_ATTEMPTS} times: {why}",
+        CRASHED,
+        reason=reason,
+        crash={
+            "seat": seat,
+            "label": label,
+            "code": culprit.get("code"),
+            "stderr": culprit.get("stack", ""),
+            "exit": True,
+        },
+        attempt=spec.attempt,
+    )
+
+
+def _lost(spec: GameSpec, err: WorkerLost, entrants: list[Entrant]) -> GameResult:
+    """Game ``spec``, given up after its worker was lost :data:`MAX_ATTEMPTS`
+    times (``err``: the last time): crashed when the worker's process ended
+    by itself (its in-process bots are named: the game is the same each
+    time), an error otherwise (a lost machine: nobody's fault)."""
+    if err.exited:
+        status = CRASHED
+        reason = (
+            f"the worker process {err.exited} during game {spec.index} ({MAX_ATTEMPTS} times); "
+            f"its in-process bots: {_in_process(spec, entrants) or 'none'}"
+        )
+        crash: dict[str, Any] | None = {"seat": None, "label": None, "code": err.code, "stderr": ""}
+    else:
+        status, reason, crash = ERROR, f"its worker was lost {MAX_ATTEMPTS} times: {err}", None
+    return GameResult(
+        spec.index,
+        spec.deal,
+        spec.rotation,
+        spec.seed,
+        list(spec.seats),
+        status,
+        reason=reason,
+        crash=crash,
         attempt=spec.attempt,
     )
 
@@ -488,6 +578,7 @@ async def run_match(
             out=str(out) if out else None,
             lost_workers=run.lost_workers,
             most_running=run.most_running,
+            workers_left=run.left,
         )
         if store is not None and match_id is not None:
             finished = len(stats.results) >= total or bool(test and test.decision)
@@ -505,12 +596,16 @@ async def run_match(
             seat = crash.get("seat")
             external = seat is not None and entrants[run.crash.seats[seat]].external
             what = "its error output" if external else "its traceback"
+            if crash.get("exit"):
+                what = "its stack at os._exit"
             raise MatchError(
                 f"game {run.crash.index}: {run.crash.reason}"
                 + (f"\n--- {what} (end) ---\n{tail}" if tail else "")
                 + "\nthe match stops (--on-crash continue plays on)",
                 report,
             )
+        if run.unplayed:  # the report says what was played; the exit code that it stopped
+            raise MatchError(control.stopping, report)
         return report
     finally:
         if store is not None:
