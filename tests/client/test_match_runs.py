@@ -417,8 +417,12 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
 
 
 # Bots of one's own (file.py:attr) that go wrong: one plays a card it does not
-# hold, every time; one raises; and an external bot that plays as the first.
+# hold, every time; one raises; one answers nothing; one prints; one ends its
+# process (os._exit) at its third decision, one has it killed; and an
+# external bot that plays as the first.
 BAD_BOTS = """\
+import os, signal
+
 from unoplay.game.actions import Action, ActionKind
 
 
@@ -454,6 +458,25 @@ class Printer:
     def decide(self, view, legal):
         print("deciding", len(legal))
         return legal[0]
+
+
+class Exiter:
+    def __init__(self, seed=None):
+        self.decisions = 0
+
+    def decide(self, view, legal):
+        self.decisions += 1
+        if self.decisions == 3:
+            os._exit(3)
+        return legal[0]
+
+
+class Killed:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        os.kill(os.getpid(), signal.SIGKILL)
 """
 EXTERNAL_ILLEGAL = """\
 import asyncio, os
@@ -551,6 +574,58 @@ async def test_a_bot_of_ours_that_raises_is_named_with_the_end_of_its_traceback(
     assert report["stopped"] == f"game 0: {game['reason']}"
     assert "external" not in str(stopped.value)
     assert "--- its traceback (end) ---" in str(stopped.value)
+
+
+async def test_a_bot_that_ends_its_worker_process_is_named_and_stops_the_match(tmp_path):
+    """os._exit() in decide(): the worker says which seat's bot called it
+    before it ends; the game is crashed at once (never played again), and the
+    match stops with that line and exit code 1."""
+    bots = _bad_bots(tmp_path)
+    out = tmp_path / "match.sqlite3"
+    runner = await _uno_match(
+        "--games", "6", "--target", "0", "--bots", f"greedy,{bots}:Exiter", "--concurrency", "2",
+        "--json", "--out", str(out),
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(runner.communicate(), WAIT)
+    assert runner.returncode == 1, stderr.decode()
+    report = json.loads(stdout)
+    crashed = report["apart"]["crashed"]
+    assert crashed and report["lost_workers"] == 0  # named at once: no game played again
+    line = BAD_BOTS.splitlines().index("            os._exit(3)") + 1
+    for game in crashed:
+        seat = game["crash"]["seat"]
+        assert game["reason"] == (
+            f"seat {seat + 1} (Exiter) ended its worker process: os._exit(3) at bots.py:{line} "
+            "in decide"
+        )
+        assert game["crash"]["code"] == 3 and "os._exit(3)" in game["crash"]["stderr"]
+    lines = {f"game {g['game']}: {g['reason']}" for g in crashed}
+    assert report["stopped"] in lines  # the first to arrive (two were in flight)
+    assert f"uno match: {report['stopped']}" in stderr.decode().splitlines()
+    assert report["entrants"][1]["crashes"] == len(crashed)
+    stored = [GameResult.from_dict(json.loads(t)) for t in _stored(out).values()]
+    assert sorted(r.index for r in stored if r.status == "crashed") == [g["game"] for g in crashed]
+
+
+async def test_a_worker_killed_in_a_game_each_time_crashes_it_naming_its_in_process_bots(
+    tmp_path,
+):
+    """A worker process that dies without a word (SIGKILL here): its game is
+    played again, and crashed after MAX_ATTEMPTS, its in-process bots named."""
+    from unoplay.client.match.runner import MAX_ATTEMPTS
+
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Killed")
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 5, ROUNDS, concurrency=2, on_crash="continue"), WAIT
+    )
+    assert report["counts"]["crashed"] == 2 and report["lost_workers"] == 2 * (MAX_ATTEMPTS - 1)
+    seats = {0: "seat 1 (greedy), seat 2 (Killed)", 1: "seat 1 (Killed), seat 2 (greedy)"}
+    for game in report["apart"]["crashed"]:
+        assert game["reason"] == (
+            f"the worker process was killed by signal 9 during game {game['game']} "
+            f"({MAX_ATTEMPTS} times); its in-process bots: {seats[game['game']]}"
+        )
+        assert game["crash"]["seat"] is None and game["crash"]["code"] == -9
 
 
 async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
