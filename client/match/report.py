@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from unoplay.game.rules import RuleSet, Scoring, differences, preset_name
 
+from .entrants import describe_change
 from .result import STATUSES
 from .sprt import Sprt, elo_of_score
 from .stats import MatchStats, mean_interval, wilson_interval
@@ -42,6 +43,7 @@ def build_report(
     lost_workers: int = 0,
     most_running: int = 0,
     workers_left: Sequence[dict[str, str]] = (),
+    code_changes: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The report of a match (every figure the tables show, and more).
 
@@ -52,7 +54,9 @@ def build_report(
     baseline) and ``after_decision`` the games that finished after it
     decided (in flight then: not part of the verdict). ``workers_left``:
     the workers that could not be replaced after a loss (``worker``,
-    ``why``)."""
+    ``why``); ``code_changes``: the resumes that played on with changed code
+    (``--allow-changed``: ``at``, ``games_before``, ``entrants`` as
+    :func:`.entrants.code_changes` gives them)."""
     entrants = stats.entrants
     ratings = stats.ratings()
     duplicate = bool(stats.schedule.duplicate)
@@ -76,6 +80,7 @@ def build_report(
         "out": out,
         "lost_workers": lost_workers,
         "workers_left": [dict(w) for w in workers_left],
+        "code_changes": [dict(c) for c in code_changes],
         "counts": stats.summary(),
         "rating": "OpenSkill Plackett-Luce ordinal: mu - 3 sigma",
         "entrants": [],
@@ -346,6 +351,12 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
     if report.get("lost_workers"):
         console.print(
             f"{report['lost_workers']} games were played again after their worker was lost"
+        )
+    for change in report.get("code_changes", []):
+        console.print(
+            f"resumed with changed code (--allow-changed) after {change['games_before']} games: "
+            + "; ".join(map(describe_change, change["entrants"])),
+            markup=False,
         )
     for left in report.get("workers_left", []):
         console.print(f"worker {left['worker']} left the match: {left['why']}", markup=False)

@@ -21,7 +21,7 @@ from typing import Any
 from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
-from .entrants import Entrant, code_fingerprints
+from .entrants import Entrant, code_changes, code_fingerprints, describe_change
 from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT, Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
@@ -495,6 +495,7 @@ async def run_match(
     try:
         match_id = None
         stored: list[GameResult] = []
+        code_history: list[dict[str, Any]] = []
         if store is not None:
             if resume:
                 match_id = store.find(print_)
@@ -504,8 +505,21 @@ async def run_match(
                         "(the same entrants, rules, seed, schedule, table options and --sprt)"
                     )
                 previous = store.match(match_id)
-                if not allow_changed:
-                    _check_unchanged(previous.settings.get("code"), settings["code"], match_id)
+                changed = code_changes(previous.settings.get("code"), settings["code"])
+                if changed and not allow_changed:
+                    raise MatchError(
+                        f"match {match_id}'s entrants changed since its games were played: "
+                        + "; ".join(map(describe_change, changed))
+                        + ". Its results would mix two versions; start a new match (without "
+                        "--resume), or --allow-changed to play on anyway"
+                    )
+                if changed:  # played on: said in the file and in every report of it
+                    store.note_code_change(
+                        match_id,
+                        {"at": time.time(), "games_before": previous.games, "entrants": changed},
+                        settings["code"],
+                    )
+                code_history = store.match(match_id).settings.get("code_changes", [])
                 stored = [
                     r
                     for r in store.results(match_id, arrival=True)
@@ -579,6 +593,7 @@ async def run_match(
             lost_workers=run.lost_workers,
             most_running=run.most_running,
             workers_left=run.left,
+            code_changes=code_history,
         )
         if store is not None and match_id is not None:
             finished = len(stats.results) >= total or bool(test and test.decision)
@@ -610,36 +625,6 @@ async def run_match(
     finally:
         if store is not None:
             store.close()
-
-
-def _check_unchanged(before: Any, now: list[dict[str, Any]], match_id: int) -> None:
-    """Raise MatchError when an entrant's code differs from what played the
-    stored games of match ``match_id`` (``before``: its stored fingerprints,
-    None for a match stored without them)."""
-    if not isinstance(before, list) or len(before) != len(now):
-        return
-    changed = [
-        f"{new['label']} ({', '.join(_changed_parts(old, new))})"
-        for old, new in zip(before, now)
-        if old != new
-    ]
-    if changed:
-        raise MatchError(
-            f"match {match_id}'s entrants changed since its games were played: "
-            + "; ".join(changed)
-            + ". Its results would mix two versions; start a new match (without --resume), "
-            "or --allow-changed to play on anyway"
-        )
-
-
-def _changed_parts(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """What differs between two fingerprints of one entrant, for people."""
-    files_before = dict(old.get("files", []))
-    parts = []
-    for path, digest in new.get("files", []):
-        if files_before.get(path) != digest:
-            parts.append(f"{path} is {'new' if path not in files_before else 'changed'}")
-    return parts or ["its command or kind"]
 
 
 def _plot_title(report: dict[str, Any]) -> str:

@@ -319,6 +319,61 @@ async def test_resume_refuses_an_entrant_whose_code_changed(tmp_path):
     assert report["played_now"] == 2 and len(_stored(out)) == 4
 
 
+async def test_resume_refuses_a_changed_helper_module_and_allow_changed_records_it(
+    tmp_path, monkeypatch
+):
+    """The fingerprint covers the modules of a bot's own that it imports, not
+    only its file; playing on with --allow-changed is written into the match
+    and every report of it."""
+    import io
+
+    from unoplay.client.match.report import print_report
+    from unoplay.client.match.store import MatchStore
+
+    monkeypatch.syspath_prepend(str(tmp_path))  # where the helper is found (as PYTHONPATH)
+    helper = tmp_path / "unoplay_test_helper46.py"
+    helper.write_text("KIND = 'greedy'\n")
+    bot = tmp_path / "helped.py"
+    bot.write_text(
+        "from unoplay.game.bots import make_bot\n"
+        "from unoplay_test_helper46 import KIND\n"
+        "def Bot(seed=0):\n"
+        "    return make_bot(KIND, seed=seed)\n"
+    )
+    out = tmp_path / "match.sqlite3"
+    entrants = parse_entrants(f"{bot}:Bot,random")
+    first = await asyncio.wait_for(run_match(entrants, 2, 99, ROUNDS, out=out), WAIT)
+    assert first["code_changes"] == []
+    helper.write_text("KIND = 'greedy'  # version 2\n")
+    with pytest.raises(
+        MatchError, match=r"changed since .*Bot \(.*unoplay_test_helper46\.py is changed\)"
+    ):
+        await run_match(entrants, 4, 99, ROUNDS, out=out, resume=True)
+    report = await asyncio.wait_for(
+        run_match(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True), WAIT
+    )
+    assert report["played_now"] == 2
+    (change,) = report["code_changes"]
+    assert change["games_before"] == 2
+    assert change["entrants"] == [
+        {"label": "Bot", "files": [{"path": str(helper.resolve()), "change": "changed"}]}
+    ]
+    store = MatchStore(out)
+    try:
+        assert store.match(report["match_id"]).settings["code_changes"] == [change]
+    finally:
+        store.close()
+    text = io.StringIO()
+    print_report(report, text)
+    assert (
+        f"resumed with changed code (--allow-changed) after 2 games: Bot ({helper.resolve()} "
+        "is changed)" in text.getvalue()
+    )
+    # the code that plays now is the stored one: a further resume is not refused
+    again = await asyncio.wait_for(run_match(entrants, 6, 99, ROUNDS, out=out, resume=True), WAIT)
+    assert again["played_now"] == 2 and again["code_changes"] == [change]
+
+
 def test_the_report_is_not_cut_when_piped_and_follows_columns(monkeypatch):
     import io
 
