@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from .entrants import Entrant, parse_entrants
 from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .report import print_report
-from .runner import MatchControl, Progress, default_concurrency, run_match
+from .runner import MatchControl, Progress, check_outputs, default_concurrency, run_match
 from .schedule import DUPLICATES, SCHEDULES
 from .sprt import SprtSpec
 from .store import default_path
@@ -328,6 +331,27 @@ class _Display:
             print(text, file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def _stdout_aside(aside: bool) -> Iterator[None]:
+    """With ``aside`` (``--json``: stdout is the report's alone), what is
+    written to stdout meanwhile (bots' print(), at the file descriptor too:
+    C code, Ray's lines) goes to stderr; as it was afterwards."""
+    if not aside:
+        yield
+        return
+    sys.stdout.flush()
+    saved, previous = os.dup(1), sys.stdout
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stdout = previous
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def run(args: argparse.Namespace, rules: RuleSet) -> int:
     """``uno match``: returns the exit code."""
     from unoplay.server.settings import (
@@ -371,6 +395,10 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
     except ValueError as err:
         raise refuse(str(err)) from None
     out = None if args.no_out else Path(args.out) if args.out else default_path()
+    try:  # before any game: a file it cannot write is said now, not at the end
+        check_outputs(out, args.plot, args.jsonl, make_out_dir=args.out is None)
+    except ValueError as err:
+        raise refuse(str(err)) from None
     log_dir = external_log_dir(args.log_dir, out, entrants)
     if args.concurrency is not None:
         concurrency = args.concurrency
@@ -439,7 +467,8 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
                 loop.remove_signal_handler(signal.SIGTERM)
 
         try:
-            report: dict[str, Any] | None = asyncio.run(main())
+            with _stdout_aside(args.json):
+                report: dict[str, Any] | None = asyncio.run(main())
             failure = ""
         except MatchError as err:
             report, failure = err.report, str(err)

@@ -378,6 +378,71 @@ def match_settings(
     return settings
 
 
+#: The formats ``--plot`` writes, by the file's suffix (:mod:`.plot`).
+PLOT_SUFFIXES = (".svg", ".png", ".pdf")
+
+
+def check_outputs(
+    out: str | Path | None = None,
+    plot: str | Path | None = None,
+    jsonl: str | Path | None = None,
+    *,
+    make_out_dir: bool = True,
+) -> None:
+    """Raise ValueError, in one line naming the option, unless the files a
+    match writes at its end or as it goes can be written: ``plot`` (a suffix
+    of :data:`PLOT_SUFFIXES`, matplotlib installed), ``jsonl`` and ``out``
+    (a SQLite file, or none yet) in a directory that exists (``out``'s is
+    made when ``make_out_dir``: then its nearest existing parent is
+    checked), each tried as it would be written (nothing is created)."""
+    if plot is not None:
+        suffix = Path(plot).suffix.lower()
+        if suffix not in PLOT_SUFFIXES:
+            raise ValueError(
+                f"--plot {plot}: its suffix gives the format: {', '.join(PLOT_SUFFIXES)}"
+            )
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ValueError("--plot needs matplotlib, the plot extra: pip install 'unoplay[plot]'")
+    for option, path in (("--out", out), ("--plot", plot), ("--jsonl", jsonl)):
+        if path is not None:
+            _check_writable(option, Path(path), make_dir=make_out_dir and option == "--out")
+    if out is not None and Path(out).is_file():
+        with open(out, "rb") as f:
+            head = f.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise ValueError(f"--out {out}: not a SQLite file (a match file of uno match)")
+
+
+def _check_writable(option: str, path: Path, make_dir: bool) -> None:
+    """Raise ValueError unless file ``path`` can be written (see :func:`check_outputs`)."""
+    import tempfile
+
+    if path.is_dir():
+        raise ValueError(f"{option} {path}: a directory, not a file")
+    if path.exists():
+        try:
+            with open(path, "ab"):  # (appends nothing: its content stays)
+                pass
+        except OSError as err:
+            raise ValueError(f"{option} {path}: cannot write it ({err.strerror})") from None
+        return
+    parent = path.parent
+    if not parent.is_dir():
+        if not make_dir or parent.exists():
+            what = "not a directory" if parent.exists() else "no such directory"
+            raise ValueError(f"{option} {path}: {what}: {parent}")
+        while not parent.exists():  # made when the match starts: where it would be made
+            parent = parent.parent
+        if not parent.is_dir():
+            raise ValueError(f"{option} {path}: not a directory: {parent}")
+    try:
+        tempfile.TemporaryFile(dir=parent).close()
+    except OSError as err:
+        raise ValueError(f"{option} {path}: cannot write in {parent} ({err.strerror})") from None
+
+
 def default_concurrency() -> int:
     """The cores this process may use."""
     try:
@@ -441,13 +506,15 @@ async def run_match(
     match once it decides. A bot whose intents are refused more than
     ``illegal_limit`` times in one decision, or more than ``illegal_budget``
     times in a game, forfeits it (void). ``plot``: an SVG or PNG file of the SPRT's path
-    (:mod:`.plot`). ``faults`` (tests): game indices whose worker exits in
+    (:mod:`.plot`). Files it cannot write are refused before any game
+    (:func:`check_outputs`). ``faults`` (tests): game indices whose worker exits in
     the middle of their first attempt. Raises MatchError (a crash with
     ``on_crash="stop"``, workers that cannot start, nothing to resume, a
     changed entrant) and ValueError for settings that make no match.
     """
     if games <= 0:
         raise ValueError("a match needs at least one game (--games 1 or more)")
+    check_outputs(out, plot, jsonl)
     if on_crash not in ON_CRASH:
         raise ValueError(f"on_crash is {' or '.join(ON_CRASH)}, not {on_crash!r}")
     if ray is not None:

@@ -865,6 +865,45 @@ def test_a_match_of_no_games_is_refused(games, capsys):
         main(["match", "--games", games, "--no-out"])
 
 
+@pytest.mark.parametrize(
+    ("option", "path", "says"),
+    [
+        ("--plot", "{tmp}/sprt.txt", "--plot {tmp}/sprt.txt: its suffix gives the format: .svg, .png, .pdf"),
+        ("--plot", "{tmp}/none/sprt.svg", "--plot {tmp}/none/sprt.svg: no such directory: {tmp}/none"),
+        ("--jsonl", "{tmp}/none/g.jsonl", "--jsonl {tmp}/none/g.jsonl: no such directory: {tmp}/none"),
+        ("--jsonl", "{tmp}/file/g.jsonl", "--jsonl {tmp}/file/g.jsonl: not a directory: {tmp}/file"),
+        ("--jsonl", "{tmp}", "--jsonl {tmp}: a directory, not a file"),
+        ("--jsonl", "/proc/version", "--jsonl /proc/version: cannot write it ("),
+        ("--out", "{tmp}/none/m.sqlite3", "--out {tmp}/none/m.sqlite3: no such directory: {tmp}/none"),
+        ("--out", "{tmp}/file", "--out {tmp}/file: not a SQLite file (a match file of uno match)"),
+    ],
+)  # fmt: skip
+def test_files_a_match_cannot_write_are_refused_before_any_game(option, path, says, tmp_path):
+    from unoplay.client.cli import main
+
+    (tmp_path / "file").write_text("not a match file\n")
+    out = tmp_path / "match.sqlite3"
+    args = ["match", "--games", "1", "--sprt", "--out", str(out)]
+    args += [option, path.format(tmp=tmp_path)]
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    message = refused.value.code
+    assert isinstance(message, str) and "\n" not in message  # one line; exit code 1
+    assert message.startswith("uno match: " + says.format(tmp=tmp_path))
+    assert not out.exists() and not (tmp_path / "none").exists()  # no game, no file made
+
+
+async def test_json_stdout_is_the_report_alone_even_when_bots_print_inline(tmp_path):
+    runner = await _uno_match(
+        "--games", "2", "--target", "0", "--bots", f"{_bad_bots(tmp_path)}:Printer,greedy",
+        "--workers", "inline", "--json", "--no-out",
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(runner.communicate(), WAIT)
+    assert runner.returncode == 0, stderr.decode()
+    assert json.loads(stdout)["counts"]["counted"] == 2
+    assert "hello from a bot" in stderr.decode() and "deciding" in stderr.decode()
+
+
 async def test_the_match_bench_measures_both_figures():
     from unoplay.client.match.bench import run_bench
 
