@@ -186,6 +186,27 @@ def _elo(score: float) -> str:
     return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
+def _elo_interval(s: dict[str, Any]) -> str:
+    """The SPRT's 95% Elo interval for people, or what stands for it: too
+    few deals (under two), no variance yet (every deal scored alike), an
+    end unbounded (a score interval reaching 0 or 1)."""
+    low, high = s["score_interval"]
+    if s["observations"] < 2:
+        return f"too few deals for an interval: {s['observations']}"
+    if low == high:
+        return f"no variance yet: every deal scored {s['mean_score']:g}"
+    ends = [_elo(x) if 0 < x < 1 else "unbounded" for x in (low, high)]
+    return f"95%: {ends[0]} .. {ends[1]}"
+
+
+def _deal_interval(e: dict[str, Any]) -> str:
+    """An entrant's 95% interval over deals for people (as :func:`_elo_interval`)."""
+    low, high = e.get("deal_ci95", (0.0, 1.0))
+    if e.get("deals", 0) < 2:
+        return "too few deals"
+    return "no variance yet" if low == high else f"{low:.1%}..{high:.1%}"
+
+
 def sprt_lines(s: dict[str, Any]) -> list[str]:
     """The SPRT's part of the report for people: the question, the verdict
     at its crossing, the Elo difference with its interval, the deal scores
@@ -200,13 +221,12 @@ def sprt_lines(s: dict[str, Any]) -> list[str]:
         )
     else:
         verdict = f"undecided: LLR {s['llr']:+.3f} in ({s['lower']:+.3f}, {s['upper']:+.3f}) after {games}"
-    low, high = s["score_interval"]
     lines = [
         f"SPRT: is {s['candidate']} better than {s['baseline']}? ({s['spec_text']}; "
         f"a deal is played with the two swapped, against the same field)",
         f"  {verdict}",
         f"  Elo {s['candidate']} - {s['baseline']}: "
-        + f"{_elo(s['mean_score'])} (95%: {_elo(low)} .. {_elo(high)}), "
+        + f"{_elo(s['mean_score'])} ({_elo_interval(s)}), "
         f"mean score {s['mean_score']:.4f}"
         f" (H0 {s['s0']:.4f}, H1 {s['s1']:.4f})",
         "  deal scores (1: candidate won, 0: baseline won, 1/2: neither): "
@@ -287,8 +307,7 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
             f"{low:.1%}..{high:.1%}",
         ]
         if duplicate:
-            dlow, dhigh = e.get("deal_ci95", (0.0, 1.0))
-            cells += [str(e.get("deals", 0)), _pct(e.get("deal_score")), f"{dlow:.1%}..{dhigh:.1%}"]
+            cells += [str(e.get("deals", 0)), _pct(e.get("deal_score")), _deal_interval(e)]
         ms = e.get("ms_per_decision")
         cells += [
             f"{e['mean_score']:.1f}",

@@ -399,6 +399,38 @@ def test_the_report_is_not_cut_when_piped_and_follows_columns(monkeypatch):
     assert max(len(line) for line in narrow.getvalue().splitlines()) <= 70
 
 
+async def test_intervals_not_there_yet_read_as_what_they_are():
+    """One deal gives no interval; deals that all scored alike give one of
+    no width: the text says so (not "-inf .. +inf"), the JSON keeps its values."""
+    import io
+
+    from unoplay.client.match.report import print_report
+
+    sprt = SprtSpec(elo0=0, elo1=100)
+    one = await asyncio.wait_for(
+        run_match(parse_entrants("greedy,random"), 2, 3, ROUNDS, sprt=sprt, workers="inline"),
+        WAIT,
+    )
+    # random and random#2 seeded by seat: a deal's two games are one game
+    # with the two swapped, so each deal scores 1/2 (in process: the engine's game)
+    alike = await asyncio.wait_for(
+        run_match(parse_entrants("random,random"), 6, 3, ROUNDS, sprt=sprt, workers="inline"),
+        WAIT,
+    )
+    assert one["sprt"]["observations"] == 1 and one["sprt"]["elo_interval"] == [None, None]
+    assert alike["sprt"]["observations"] == 3 and alike["sprt"]["score_interval"] == [0.5, 0.5]
+    texts = []
+    for report in (one, alike):
+        text = io.StringIO()
+        print_report(report, text)
+        texts.append(text.getvalue())
+    assert "Elo greedy - random: " in texts[0] and "(too few deals for an interval: 1)" in texts[0]
+    assert "Elo random - random#2: +0.0 (no variance yet: every deal scored 0.5)" in texts[1]
+    assert "too few deals" in texts[0].split("SPRT")[0]  # the deals' column
+    assert "no variance yet" in texts[1].split("SPRT")[0]
+    assert "95%:" not in texts[0] + texts[1]  # (a mean score of 1 is +inf Elo: it is)
+
+
 # ------------------------------------------------------------------ games kept apart
 
 
