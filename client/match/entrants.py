@@ -254,16 +254,23 @@ def _installed_dirs() -> tuple[str, ...]:
     import site
     import sysconfig
 
-    import unoplay
-    import unoplay.client
-    import unoplay.server
-
     paths = sysconfig.get_paths()
     dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
     dirs.update(site.getsitepackages())
     dirs.add(site.getusersitepackages())
-    dirs.update(str(Path(m.__file__).parent) for m in (unoplay, unoplay.client, unoplay.server))
-    return tuple(os.path.realpath(d) + os.sep for d in dirs if d)
+    return tuple(os.path.realpath(d) + os.sep for d in dirs if d) + unoplay_dirs()
+
+
+def unoplay_dirs() -> tuple[str, ...]:
+    """The directories of unoplay's own packages (real paths, each ending in a separator)."""
+    import unoplay
+    import unoplay.client
+    import unoplay.server
+
+    return tuple(
+        os.path.realpath(os.path.dirname(m.__file__ or ".")) + os.sep
+        for m in (unoplay, unoplay.client, unoplay.server)
+    )
 
 
 def _own_file(module: Any, installed: tuple[str, ...]) -> Path | None:

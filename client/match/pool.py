@@ -185,10 +185,10 @@ class ProcessWorker:
                 reply = await self._receive()
             except (ConnectionError, BrokenPipeError) as err:
                 raise WorkerLost(f"worker {self.name}: {err}") from None
-            culprit = None
+            culprit: dict[str, Any] | None = None
             if reply is not None and "exit" in reply:  # os._exit() in it: what it saw
-                culprit = reply["exit"]
-                assert isinstance(culprit, dict)
+                said = reply["exit"]
+                culprit = said if isinstance(said, dict) else None
                 reply = None
             if reply is None or "result" not in reply:
                 code = await self._ended()

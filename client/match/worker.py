@@ -153,19 +153,9 @@ async def _serve() -> int:
 EXIT_STACK_FRAMES = 8
 
 
-def _our_roots() -> tuple[str, ...]:
-    """The directories of unoplay's own code (its packages), ending in a separator."""
-    import unoplay
-    import unoplay.client
-    import unoplay.server
-
-    dirs = {Path(m.__file__).resolve().parent for m in (unoplay, unoplay.client, unoplay.server)}
-    return tuple(str(d) + os.sep for d in dirs)
-
-
 def blame(frame: FrameType | None, roots: tuple[str, ...]) -> dict[str, Any]:
     """Whose code ``frame`` (the caller of ``os._exit``) is: ``bot`` True
-    when it is not unoplay's own (``roots``: :func:`_our_roots`) and
+    when it is not unoplay's own (``roots``: :func:`.entrants.unoplay_dirs`) and
     unoplay's code called it (a bot's method, or a helper of it: not a thread
     of its own, whose stack has no caller of ours); then ``seat``, the seat
     whose view the outermost of its frames holds (a ``decide(view, legal)``:
@@ -176,7 +166,7 @@ def blame(frame: FrameType | None, roots: tuple[str, ...]) -> dict[str, Any]:
     from unoplay.game.view import PlayerView
 
     def ours(f: FrameType) -> bool:
-        return os.path.abspath(f.f_code.co_filename).startswith(roots)
+        return os.path.realpath(f.f_code.co_filename).startswith(roots)
 
     bot: list[FrameType] = []  # innermost first
     while frame is not None and not ours(frame):
@@ -215,11 +205,13 @@ def watch_exits() -> None:
     named. Nothing is done per decision: the frames are read at the exit."""
     import posix
 
+    from .entrants import unoplay_dirs
+
     real = os._exit
     pid = os.getpid()
-    roots = _our_roots()
+    roots = unoplay_dirs()
 
-    def _exit(code: int) -> NoReturn:
+    def _exit(status: int) -> NoReturn:
         if os.getpid() == pid:
             try:
                 seen = blame(sys._getframe(1), roots)
@@ -227,8 +219,8 @@ def watch_exits() -> None:
                 traceback.print_exc()
                 seen = {}
             with contextlib.suppress(Exception):
-                _write({"exit": {"code": code, **seen}})
-        real(code)
+                _write({"exit": {"code": status, **seen}})
+        real(status)
 
     os._exit = _exit
     posix._exit = _exit
