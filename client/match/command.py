@@ -90,7 +90,14 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         help="an external bot command for one more entrant (repeatable); it gets "
         "UNO_SERVER, UNO_TABLE, UNO_TOKEN and UNO_SEAT in its environment",
     )
-    match.add_argument("--seed", type=int, default=1, help="seed of the first deal")
+    match.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed of the first deal: game (or deal) d is dealt from SEED + d, so runs whose "
+        "seeds are closer than their games share deals (--seed 1 and --seed 2: the same "
+        "deals, one apart); space them (1, 100001, ...) for independent runs",
+    )
     match.add_argument("--rules", default="official", help="rules preset")
     match.add_argument(
         "--rule",
