@@ -27,6 +27,7 @@ nodes' log directories (``--log-dir`` there), only a crash's tail comes back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import importlib
@@ -303,8 +304,6 @@ class RayWorker:
     async def start(self) -> None:
         """Create the actor and start it. Raises WorkerLost when it cannot
         start, or does not within :data:`START_TIMEOUT` seconds (it is killed)."""
-        import asyncio
-
         ray = _ray()
         self.actor = _remote_class().remote(self.setup.to_dict(), self.name, self.files)
         try:
@@ -323,8 +322,6 @@ class RayWorker:
         """Play ``spec`` on the actor. Raises WorkerLost when the actor died
         with it, or gave no answer within the game's bounds and
         :data:`PLAY_MARGIN` seconds."""
-        import asyncio
-
         ray = _ray()
         bound = self.setup.connect_timeout + self.setup.game_timeout + PLAY_MARGIN
         try:
@@ -359,8 +356,6 @@ class RayWorker:
     async def close(self, abandon: bool = False) -> None:
         """Stop the actor: its server first unless ``abandon`` (within
         :data:`CLOSE_TIMEOUT` seconds), then the actor itself."""
-        import asyncio
-
         if self.actor is not None and not abandon:
             ray = _ray()
             try:
@@ -385,13 +380,20 @@ async def ray_workers(
     :data:`START_TIMEOUT` seconds (a cluster with fewer free CPUs) are left
     out. Raises MatchError when Ray cannot connect (:func:`connect`) or no
     actor starts."""
-    import asyncio
-
     runtime_env, files = shipped_bots(setup)
     if not connect(address, runtime_env):
         files = {}
     if count <= 0:
         count = min(cluster_cpus(), limit or cluster_cpus())
+    free = int(_ray().available_resources().get("CPU", 0))
+    if count > free:
+        log.warning(
+            "%d Ray actors asked for and %d CPUs free: those that find none are left out "
+            "after %g s",
+            count,
+            free,
+            START_TIMEOUT,
+        )
     workers = [RayWorker(setup, f"ray{i}", files) for i in range(count)]
     started = await asyncio.gather(*(w.start() for w in workers), return_exceptions=True)
     failures = [r for r in started if isinstance(r, BaseException)]
