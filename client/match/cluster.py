@@ -7,7 +7,7 @@ and stores each result as it comes back, so a long run streams into its
 SQLite file. An actor lost with its game (its process or its machine died)
 is replaced and the game given to the next free actor; a game index is
 stored once, so nothing is counted twice. Every wait on an actor has a
-bound (:data:`START_TIMEOUT`, :data:`PLAY_MARGIN`, :data:`CLOSE_TIMEOUT`):
+bound (:data:`START_TIMEOUT`, :func:`.pool.play_bound`, :data:`CLOSE_TIMEOUT`):
 an actor that cannot be replaced (no CPU left once a node is lost) leaves
 the match, and its games go to the others.
 
@@ -43,7 +43,7 @@ from typing import Any
 from .entrants import adopt_bot_file, is_plugin
 from .errors import MatchError
 from .game import Setup
-from .pool import WorkerLost
+from .pool import WorkerLost, play_bound
 from .result import GameResult
 from .schedule import GameSpec
 from .worker import GameRunner
@@ -54,9 +54,6 @@ CONNECT_TIMEOUT = 5.0
 #: start its server); one that does not is given up (the cluster may have no
 #: CPU left for it, e.g. after losing a node: Ray would keep it pending for ever).
 START_TIMEOUT = 120.0
-#: Seconds an actor may take over a game beyond the game's own bounds (its
-#: connect and game timeouts) before it is taken for lost.
-PLAY_MARGIN = 120.0
 #: Seconds an actor has to stop its server when the match ends.
 CLOSE_TIMEOUT = 30.0
 
@@ -320,10 +317,9 @@ class RayWorker:
 
     async def play(self, spec: GameSpec) -> GameResult:
         """Play ``spec`` on the actor. Raises WorkerLost when the actor died
-        with it, or gave no answer within the game's bounds and
-        :data:`PLAY_MARGIN` seconds."""
+        with it, or gave no answer within :func:`.pool.play_bound` seconds."""
         ray = _ray()
-        bound = self.setup.connect_timeout + self.setup.game_timeout + PLAY_MARGIN
+        bound = play_bound(self.setup)
         try:
             data = await asyncio.wait_for(_awaited(self.actor.play.remote(spec.to_dict())), bound)
         except TimeoutError:

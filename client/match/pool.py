@@ -30,6 +30,16 @@ from .worker import PARENT_ENV, GameRunner
 START_TIMEOUT = 120.0
 #: Seconds a worker process whose answers ended has to exit (its exit code is reported).
 END_WAIT = 10.0
+#: Seconds a worker may take over a game beyond the game's own bounds (its
+#: connect and game timeouts, which a bot that never returns in the worker's
+#: process keeps from firing) before it is taken for lost.
+PLAY_MARGIN = 120.0
+
+
+def play_bound(setup: Setup) -> float:
+    """Seconds a worker may hold a game of ``setup`` before it is taken for
+    lost: the game's own bounds and :data:`PLAY_MARGIN`."""
+    return setup.connect_timeout + setup.game_timeout + PLAY_MARGIN
 
 
 class WorkerLost(RuntimeError):
@@ -173,18 +183,25 @@ class ProcessWorker:
             return ""
 
     async def play(self, spec: GameSpec) -> GameResult:
-        """Hand the process one game and wait for its result. Raises WorkerLost when the process
-        died."""
+        """Hand the process one game and wait for its result. Raises
+        WorkerLost when the process died, or gave no answer within
+        :func:`play_bound` seconds (:meth:`restart` ends it)."""
         async with self._lock:
             if self.process is None or self.process.returncode is not None:
                 raise WorkerLost(f"worker {self.name} is not running")
+            bound = play_bound(self.setup)
             try:
                 self._send({"game": spec.to_dict()})
                 assert self.process.stdin is not None
                 await self.process.stdin.drain()
-                reply = await self._receive()
+                reply = await asyncio.wait_for(self._receive(), bound)
             except (ConnectionError, BrokenPipeError) as err:
                 raise WorkerLost(f"worker {self.name}: {err}") from None
+            except TimeoutError:
+                raise WorkerLost(
+                    f"worker {self.name} gave no answer within {bound:g} s during game "
+                    f"{spec.index} (a bot that never returns?)"
+                ) from None
             culprit: dict[str, Any] | None = None
             if reply is not None and "exit" in reply:  # os._exit() in it: what it saw
                 said = reply["exit"]

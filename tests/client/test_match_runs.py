@@ -505,8 +505,8 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
 
 # Bots of one's own (file.py:attr) that go wrong: one plays a card it does not
 # hold, every time; one raises; one answers nothing; one prints; one ends its
-# process (os._exit) at its third decision, one has it killed; and an
-# external bot that plays as the first.
+# process (os._exit) at its third decision, one has it killed, one never
+# returns; and an external bot that plays as the first.
 BAD_BOTS = """\
 import os, signal
 
@@ -564,6 +564,15 @@ class Killed:
 
     def decide(self, view, legal):
         os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Spinner:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        while True:  # never returns: the worker's event loop (and its timers) stops
+            pass
 """
 EXTERNAL_ILLEGAL = """\
 import asyncio, os
@@ -713,6 +722,32 @@ async def test_a_worker_killed_in_a_game_each_time_crashes_it_naming_its_in_proc
             f"({MAX_ATTEMPTS} times); its in-process bots: {seats[game['game']]}"
         )
         assert game["crash"]["seat"] is None and game["crash"]["code"] == -9
+
+
+async def test_a_worker_whose_bot_never_returns_is_taken_for_lost_in_bounded_time(
+    tmp_path, monkeypatch
+):
+    """A bot that never returns stops its worker's event loop, and the game's
+    own timeouts with it: the runner's wait for the answer has a bound."""
+    import dataclasses
+
+    from unoplay.client.match import pool
+    from unoplay.client.match.game import Setup
+
+    monkeypatch.setattr(pool, "PLAY_MARGIN", 1.0)
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Spinner")
+    setup = Setup(tuple(entrants), ROUNDS.to_dict(), sys_path=tuple(p for p in sys.path if p))
+    setup = dataclasses.replace(setup, connect_timeout=1.0, game_timeout=1.0)
+    worker = pool.ProcessWorker(setup, "w0")
+    try:
+        await asyncio.wait_for(worker.start(), WAIT)
+        spec = make_schedule([e.identity for e in entrants]).spec(0, 5)
+        with pytest.raises(
+            pool.WorkerLost, match=r"worker w0 gave no answer within 3 s during game 0"
+        ):
+            await asyncio.wait_for(worker.play(spec), WAIT)
+    finally:
+        await asyncio.wait_for(worker.close(abandon=True), WAIT)  # SIGTERM, then SIGKILL
 
 
 async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
