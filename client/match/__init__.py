@@ -12,7 +12,8 @@ plays), :mod:`.schedule` (which game is played where, from which seed),
 played), :mod:`.cluster` (Ray), :mod:`.runner` (the match), :mod:`.store`
 (SQLite, JSONL), :mod:`.stats` and :mod:`.sprt` (the figures),
 :mod:`.report` (tables), :mod:`.procs` (children that die with the runner),
-:mod:`.bench` (``uno bench --match``), :mod:`.probes` (bots that test the runner).
+:mod:`.bench` (``uno bench --match``), :mod:`.probes` (bots that test the runner),
+:mod:`.aa` (the SPRT's A/A test: ``python -m unoplay.client.match.aa``).
 """
 
 from .entrants import Entrant, parse_entrants

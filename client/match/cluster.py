@@ -6,7 +6,10 @@ a worker process runs them. The runner hands each actor one game at a time
 and stores each result as it comes back, so a long run streams into its
 SQLite file. An actor lost with its game (its process or its machine died)
 is replaced and the game given to the next free actor; a game index is
-stored once, so nothing is counted twice.
+stored once, so nothing is counted twice. Every wait on an actor has a
+bound (:data:`START_TIMEOUT`, :func:`.pool.play_bound`, :data:`CLOSE_TIMEOUT`):
+an actor that cannot be replaced (no CPU left once a node is lost) leaves
+the match, and its games go to the others.
 
 Ray is an optional extra: ``pip install 'unoplay[cluster]'``. ``--ray
 local`` starts a Ray instance on this machine for the match; ``--ray auto``
@@ -24,6 +27,7 @@ nodes' log directories (``--log-dir`` there), only a crash's tail comes back.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import importlib
@@ -39,13 +43,21 @@ from typing import Any
 from .entrants import adopt_bot_file, is_plugin
 from .errors import MatchError
 from .game import Setup
-from .pool import WorkerLost
+from .pool import WorkerLost, play_bound
 from .result import GameResult
 from .schedule import GameSpec
 from .worker import GameRunner
 
 #: Seconds a cluster's address has to accept a connection.
 CONNECT_TIMEOUT = 5.0
+#: Seconds an actor has to start (be placed on a node with a free CPU, import,
+#: start its server); one that does not is given up (the cluster may have no
+#: CPU left for it, e.g. after losing a node: Ray would keep it pending for ever).
+START_TIMEOUT = 120.0
+#: Seconds an actor has to stop its server when the match ends.
+CLOSE_TIMEOUT = 30.0
+
+log = logging.getLogger("unoplay.match")
 
 _started_here = False
 _actor_class: Any = None
@@ -264,6 +276,18 @@ def _remote_class() -> Any:
     return _actor_class
 
 
+def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
+    """Ray's errors that mean the actor (its process or its node) is gone."""
+    names = (
+        "RayActorError",  # ActorDiedError, ActorUnavailableError
+        "WorkerCrashedError",
+        "NodeDiedError",
+        "LocalRayletDiedError",
+        "ObjectLostError",  # OwnerDiedError...
+    )
+    return tuple(getattr(ray.exceptions, n) for n in names if hasattr(ray.exceptions, n))
+
+
 class RayWorker:
     """One Ray actor, seen from the runner."""
 
@@ -275,20 +299,34 @@ class RayWorker:
         self.where = ""
 
     async def start(self) -> None:
-        """Create the actor and start it. Raises WorkerLost when it cannot start."""
+        """Create the actor and start it. Raises WorkerLost when it cannot
+        start, or does not within :data:`START_TIMEOUT` seconds (it is killed)."""
         ray = _ray()
         self.actor = _remote_class().remote(self.setup.to_dict(), self.name, self.files)
         try:
-            self.where = await self.actor.start.remote()
+            self.where = await asyncio.wait_for(_awaited(self.actor.start.remote()), START_TIMEOUT)
+        except TimeoutError:
+            self._kill()  # a pending actor too: Ray would place it whenever a CPU frees
+            raise WorkerLost(
+                f"actor {self.name} did not start within {START_TIMEOUT:g} s "
+                "(no free CPU in the cluster?)"
+            ) from None
         except ray.exceptions.RayError as err:
-            raise WorkerLost(f"actor {self.name} did not start: {err}") from None
+            self._kill()
+            raise WorkerLost(f"actor {self.name} did not start: {_first_line(err)}") from None
 
     async def play(self, spec: GameSpec) -> GameResult:
-        """Play ``spec`` on the actor. Raises WorkerLost when the actor died with it."""
+        """Play ``spec`` on the actor. Raises WorkerLost when the actor died
+        with it, or gave no answer within :func:`.pool.play_bound` seconds."""
         ray = _ray()
+        bound = play_bound(self.setup)
         try:
-            data = await self.actor.play.remote(spec.to_dict())
-        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError) as err:
+            data = await asyncio.wait_for(_awaited(self.actor.play.remote(spec.to_dict())), bound)
+        except TimeoutError:
+            raise WorkerLost(
+                f"actor {self.name} ({self.where}) gave no answer within {bound:g} s"
+            ) from None
+        except _lost_errors(ray) as err:
             raise WorkerLost(
                 f"actor {self.name} ({self.where}) was lost: {type(err).__name__}"
             ) from None
@@ -297,7 +335,8 @@ class RayWorker:
         return result
 
     async def restart(self) -> None:
-        """Kill the actor and start a new one (after a loss)."""
+        """Kill the actor and start a new one (after a loss). Raises
+        WorkerLost when the new one does not start (:meth:`start`)."""
         self._kill()
         await self.start()
 
@@ -311,36 +350,59 @@ class RayWorker:
             self.actor = None
 
     async def close(self, abandon: bool = False) -> None:
-        """Stop the actor: its server first unless ``abandon``, then the actor itself."""
+        """Stop the actor: its server first unless ``abandon`` (within
+        :data:`CLOSE_TIMEOUT` seconds), then the actor itself."""
         if self.actor is not None and not abandon:
             ray = _ray()
             try:
-                await self.actor.close.remote()
-            except ray.exceptions.RayError:
+                await asyncio.wait_for(_awaited(self.actor.close.remote()), CLOSE_TIMEOUT)
+            except (ray.exceptions.RayError, TimeoutError):
                 pass
         self._kill()
+
+
+async def _awaited(ref: Any) -> Any:
+    """The value of Ray object ref ``ref`` (awaited: a coroutine asyncio can bound)."""
+    return await ref
 
 
 async def ray_workers(
     setup: Setup, count: int, address: str | None, limit: int | None = None
 ) -> list[Any]:
-    """``count`` started actors (0: one per CPU of the cluster, at most
-    ``limit``), the bots of one's own shipped to them when this call
+    """``count`` actors (0: one per CPU of the cluster, at most ``limit``),
+    started, the bots of one's own shipped to them when this call
     initialises Ray (one initialised already is used as it is: the actors
-    load bot files from the runner's paths). Raises MatchError when Ray
-    cannot connect (:func:`connect`) or an actor cannot start."""
-    import asyncio
-
+    load bot files from the runner's paths). Those that do not start within
+    :data:`START_TIMEOUT` seconds (a cluster with fewer free CPUs) are left
+    out. Raises MatchError when Ray cannot connect (:func:`connect`) or no
+    actor starts."""
     runtime_env, files = shipped_bots(setup)
     if not connect(address, runtime_env):
         files = {}
     if count <= 0:
         count = min(cluster_cpus(), limit or cluster_cpus())
+    free = int(_ray().available_resources().get("CPU", 0))
+    if count > free:
+        log.warning(
+            "%d Ray actors asked for and %d CPUs free: those that find none are left out "
+            "after %g s",
+            count,
+            free,
+            START_TIMEOUT,
+        )
     workers = [RayWorker(setup, f"ray{i}", files) for i in range(count)]
     started = await asyncio.gather(*(w.start() for w in workers), return_exceptions=True)
     failures = [r for r in started if isinstance(r, BaseException)]
     if failures:
-        for w in workers:
-            await w.close(abandon=True)
-        raise MatchError(f"the Ray actors could not start: {failures[0]}")
-    return workers
+        for w, r in zip(workers, started):
+            if isinstance(r, BaseException):
+                await w.close(abandon=True)
+        if len(failures) == len(workers):
+            raise MatchError(f"the Ray actors could not start: {failures[0]}")
+        log.warning(
+            "%d of %d Ray actors could not start (%s): the match plays on the others",
+            len(failures),
+            len(workers),
+            failures[0],
+        )
+    return [w for w, r in zip(workers, started) if not isinstance(r, BaseException)]

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import signal
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from .entrants import Entrant, parse_entrants
 from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .report import print_report
-from .runner import MatchControl, Progress, default_concurrency, run_match
+from .runner import MatchControl, Progress, check_outputs, default_concurrency, run_match
 from .schedule import DUPLICATES, SCHEDULES
 from .sprt import SprtSpec
 from .store import default_path
@@ -90,7 +93,14 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         help="an external bot command for one more entrant (repeatable); it gets "
         "UNO_SERVER, UNO_TABLE, UNO_TOKEN and UNO_SEAT in its environment",
     )
-    match.add_argument("--seed", type=int, default=1, help="seed of the first deal")
+    match.add_argument(
+        "--seed",
+        type=int,
+        default=1,
+        help="seed of the first deal: game (or deal) d is dealt from SEED + d, so runs whose "
+        "seeds are closer than their games share deals (--seed 1 and --seed 2: the same "
+        "deals, one apart); space them (1, 100001, ...) for independent runs",
+    )
     match.add_argument("--rules", default="official", help="rules preset")
     match.add_argument(
         "--rule",
@@ -331,6 +341,27 @@ class _Display:
             print(text, file=sys.stderr, flush=True)
 
 
+@contextlib.contextmanager
+def _stdout_aside(aside: bool) -> Iterator[None]:
+    """With ``aside`` (``--json``: stdout is the report's alone), what is
+    written to stdout meanwhile (bots' print(), at the file descriptor too:
+    C code, Ray's lines) goes to stderr; as it was afterwards."""
+    if not aside:
+        yield
+        return
+    sys.stdout.flush()
+    saved, previous = os.dup(1), sys.stdout
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stdout = previous
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def run(args: argparse.Namespace, rules: RuleSet) -> int:
     """``uno match``: returns the exit code."""
     from unoplay.server.settings import (
@@ -374,6 +405,10 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
     except ValueError as err:
         raise refuse(str(err)) from None
     out = None if args.no_out else Path(args.out) if args.out else default_path()
+    try:  # before any game: a file it cannot write is said now, not at the end
+        check_outputs(out, args.plot, args.jsonl, make_out_dir=args.out is None)
+    except ValueError as err:
+        raise refuse(str(err)) from None
     log_dir = external_log_dir(args.log_dir, out, entrants)
     if args.concurrency is not None:
         concurrency = args.concurrency
@@ -442,7 +477,8 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
                 loop.remove_signal_handler(signal.SIGTERM)
 
         try:
-            report: dict[str, Any] | None = asyncio.run(main())
+            with _stdout_aside(args.json):
+                report: dict[str, Any] | None = asyncio.run(main())
             failure = ""
         except MatchError as err:
             report, failure = err.report, str(err)

@@ -92,6 +92,12 @@ def _file_module_name(where: str) -> str:
     return f"unoplay_match_bot_{abs(hash(str(Path(where).resolve())))}"
 
 
+#: Per bot module (its name in ``sys.modules``): the modules that were first
+#: imported while it was loaded (its own imports, and theirs), for
+#: :func:`code_fingerprints`.
+_imported_with: dict[str, set[str]] = {}
+
+
 def _load_file(name: str, path: Path) -> Any:
     """The module of Python file ``path``, loaded once as ``name``. Raises
     ImportError (and what the file raises) when it cannot be loaded."""
@@ -101,9 +107,24 @@ def _load_file(name: str, path: Path) -> Any:
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot load {path}")
         module = importlib.util.module_from_spec(spec)
+        before = set(sys.modules)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            _imported_with[name] = set(sys.modules) - before - {name}
     return module
+
+
+def _import(name: str) -> Any:
+    """``importlib.import_module(name)``, noting the modules it imported first."""
+    if name in sys.modules:
+        return importlib.import_module(name)
+    before = set(sys.modules)
+    try:
+        return importlib.import_module(name)
+    finally:
+        _imported_with[name] = set(sys.modules) - before - {name}
 
 
 def adopt_bot_file(where: str, path: str | Path) -> None:
@@ -124,7 +145,7 @@ def load_bot_factory(kind: str) -> Any:
         if where.endswith(".py"):
             module = _load_file(_file_module_name(where), Path(where).resolve())
         else:
-            module = importlib.import_module(where)
+            module = _import(where)
         factory = getattr(module, attr)
     except (ImportError, AttributeError, OSError, SyntaxError) as err:
         raise ValueError(f"cannot load the bot {kind!r}: {err}") from None
@@ -226,12 +247,85 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _installed_dirs() -> tuple[str, ...]:
+    """Directories whose modules are not a bot's own code: the standard
+    library, site-packages (this environment's, the user's) and unoplay's own
+    packages; each ending in a separator."""
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in paths}
+    dirs.update(site.getsitepackages())
+    dirs.add(site.getusersitepackages())
+    return tuple(os.path.realpath(d) + os.sep for d in dirs if d) + unoplay_dirs()
+
+
+def unoplay_dirs() -> tuple[str, ...]:
+    """The directories of unoplay's own packages (real paths, each ending in a separator)."""
+    import unoplay
+    import unoplay.client
+    import unoplay.server
+
+    return tuple(
+        os.path.realpath(os.path.dirname(m.__file__ or ".")) + os.sep
+        for m in (unoplay, unoplay.client, unoplay.server)
+    )
+
+
+def _own_file(module: Any, installed: tuple[str, ...]) -> Path | None:
+    """The source file of ``module`` when it is a bot's own code (not in
+    ``installed``: :func:`_installed_dirs`), else None."""
+    name = getattr(module, "__file__", None)
+    if not isinstance(name, str) or not os.path.isfile(name):
+        return None
+    path = os.path.realpath(name)
+    return None if path.startswith(installed) else Path(path)
+
+
+def _own_modules(root: Any, installed: tuple[str, ...]) -> list[Path]:
+    """The files of the bot's own modules reached from module ``root``: the
+    modules first imported while it was loaded, the modules its globals name
+    (imported modules, the modules of its classes and functions), theirs in
+    turn, and every ``.py`` file of a package of its own they belong to
+    (its lazy imports too); not ``root``'s own file."""
+    files: set[Path] = set()
+    seen = {root.__name__}
+    todo = [root]
+    for name in _imported_with.get(root.__name__, ()):
+        if name in sys.modules and name not in seen:
+            seen.add(name)
+            todo.append(sys.modules[name])
+    while todo:
+        module = todo.pop()
+        path = _own_file(module, installed)
+        if module is not root:
+            if path is None:
+                continue  # installed: not followed
+            files.add(path)
+        top = sys.modules.get((getattr(module, "__package__", None) or "").partition(".")[0])
+        for where in getattr(top, "__path__", ()):  # a package of its own: all of it
+            if not os.path.realpath(where).startswith(installed):
+                files.update(p.resolve() for p in Path(where).rglob("*.py"))
+        for value in list(vars(module).values()):
+            try:
+                name = value.__name__ if isinstance(value, type(sys)) else value.__module__
+            except Exception:  # no module (or an object that will not say)
+                continue
+            if isinstance(name, str) and name not in seen and name in sys.modules:
+                seen.add(name)
+                todo.append(sys.modules[name])
+    return sorted(files)
+
+
 def _code_files(entrant: Entrant) -> list[Path]:
     """The files whose content decides how ``entrant`` plays: a built-in
     kind's modules (unoplay.game.bots and .search), a ``file.py:attr`` bot's
-    file, a ``module:attr`` bot's module source, an external command's
-    executable (found on PATH) and every argument naming an existing file
-    (``node bot.js``: node and bot.js)."""
+    file or a ``module:attr`` bot's module source, then the files of every
+    module of its own it uses (:func:`_own_modules`: not in the standard
+    library, site-packages or unoplay); an external command's executable
+    (found on PATH) and every argument naming an existing file (``node
+    bot.js``: node and bot.js)."""
     if entrant.external:
         import shutil
 
@@ -245,16 +339,26 @@ def _code_files(entrant: Entrant) -> list[Path]:
         return [Path(m.__file__) for m in (bots, search) if m.__file__]
     where = entrant.kind.rpartition(":")[0]
     if where.endswith(".py"):
-        return [Path(where)]
-    spec = importlib.util.find_spec(where)
-    return [Path(spec.origin)] if spec is not None and spec.origin else []
+        first = Path(where)
+        module = sys.modules.get(_file_module_name(where))
+    else:
+        spec = importlib.util.find_spec(where)
+        if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+            return []
+        first = Path(spec.origin)
+        module = sys.modules.get(where)
+    if module is None:  # not loaded here (parse_entrants loads every bot): its file alone
+        return [first]
+    installed = _installed_dirs()
+    return [first] + [p for p in _own_modules(module, installed) if p != first.resolve()]
 
 
 def code_fingerprints(entrants: list[Entrant]) -> list[dict[str, Any]]:
     """Each entrant's identity (JSON): its label, kind or command, and the
     SHA-256 of each file of its code (:func:`_code_files`: ``files``, a list
     of [path, hex digest]). ``uno match --resume`` compares them with those
-    stored with the match, so results of two versions of a bot never mix."""
+    stored with the match, so results of two versions of a bot, or of a
+    helper module of it, never mix."""
     out = []
     for entrant in entrants:
         files = []
@@ -265,3 +369,31 @@ def code_fingerprints(entrants: list[Entrant]) -> list[dict[str, Any]]:
                 files.append([str(path), "unreadable"])
         out.append({**entrant.to_dict(), "files": files})
     return out
+
+
+def code_changes(before: Any, now: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What changed between two lists of :func:`code_fingerprints` (``before``:
+    a match's stored ones; not a list of as many: nothing is said): per
+    changed entrant, ``label`` and ``files``, each ``{"path", "change"}``
+    ("changed", "new" or "gone"; none: its command or kind changed)."""
+    if not isinstance(before, list) or len(before) != len(now):
+        return []
+    out = []
+    for old, new in zip(before, now):
+        if old == new:
+            continue
+        was = {p: d for p, d in old.get("files", [])}
+        is_ = {p: d for p, d in new.get("files", [])}
+        files = [
+            {"path": p, "change": "new" if p not in was else "changed"}
+            for p, d in is_.items()
+            if was.get(p) != d
+        ] + [{"path": p, "change": "gone"} for p in was if p not in is_]
+        out.append({"label": new["label"], "files": files})
+    return out
+
+
+def describe_change(change: dict[str, Any]) -> str:
+    """One entrant's :func:`code_changes` entry for people: "Bot (helper.py is changed)"."""
+    parts = [f"{f['path']} is {f['change']}" for f in change["files"]]
+    return f"{change['label']} ({', '.join(parts) or 'its command or kind'})"

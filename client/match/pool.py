@@ -18,7 +18,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from . import procs
 from .game import Setup
@@ -28,10 +28,51 @@ from .worker import PARENT_ENV, GameRunner
 
 #: Seconds a worker process has to start (import, start its server).
 START_TIMEOUT = 120.0
+#: Seconds a worker process whose answers ended has to exit (its exit code is reported).
+END_WAIT = 10.0
+#: Seconds a worker may take over a game beyond the game's own bounds (its
+#: connect and game timeouts, which a bot that never returns in the worker's
+#: process keeps from firing) before it is taken for lost.
+PLAY_MARGIN = 120.0
+
+
+def play_bound(setup: Setup) -> float:
+    """Seconds a worker may hold a game of ``setup`` before it is taken for
+    lost: the game's own bounds and :data:`PLAY_MARGIN`."""
+    return setup.connect_timeout + setup.game_timeout + PLAY_MARGIN
 
 
 class WorkerLost(RuntimeError):
-    """The worker died (or could not start) while it held a game."""
+    """The worker died (or could not start) while it held a game.
+
+    ``code`` is its process's exit status when it ended by itself (negative:
+    the signal that killed it; None when not known: a Ray actor, a lost
+    machine). ``culprit`` is what the worker process saw of an
+    ``os._exit`` it was ended by (:func:`.worker.watch_exits`): ``code``,
+    ``bot`` (True when a bot's code called it), ``seat`` (the seat whose
+    bot was deciding, None when not known), ``kind`` (the bot kind being
+    made, "" when not known), ``at`` (where, in the bot's code) and
+    ``stack`` (its frames, as text); None when it was not seen."""
+
+    def __init__(
+        self, message: str, *, code: int | None = None, culprit: dict[str, Any] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.culprit = culprit
+
+    @property
+    def exited(self) -> str:
+        """How the process ended, for people (:func:`exit_text`)."""
+        return exit_text(self.code)
+
+
+def exit_text(code: int | None) -> str:
+    """A process's exit status for people: "exited with code 3", "was killed
+    by signal 9" (negative ``code``), "" for None (not known)."""
+    if code is None:
+        return ""
+    return f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
 
 
 class Worker(Protocol):
@@ -142,23 +183,49 @@ class ProcessWorker:
             return ""
 
     async def play(self, spec: GameSpec) -> GameResult:
-        """Hand the process one game and wait for its result. Raises WorkerLost when the process
-        died."""
+        """Hand the process one game and wait for its result. Raises
+        WorkerLost when the process died, or gave no answer within
+        :func:`play_bound` seconds (:meth:`restart` ends it)."""
         async with self._lock:
             if self.process is None or self.process.returncode is not None:
                 raise WorkerLost(f"worker {self.name} is not running")
+            bound = play_bound(self.setup)
             try:
                 self._send({"game": spec.to_dict()})
                 assert self.process.stdin is not None
                 await self.process.stdin.drain()
-                reply = await self._receive()
+                reply = await asyncio.wait_for(self._receive(), bound)
             except (ConnectionError, BrokenPipeError) as err:
                 raise WorkerLost(f"worker {self.name}: {err}") from None
+            except TimeoutError:
+                raise WorkerLost(
+                    f"worker {self.name} gave no answer within {bound:g} s during game "
+                    f"{spec.index} (a bot that never returns?)"
+                ) from None
+            culprit: dict[str, Any] | None = None
+            if reply is not None and "exit" in reply:  # os._exit() in it: what it saw
+                said = reply["exit"]
+                culprit = said if isinstance(said, dict) else None
+                reply = None
             if reply is None or "result" not in reply:
-                raise WorkerLost(f"worker {self.name} exited during game {spec.index}")
+                code = await self._ended()
+                raise WorkerLost(
+                    f"worker {self.name} {exit_text(code) or 'stopped answering'} "
+                    f"during game {spec.index}",
+                    code=code,
+                    culprit=culprit,
+                )
             data = reply["result"]
             assert isinstance(data, dict)
             return GameResult.from_dict(data)
+
+    async def _ended(self) -> int | None:
+        """The process's exit status once its answers stopped (negative: the
+        signal that killed it); None if it still runs after :data:`END_WAIT` seconds."""
+        assert self.process is not None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), END_WAIT)
+        return self.process.returncode
 
     async def restart(self) -> None:
         """End the process at once and start a new one."""

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from unoplay.game.rules import RuleSet, Scoring, differences, preset_name
 
+from .entrants import describe_change
 from .result import STATUSES
 from .sprt import Sprt, elo_of_score
 from .stats import MatchStats, mean_interval, wilson_interval
@@ -41,6 +42,8 @@ def build_report(
     out: str | None = None,
     lost_workers: int = 0,
     most_running: int = 0,
+    workers_left: Sequence[dict[str, str]] = (),
+    code_changes: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     """The report of a match (every figure the tables show, and more).
 
@@ -49,7 +52,11 @@ def build_report(
     ``elapsed`` is in seconds, ``played_now`` the games of this run (not
     those resumed from the file). With ``sprt``, ``pair`` is its (candidate,
     baseline) and ``after_decision`` the games that finished after it
-    decided (in flight then: not part of the verdict)."""
+    decided (in flight then: not part of the verdict). ``workers_left``:
+    the workers that could not be replaced after a loss (``worker``,
+    ``why``); ``code_changes``: the resumes that played on with changed code
+    (``--allow-changed``: ``at``, ``games_before``, ``entrants`` as
+    :func:`.entrants.code_changes` gives them)."""
     entrants = stats.entrants
     ratings = stats.ratings()
     duplicate = bool(stats.schedule.duplicate)
@@ -72,6 +79,8 @@ def build_report(
         "match_id": match_id,
         "out": out,
         "lost_workers": lost_workers,
+        "workers_left": [dict(w) for w in workers_left],
+        "code_changes": [dict(c) for c in code_changes],
         "counts": stats.summary(),
         "rating": "OpenSkill Plackett-Luce ordinal: mu - 3 sigma",
         "entrants": [],
@@ -179,6 +188,27 @@ def _elo(score: float) -> str:
     return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
 
+def _elo_interval(s: dict[str, Any]) -> str:
+    """The SPRT's 95% Elo interval for people, or what stands for it: too
+    few deals (under two), no variance yet (every deal scored alike), an
+    end unbounded (a score interval reaching 0 or 1)."""
+    low, high = s["score_interval"]
+    if s["observations"] < 2:
+        return f"too few deals for an interval: {s['observations']}"
+    if low == high:
+        return f"no variance yet: every deal scored {s['mean_score']:g}"
+    ends = [_elo(x) if 0 < x < 1 else "unbounded" for x in (low, high)]
+    return f"95%: {ends[0]} .. {ends[1]}"
+
+
+def _deal_interval(e: dict[str, Any]) -> str:
+    """An entrant's 95% interval over deals for people (as :func:`_elo_interval`)."""
+    low, high = e.get("deal_ci95", (0.0, 1.0))
+    if e.get("deals", 0) < 2:
+        return "too few deals"
+    return "no variance yet" if low == high else f"{low:.1%}..{high:.1%}"
+
+
 def sprt_lines(s: dict[str, Any]) -> list[str]:
     """The SPRT's part of the report for people: the question, the verdict
     at its crossing, the Elo difference with its interval, the deal scores
@@ -193,13 +223,12 @@ def sprt_lines(s: dict[str, Any]) -> list[str]:
         )
     else:
         verdict = f"undecided: LLR {s['llr']:+.3f} in ({s['lower']:+.3f}, {s['upper']:+.3f}) after {games}"
-    low, high = s["score_interval"]
     lines = [
         f"SPRT: is {s['candidate']} better than {s['baseline']}? ({s['spec_text']}; "
         f"a deal is played with the two swapped, against the same field)",
         f"  {verdict}",
         f"  Elo {s['candidate']} - {s['baseline']}: "
-        + f"{_elo(s['mean_score'])} (95%: {_elo(low)} .. {_elo(high)}), "
+        + f"{_elo(s['mean_score'])} ({_elo_interval(s)}), "
         f"mean score {s['mean_score']:.4f}"
         f" (H0 {s['s0']:.4f}, H1 {s['s1']:.4f})",
         "  deal scores (1: candidate won, 0: baseline won, 1/2: neither): "
@@ -282,8 +311,7 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
             f"{low:.1%}..{high:.1%}",
         ]
         if duplicate:
-            dlow, dhigh = e.get("deal_ci95", (0.0, 1.0))
-            cells += [str(e.get("deals", 0)), _pct(e.get("deal_score")), f"{dlow:.1%}..{dhigh:.1%}"]
+            cells += [str(e.get("deals", 0)), _pct(e.get("deal_score")), _deal_interval(e)]
         ms = e.get("ms_per_decision")
         cells += [
             f"{e['mean_score']:.1f}",
@@ -349,6 +377,14 @@ def print_report(report: dict[str, Any], file: IO[str] | None = None) -> None:
         console.print(
             f"{report['lost_workers']} games were played again after their worker was lost"
         )
+    for change in report.get("code_changes", []):
+        console.print(
+            f"resumed with changed code (--allow-changed) after {change['games_before']} games: "
+            + "; ".join(map(describe_change, change["entrants"])),
+            markup=False,
+        )
+    for left in report.get("workers_left", []):
+        console.print(f"worker {left['worker']} left the match: {left['why']}", markup=False)
     if report.get("stopped"):
         console.print(f"stopped: {report['stopped']}", markup=False)
     if report.get("out"):

@@ -21,7 +21,7 @@ from typing import Any
 from unoplay.game.rules import RuleSet
 
 from ..sdk import ServerError
-from .entrants import Entrant, code_fingerprints
+from .entrants import Entrant, code_changes, code_fingerprints, describe_change
 from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT, Setup, teams_format
 from .pool import InlineWorker, ProcessWorker, Worker, WorkerLost
@@ -136,6 +136,8 @@ class MatchRun:
         self.most_running = 0  #: the most games in the workers' hands at one time
         self.played = 0
         self.lost_workers = 0
+        self.left: list[dict[str, str]] = []  #: workers that could not be replaced
+        self.unplayed = 0  #: games left unplayed when every worker was lost
         self.crash: GameResult | None = None
         self.broken = ""  #: why an entrant that forfeits every game stopped the match
         self._fed_deals: set[int] = set()
@@ -206,12 +208,27 @@ class MatchRun:
     # -------------------------------------------------------- driving
 
     async def drive(self, workers: list[Worker]) -> None:
-        """Play every pending game on ``workers`` until done or stopped."""
+        """Play every pending game on ``workers`` until done or stopped.
+
+        A game whose worker was lost goes back to the front of the queue for
+        any worker (up to :data:`MAX_ATTEMPTS` times), unless the worker saw
+        a bot end it (:class:`.pool.WorkerLost`'s ``culprit``: the game is
+        crashed at once). A worker that cannot be replaced leaves the match
+        (:attr:`left`); when none is left with games still to play, the
+        match stops (:attr:`control`'s reason: every worker was lost) and
+        :attr:`unplayed` counts them."""
         queue: deque[GameSpec] = deque(self.specs)
         control = self.control
+        wake = asyncio.Event()  # a game went back to the queue, or one ended
 
         async def slot(worker: Worker) -> None:
-            while queue and not control.stopping:
+            while not control.stopping:
+                if not queue:
+                    if not self.running:
+                        return  # nothing to play, nothing that may come back
+                    wake.clear()
+                    await wake.wait()  # a game in another's hands may come back
+                    continue
                 spec = queue.popleft()
                 self.running += 1
                 self.most_running = max(self.most_running, self.running)
@@ -220,22 +237,18 @@ class MatchRun:
                 except WorkerLost as err:
                     if control.abandoned:
                         return
-                    self.lost_workers += 1
-                    log.warning("game %d: %s; it is played again", spec.index, err)
-                    if spec.attempt + 1 >= MAX_ATTEMPTS:
-                        self.record(_lost(spec, str(err)))
-                    else:
-                        queue.appendleft(
-                            dataclasses.replace(spec, attempt=spec.attempt + 1, fault="")
-                        )
+                    self.lost(spec, err, queue)
                     try:
                         await worker.restart()
-                    except WorkerLost as again:
-                        log.error("worker %s cannot restart: %s", worker.name, again)
+                    except Exception as again:  # any reason: it leaves
+                        why = str(again) or type(again).__name__
+                        log.error("worker %s cannot be replaced: %s; it leaves", worker.name, why)
+                        self.left.append({"worker": worker.name, "why": why})
                         return
                     continue
                 finally:
                     self.running -= 1
+                    wake.set()
                 self.record(result)
 
         self._progress(None)
@@ -254,7 +267,8 @@ class MatchRun:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
             if queue and not control.stopping:
-                raise MatchError(f"every worker was lost; {len(queue)} games were not played")
+                self.unplayed = len(queue)
+                control.stop(f"every worker was lost; {len(queue)} games not played")
         finally:
             abandon.cancel()
             for task in tasks:
@@ -264,16 +278,92 @@ class MatchRun:
             with contextlib.suppress(BaseException):
                 await slots
 
+    def lost(self, spec: GameSpec, err: WorkerLost, queue: deque[GameSpec]) -> None:
+        """Game ``spec``'s worker was lost (``err``): crashed at once when a
+        bot's code ended it, else played again (to the front of ``queue``),
+        and given up after :data:`MAX_ATTEMPTS` (crashed when the worker's
+        process ended by itself each time: its bots are the suspects)."""
+        culprit = err.culprit or {}
+        if culprit.get("bot"):
+            self.record(_bot_exit(spec, culprit, self.entrants))
+            return
+        if spec.attempt + 1 >= MAX_ATTEMPTS:
+            log.warning("game %d: %s; it is given up", spec.index, err)
+            self.record(_lost(spec, err, self.entrants))
+        else:
+            log.warning("game %d: %s; it is played again", spec.index, err)
+            self.lost_workers += 1
+            queue.appendleft(dataclasses.replace(spec, attempt=spec.attempt + 1, fault=""))
 
-def _lost(spec: GameSpec, why: str) -> GameResult:
+
+def _in_process(spec: GameSpec, entrants: list[Entrant], kind: str = "") -> str:
+    """The seats of game ``spec`` played in the worker's process (every
+    entrant but external commands; only those of ``kind`` when given), as
+    "seat 1 (greedy), seat 2 (Bot)"."""
+    return ", ".join(
+        f"seat {s + 1} ({entrants[e].label})"
+        for s, e in enumerate(spec.seats)
+        if not entrants[e].external and (not kind or entrants[e].kind == kind)
+    )
+
+
+def _bot_exit(spec: GameSpec, culprit: dict[str, Any], entrants: list[Entrant]) -> GameResult:
+    """Game ``spec``, crashed: a bot's code ended the worker's process with
+    ``os._exit`` (``culprit``: what the worker saw, :func:`.worker.blame`)."""
+    seat = culprit.get("seat")
+    what = f"os._exit({culprit.get('code')}) at {culprit.get('at', '?')}"
+    label = None
+    if isinstance(seat, int) and 0 <= seat < len(spec.seats):
+        label = entrants[spec.seats[seat]].label
+        reason = f"seat {seat + 1} ({label}) ended its worker process: {what}"
+    else:
+        seat = None
+        suspects = _in_process(spec, entrants, culprit.get("kind", "")) or _in_process(
+            spec, entrants
+        )
+        reason = f"a bot ended its worker process: {what}; its in-process bots: {suspects}"
     return GameResult(
         spec.index,
         spec.deal,
         spec.rotation,
         spec.seed,
         list(spec.seats),
-        ERROR,
-        reason=f"its worker was lost {MAX_ATTEMPTS} times: {why}",
+        CRASHED,
+        reason=reason,
+        crash={
+            "seat": seat,
+            "label": label,
+            "code": culprit.get("code"),
+            "stderr": culprit.get("stack", ""),
+            "exit": True,
+        },
+        attempt=spec.attempt,
+    )
+
+
+def _lost(spec: GameSpec, err: WorkerLost, entrants: list[Entrant]) -> GameResult:
+    """Game ``spec``, given up after its worker was lost :data:`MAX_ATTEMPTS`
+    times (``err``: the last time): crashed when the worker's process ended
+    by itself (its in-process bots are named: the game is the same each
+    time), an error otherwise (a lost machine: nobody's fault)."""
+    if err.exited:
+        status = CRASHED
+        reason = (
+            f"the worker process {err.exited} during game {spec.index} ({MAX_ATTEMPTS} times); "
+            f"its in-process bots: {_in_process(spec, entrants) or 'none'}"
+        )
+        crash: dict[str, Any] | None = {"seat": None, "label": None, "code": err.code, "stderr": ""}
+    else:
+        status, reason, crash = ERROR, f"its worker was lost {MAX_ATTEMPTS} times: {err}", None
+    return GameResult(
+        spec.index,
+        spec.deal,
+        spec.rotation,
+        spec.seed,
+        list(spec.seats),
+        status,
+        reason=reason,
+        crash=crash,
         attempt=spec.attempt,
     )
 
@@ -307,6 +397,71 @@ def match_settings(
     if sprt is not None:
         settings["sprt"] = {**sprt.to_dict(), "pair": list(pair)}
     return settings
+
+
+#: The formats ``--plot`` writes, by the file's suffix (:mod:`.plot`).
+PLOT_SUFFIXES = (".svg", ".png", ".pdf")
+
+
+def check_outputs(
+    out: str | Path | None = None,
+    plot: str | Path | None = None,
+    jsonl: str | Path | None = None,
+    *,
+    make_out_dir: bool = True,
+) -> None:
+    """Raise ValueError, in one line naming the option, unless the files a
+    match writes at its end or as it goes can be written: ``plot`` (a suffix
+    of :data:`PLOT_SUFFIXES`, matplotlib installed), ``jsonl`` and ``out``
+    (a SQLite file, or none yet) in a directory that exists (``out``'s is
+    made when ``make_out_dir``: then its nearest existing parent is
+    checked), each tried as it would be written (nothing is created)."""
+    if plot is not None:
+        suffix = Path(plot).suffix.lower()
+        if suffix not in PLOT_SUFFIXES:
+            raise ValueError(
+                f"--plot {plot}: its suffix gives the format: {', '.join(PLOT_SUFFIXES)}"
+            )
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise ValueError("--plot needs matplotlib, the plot extra: pip install 'unoplay[plot]'")
+    for option, path in (("--out", out), ("--plot", plot), ("--jsonl", jsonl)):
+        if path is not None:
+            _check_writable(option, Path(path), make_dir=make_out_dir and option == "--out")
+    if out is not None and Path(out).is_file():
+        with open(out, "rb") as f:
+            head = f.read(16)
+        if head and head != b"SQLite format 3\x00":
+            raise ValueError(f"--out {out}: not a SQLite file (a match file of uno match)")
+
+
+def _check_writable(option: str, path: Path, make_dir: bool) -> None:
+    """Raise ValueError unless file ``path`` can be written (see :func:`check_outputs`)."""
+    import tempfile
+
+    if path.is_dir():
+        raise ValueError(f"{option} {path}: a directory, not a file")
+    if path.exists():
+        try:
+            with open(path, "ab"):  # (appends nothing: its content stays)
+                pass
+        except OSError as err:
+            raise ValueError(f"{option} {path}: cannot write it ({err.strerror})") from None
+        return
+    parent = path.parent
+    if not parent.is_dir():
+        if not make_dir or parent.exists():
+            what = "not a directory" if parent.exists() else "no such directory"
+            raise ValueError(f"{option} {path}: {what}: {parent}")
+        while not parent.exists():  # made when the match starts: where it would be made
+            parent = parent.parent
+        if not parent.is_dir():
+            raise ValueError(f"{option} {path}: not a directory: {parent}")
+    try:
+        tempfile.TemporaryFile(dir=parent).close()
+    except OSError as err:
+        raise ValueError(f"{option} {path}: cannot write in {parent} ({err.strerror})") from None
 
 
 def default_concurrency() -> int:
@@ -372,13 +527,15 @@ async def run_match(
     match once it decides. A bot whose intents are refused more than
     ``illegal_limit`` times in one decision, or more than ``illegal_budget``
     times in a game, forfeits it (void). ``plot``: an SVG or PNG file of the SPRT's path
-    (:mod:`.plot`). ``faults`` (tests): game indices whose worker exits in
+    (:mod:`.plot`). Files it cannot write are refused before any game
+    (:func:`check_outputs`). ``faults`` (tests): game indices whose worker exits in
     the middle of their first attempt. Raises MatchError (a crash with
     ``on_crash="stop"``, workers that cannot start, nothing to resume, a
     changed entrant) and ValueError for settings that make no match.
     """
     if games <= 0:
         raise ValueError("a match needs at least one game (--games 1 or more)")
+    check_outputs(out, plot, jsonl)
     if on_crash not in ON_CRASH:
         raise ValueError(f"on_crash is {' or '.join(ON_CRASH)}, not {on_crash!r}")
     if ray is not None:
@@ -426,6 +583,7 @@ async def run_match(
     try:
         match_id = None
         stored: list[GameResult] = []
+        code_history: list[dict[str, Any]] = []
         if store is not None:
             if resume:
                 match_id = store.find(print_)
@@ -435,8 +593,21 @@ async def run_match(
                         "(the same entrants, rules, seed, schedule, table options and --sprt)"
                     )
                 previous = store.match(match_id)
-                if not allow_changed:
-                    _check_unchanged(previous.settings.get("code"), settings["code"], match_id)
+                changed = code_changes(previous.settings.get("code"), settings["code"])
+                if changed and not allow_changed:
+                    raise MatchError(
+                        f"match {match_id}'s entrants changed since its games were played: "
+                        + "; ".join(map(describe_change, changed))
+                        + ". Its results would mix two versions; start a new match (without "
+                        "--resume), or --allow-changed to play on anyway"
+                    )
+                if changed:  # played on: said in the file and in every report of it
+                    store.note_code_change(
+                        match_id,
+                        {"at": time.time(), "games_before": previous.games, "entrants": changed},
+                        settings["code"],
+                    )
+                code_history = store.match(match_id).settings.get("code_changes", [])
                 stored = [
                     r
                     for r in store.results(match_id, arrival=True)
@@ -509,6 +680,8 @@ async def run_match(
             out=str(out) if out else None,
             lost_workers=run.lost_workers,
             most_running=run.most_running,
+            workers_left=run.left,
+            code_changes=code_history,
         )
         if store is not None and match_id is not None:
             finished = len(stats.results) >= total or bool(test and test.decision)
@@ -528,46 +701,20 @@ async def run_match(
             seat = crash.get("seat")
             external = seat is not None and entrants[run.crash.seats[seat]].external
             what = "its error output" if external else "its traceback"
+            if crash.get("exit"):
+                what = "its stack at os._exit"
             raise MatchError(
                 f"game {run.crash.index}: {run.crash.reason}"
                 + (f"\n--- {what} (end) ---\n{tail}" if tail else "")
                 + "\nthe match stops (--on-crash continue plays on)",
                 report,
             )
+        if run.unplayed:  # the report says what was played; the exit code that it stopped
+            raise MatchError(control.stopping, report)
         return report
     finally:
         if store is not None:
             store.close()
-
-
-def _check_unchanged(before: Any, now: list[dict[str, Any]], match_id: int) -> None:
-    """Raise MatchError when an entrant's code differs from what played the
-    stored games of match ``match_id`` (``before``: its stored fingerprints,
-    None for a match stored without them)."""
-    if not isinstance(before, list) or len(before) != len(now):
-        return
-    changed = [
-        f"{new['label']} ({', '.join(_changed_parts(old, new))})"
-        for old, new in zip(before, now)
-        if old != new
-    ]
-    if changed:
-        raise MatchError(
-            f"match {match_id}'s entrants changed since its games were played: "
-            + "; ".join(changed)
-            + ". Its results would mix two versions; start a new match (without --resume), "
-            "or --allow-changed to play on anyway"
-        )
-
-
-def _changed_parts(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
-    """What differs between two fingerprints of one entrant, for people."""
-    files_before = dict(old.get("files", []))
-    parts = []
-    for path, digest in new.get("files", []):
-        if files_before.get(path) != digest:
-            parts.append(f"{path} is {'new' if path not in files_before else 'changed'}")
-    return parts or ["its command or kind"]
 
 
 def _plot_title(report: dict[str, Any]) -> str:

@@ -169,6 +169,22 @@ class MatchStore:
         ids = [r[0] for r in self.db.execute("SELECT id FROM matches ORDER BY id")]
         return [self.match(i) for i in ids]
 
+    def note_code_change(
+        self, match_id: int, change: dict[str, Any], code: list[dict[str, Any]]
+    ) -> None:
+        """The match plays on with changed code (``--resume --allow-changed``):
+        ``change`` (when, the games stored before, what changed) is added to
+        its settings' ``code_changes`` and ``code`` becomes the code that now
+        plays (a later resume compares with it). Raises KeyError for no such match."""
+        settings = self.match(match_id).settings
+        settings["code"] = code
+        settings["code_changes"] = [*settings.get("code_changes", []), change]
+        with self.db:
+            self.db.execute(
+                "UPDATE matches SET settings = ?, updated = ? WHERE id = ?",
+                (json.dumps(settings, sort_keys=True), time.time(), match_id),
+            )
+
     def set_state(self, match_id: int, state: str, planned: int | None = None) -> None:
         """Set the match's state (running, stopped, done) and, when given, its planned games."""
         with self.db:

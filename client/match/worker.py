@@ -9,7 +9,9 @@ event loop is one core), or in a Ray actor (:mod:`.cluster`).
 
 The worker process speaks JSON lines: the runner writes ``{"setup": ...}``
 then ``{"game": spec}`` lines on its stdin; it answers ``{"ready": ...}``
-and one ``{"result": ...}`` line per game on stdout. End of input: it stops
+and one ``{"result": ...}`` line per game on stdout; a bot that ends the
+process with ``os._exit()`` leaves an ``{"exit": ...}`` line first
+(:func:`watch_exits`). End of input: it stops
 after the game in hand. SIGTERM: it abandons the game in hand (its bots are
 ended) and exits. It asks the kernel to kill it when the runner dies
 (:mod:`.procs`), and it is in a session of its own, so the terminal's Ctrl-C
@@ -26,7 +28,10 @@ import logging
 import os
 import signal
 import sys
-from typing import IO, Any
+import traceback
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any, NoReturn
 
 from ..sdk import Connection
 from . import procs
@@ -144,12 +149,90 @@ async def _serve() -> int:
     return 0
 
 
+#: Frames of a bot's code kept in an ``exit`` answer's stack.
+EXIT_STACK_FRAMES = 8
+
+
+def blame(frame: FrameType | None, roots: tuple[str, ...]) -> dict[str, Any]:
+    """Whose code ``frame`` (the caller of ``os._exit``) is: ``bot`` True
+    when it is not unoplay's own (``roots``: :func:`.entrants.unoplay_dirs`) and
+    unoplay's code called it (a bot's method, or a helper of it: not a thread
+    of its own, whose stack has no caller of ours); then ``seat``, the seat
+    whose view the outermost of its frames holds (a ``decide(view, legal)``:
+    None in ``observe``, or when the bot was being made), ``kind``, the bot
+    kind being made or loaded ("" if none), ``at`` (``file:line in
+    function``) and ``stack`` (its frames, innermost last). Costs nothing
+    until the exit: it reads the frames then."""
+    from unoplay.game.view import PlayerView
+
+    def ours(f: FrameType) -> bool:
+        return os.path.realpath(f.f_code.co_filename).startswith(roots)
+
+    bot: list[FrameType] = []  # innermost first
+    while frame is not None and not ours(frame):
+        bot.append(frame)
+        frame = frame.f_back
+    if not bot or frame is None:
+        return {"bot": False}
+    seat = None
+    for f in reversed(bot):  # the method unoplay called first: decide(view, legal)
+        views = [v for v in f.f_locals.values() if isinstance(v, PlayerView)]
+        if views:
+            seat = views[0].seat
+            break
+    kind = ""
+    caller: FrameType | None = frame
+    while caller is not None and not kind:
+        if caller.f_code.co_name in ("new_bot", "load_bot_factory") and ours(caller):
+            kind = str(caller.f_locals.get("kind", ""))
+        caller = caller.f_back
+    inner = bot[0]
+    at = f"{Path(inner.f_code.co_filename).name}:{inner.f_lineno} in {inner.f_code.co_name}"
+    frames = traceback.extract_stack(inner, limit=len(bot))[-EXIT_STACK_FRAMES:]
+    return {
+        "bot": True,
+        "seat": seat,
+        "kind": kind,
+        "at": at,
+        "stack": "".join(traceback.format_list(frames)),
+    }
+
+
+def watch_exits() -> None:
+    """Make ``os._exit`` in this process (not in a child it forks) answer
+    ``{"exit": {"code": ..., and what :func:`blame` finds}}`` to the runner
+    before the process ends as asked, so that a bot that ends its worker is
+    named. Nothing is done per decision: the frames are read at the exit."""
+    import posix
+
+    from .entrants import unoplay_dirs
+
+    real = os._exit
+    pid = os.getpid()
+    roots = unoplay_dirs()
+
+    def _exit(status: int) -> NoReturn:
+        if os.getpid() == pid:
+            try:
+                seen = blame(sys._getframe(1), roots)
+            except Exception:  # (to its log) the exit is still said
+                traceback.print_exc()
+                seen = {}
+            with contextlib.suppress(Exception):
+                _write({"exit": {"code": status, **seen}})
+        real(status)
+
+    os._exit = _exit
+    posix._exit = _exit
+
+
 def main() -> int:
     """The worker process's entry point."""
     global _answers
     _answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # print() and C code writing to stdout: the error output
     sys.stdout = sys.stderr
+    watch_exits()
     parent = int(os.environ.get(PARENT_ENV, "0") or 0)
     procs.die_with_parent()
     if parent and not procs.parent_alive(parent):

@@ -8,11 +8,13 @@ test asserts a time."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from unoplay.client.match import MatchError, parse_entrants, run_match
-from unoplay.client.match.result import FINISHED, GameResult
+from unoplay.client.match.result import FINISHED, STATUSES, GameResult
 from unoplay.game.rules import preset
 
 ray = pytest.importorskip("ray", reason="Ray is the cluster extra: pip install '.[cluster]'")
@@ -237,3 +239,145 @@ async def test_a_cluster_with_token_authentication_wants_its_token():
         if head is not None:
             head.stop()
         shutil.rmtree(root, ignore_errors=True)
+
+
+# A slow random bot: a game takes a second or two, so that a node can be
+# killed while its actor holds one.
+SLOW_BOT = """\
+import time
+from unoplay.game.bots import make_bot
+
+class Slow:
+    def __init__(self, seed=0):
+        self.bot = make_bot("random", seed=seed)
+
+    def decide(self, view, legal):
+        time.sleep(0.01)
+        return self.bot.decide(view, legal)
+"""
+
+# The runner of the lost-nodes test, in a process of its own, its actors
+# given START_TIMEOUT seconds to start (a lost node's is never placed: no CPU
+# left). argv: the cluster's address, the bot file, the results file. It
+# prints the report and the error the match ended with.
+LOSING_DRIVER = """\
+import asyncio, json, sys
+from unoplay.client.match import MatchError, cluster, parse_entrants, run_match
+from unoplay.game.rules import preset
+
+cluster.START_TIMEOUT = 15.0
+address, bot, out = sys.argv[1:]
+try:
+    report, error = asyncio.run(run_match(
+        parse_entrants(f"{bot}:Slow,random"), 400, 7, preset("official").replace(target_score=0),
+        ray=address, concurrency=2, out=out,
+    )), ""
+except MatchError as err:
+    report, error = err.report, str(err)
+print()
+print(json.dumps({"report": report, "error": error}))
+"""
+
+# Ray's GCS declares a node dead after 3 missed health checks a second apart
+# (its defaults take half a minute).
+FAST_HEALTH_CHECKS = {
+    "RAY_health_check_initial_delay_ms": "1000",
+    "RAY_health_check_period_ms": "1000",
+    "RAY_health_check_timeout_ms": "1000",
+    "RAY_health_check_failure_threshold": "3",
+}
+
+
+def _stored_games(path: Path) -> list[GameResult]:
+    """The games stored so far in a match file (another process writes it)."""
+    if not path.exists():
+        return []
+    with contextlib.closing(sqlite3.connect(path, timeout=WAIT)) as db:
+        try:
+            rows = db.execute("SELECT record FROM games ORDER BY idx").fetchall()
+        except sqlite3.OperationalError:  # its tables are not made yet
+            return []
+    return [GameResult.from_dict(json.loads(r[0])) for r in rows]
+
+
+async def test_a_match_that_loses_its_nodes_ends_with_a_full_report(tmp_path):
+    """Two worker nodes (one CPU each) and a head with none: the runner's two
+    actors are one on each. Node A is killed in a game: its game goes to B,
+    A's replacement is never placed (no CPU left) and A's worker leaves the
+    match; then B is killed: no worker is left, and the run ends (no hang)
+    with its report, every game stored or counted as not played, exit 1."""
+    root = Path(tempfile.mkdtemp(prefix="uray", dir="/tmp"))
+    env = _env(root, "disabled", **FAST_HEALTH_CHECKS)
+    nodes: list[Node] = []
+    driver = None
+    try:
+        port, client, dashboard = _free_ports(3)
+        address = f"127.0.0.1:{port}"
+        nodes.append(Node(
+            root / "h", env, "--head", "--node-ip-address", "127.0.0.1", "--port", str(port),
+            "--ray-client-server-port", str(client), "--dashboard-port", str(dashboard),
+            "--include-dashboard", "false", "--num-cpus", "0",
+        ))  # fmt: skip
+        a = Node(root / "a", env, "--address", address)
+        nodes.append(a)
+        b = Node(root / "b", env, "--address", address)
+        nodes.append(b)
+        bot = tmp_path / "slow_bot.py"
+        bot.write_text(SLOW_BOT)
+        out = tmp_path / "match.sqlite3"
+        driver = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", LOSING_DRIVER, address, str(bot), str(out),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            env=_env(tmp_path, "disabled"),
+        )  # fmt: skip
+        loop = asyncio.get_running_loop()
+
+        async def until(condition, what: str) -> list[GameResult]:
+            deadline = loop.time() + WAIT
+            while not condition(games := _stored_games(out)):
+                assert driver.returncode is None, f"the runner ended before {what}"
+                assert loop.time() < deadline, f"no {what} within {WAIT} s"
+                await asyncio.sleep(0.2)  # another process's writes: polled, with a bound
+            return games
+
+        def on(node: Node, games: list[GameResult]) -> list[GameResult]:
+            return [g for g in games if node.ran(int(g.worker.rpartition(":")[2]))]
+
+        # both actors play; A is killed in the middle of its next game
+        await until(lambda g: on(a, g) and on(b, g), "game of each node")
+        a.stop()
+        killed_a = len(_stored_games(out))
+        # B plays on, A's game among its games (played again: attempt 1)
+        await until(
+            lambda g: any(r.attempt == 1 for r in on(b, g)) and len(g) >= killed_a + 3,
+            "game played again by B",
+        )
+        b.stop()
+        stdout, stderr = await asyncio.wait_for(driver.communicate(), 2 * WAIT)
+    finally:
+        if driver is not None and driver.returncode is None:
+            driver.kill()
+            await driver.wait()
+        for node in nodes:
+            node.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    assert driver.returncode == 0, stderr.decode()[-3000:]
+    ended = json.loads(stdout.splitlines()[-1])  # (Ray's own lines before it: a node died)
+    report, error = ended["report"], ended["error"]
+    stored = _stored_games(out)
+    unplayed = 400 - len(stored)
+    assert error == f"every worker was lost; {unplayed} games not played"
+    assert report["stopped"] == error and report["played"] == len(stored)
+    assert report["played"] + unplayed == report["games"] == 400
+    assert sum(
+        report["counts"][s] for s in ("counted", "adjudicated", "void", "crashed", "errors")
+    ) == len(stored)
+    assert {r.status for r in stored} <= set(STATUSES) and len({r.index for r in stored}) == len(
+        stored
+    )
+    assert (
+        not report["apart"]["crashed"] and not report["apart"]["error"]
+    )  # a lost node is nobody's crash
+    assert [w["worker"] for w in report["workers_left"]] in (["ray0", "ray1"], ["ray1", "ray0"])
+    assert all("did not start within 15 s" in w["why"] for w in report["workers_left"])
+    assert report["lost_workers"] == 2  # A's game and B's, each played again (or not: none left)

@@ -319,6 +319,61 @@ async def test_resume_refuses_an_entrant_whose_code_changed(tmp_path):
     assert report["played_now"] == 2 and len(_stored(out)) == 4
 
 
+async def test_resume_refuses_a_changed_helper_module_and_allow_changed_records_it(
+    tmp_path, monkeypatch
+):
+    """The fingerprint covers the modules of a bot's own that it imports, not
+    only its file; playing on with --allow-changed is written into the match
+    and every report of it."""
+    import io
+
+    from unoplay.client.match.report import print_report
+    from unoplay.client.match.store import MatchStore
+
+    monkeypatch.syspath_prepend(str(tmp_path))  # where the helper is found (as PYTHONPATH)
+    helper = tmp_path / "unoplay_test_helper46.py"
+    helper.write_text("KIND = 'greedy'\n")
+    bot = tmp_path / "helped.py"
+    bot.write_text(
+        "from unoplay.game.bots import make_bot\n"
+        "from unoplay_test_helper46 import KIND\n"
+        "def Bot(seed=0):\n"
+        "    return make_bot(KIND, seed=seed)\n"
+    )
+    out = tmp_path / "match.sqlite3"
+    entrants = parse_entrants(f"{bot}:Bot,random")
+    first = await asyncio.wait_for(run_match(entrants, 2, 99, ROUNDS, out=out), WAIT)
+    assert first["code_changes"] == []
+    helper.write_text("KIND = 'greedy'  # version 2\n")
+    with pytest.raises(
+        MatchError, match=r"changed since .*Bot \(.*unoplay_test_helper46\.py is changed\)"
+    ):
+        await run_match(entrants, 4, 99, ROUNDS, out=out, resume=True)
+    report = await asyncio.wait_for(
+        run_match(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True), WAIT
+    )
+    assert report["played_now"] == 2
+    (change,) = report["code_changes"]
+    assert change["games_before"] == 2
+    assert change["entrants"] == [
+        {"label": "Bot", "files": [{"path": str(helper.resolve()), "change": "changed"}]}
+    ]
+    store = MatchStore(out)
+    try:
+        assert store.match(report["match_id"]).settings["code_changes"] == [change]
+    finally:
+        store.close()
+    text = io.StringIO()
+    print_report(report, text)
+    assert (
+        f"resumed with changed code (--allow-changed) after 2 games: Bot ({helper.resolve()} "
+        "is changed)" in text.getvalue()
+    )
+    # the code that plays now is the stored one: a further resume is not refused
+    again = await asyncio.wait_for(run_match(entrants, 6, 99, ROUNDS, out=out, resume=True), WAIT)
+    assert again["played_now"] == 2 and again["code_changes"] == [change]
+
+
 def test_the_report_is_not_cut_when_piped_and_follows_columns(monkeypatch):
     import io
 
@@ -342,6 +397,38 @@ def test_the_report_is_not_cut_when_piped_and_follows_columns(monkeypatch):
     narrow = io.StringIO()
     print_report(report, narrow)
     assert max(len(line) for line in narrow.getvalue().splitlines()) <= 70
+
+
+async def test_intervals_not_there_yet_read_as_what_they_are():
+    """One deal gives no interval; deals that all scored alike give one of
+    no width: the text says so (not "-inf .. +inf"), the JSON keeps its values."""
+    import io
+
+    from unoplay.client.match.report import print_report
+
+    sprt = SprtSpec(elo0=0, elo1=100)
+    one = await asyncio.wait_for(
+        run_match(parse_entrants("greedy,random"), 2, 3, ROUNDS, sprt=sprt, workers="inline"),
+        WAIT,
+    )
+    # random and random#2 seeded by seat: a deal's two games are one game
+    # with the two swapped, so each deal scores 1/2 (in process: the engine's game)
+    alike = await asyncio.wait_for(
+        run_match(parse_entrants("random,random"), 6, 3, ROUNDS, sprt=sprt, workers="inline"),
+        WAIT,
+    )
+    assert one["sprt"]["observations"] == 1 and one["sprt"]["elo_interval"] == [None, None]
+    assert alike["sprt"]["observations"] == 3 and alike["sprt"]["score_interval"] == [0.5, 0.5]
+    texts = []
+    for report in (one, alike):
+        text = io.StringIO()
+        print_report(report, text)
+        texts.append(text.getvalue())
+    assert "Elo greedy - random: " in texts[0] and "(too few deals for an interval: 1)" in texts[0]
+    assert "Elo random - random#2: +0.0 (no variance yet: every deal scored 0.5)" in texts[1]
+    assert "too few deals" in texts[0].split("SPRT")[0]  # the deals' column
+    assert "no variance yet" in texts[1].split("SPRT")[0]
+    assert "95%:" not in texts[0] + texts[1]  # (a mean score of 1 is +inf Elo: it is)
 
 
 # ------------------------------------------------------------------ games kept apart
@@ -422,8 +509,12 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
 
 
 # Bots of one's own (file.py:attr) that go wrong: one plays a card it does not
-# hold, every time; one raises; and an external bot that plays as the first.
+# hold, every time; one raises; one answers nothing; one prints; one ends its
+# process (os._exit) at its third decision, one has it killed, one never
+# returns; and an external bot that plays as the first.
 BAD_BOTS = """\
+import os, signal
+
 from unoplay.game.actions import Action, ActionKind
 
 
@@ -459,6 +550,34 @@ class Printer:
     def decide(self, view, legal):
         print("deciding", len(legal))
         return legal[0]
+
+
+class Exiter:
+    def __init__(self, seed=None):
+        self.decisions = 0
+
+    def decide(self, view, legal):
+        self.decisions += 1
+        if self.decisions == 3:
+            os._exit(3)
+        return legal[0]
+
+
+class Killed:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Spinner:
+    def __init__(self, seed=None):
+        pass
+
+    def decide(self, view, legal):
+        while True:  # never returns: the worker's event loop (and its timers) stops
+            pass
 """
 EXTERNAL_ILLEGAL = """\
 import asyncio, os
@@ -558,6 +677,84 @@ async def test_a_bot_of_ours_that_raises_is_named_with_the_end_of_its_traceback(
     assert report["stopped"] == f"game 0: {game['reason']}"
     assert "external" not in str(stopped.value)
     assert "--- its traceback (end) ---" in str(stopped.value)
+
+
+async def test_a_bot_that_ends_its_worker_process_is_named_and_stops_the_match(tmp_path):
+    """os._exit() in decide(): the worker says which seat's bot called it
+    before it ends; the game is crashed at once (never played again), and the
+    match stops with that line and exit code 1."""
+    bots = _bad_bots(tmp_path)
+    out = tmp_path / "match.sqlite3"
+    runner = await _uno_match(
+        "--games", "6", "--target", "0", "--bots", f"greedy,{bots}:Exiter", "--concurrency", "2",
+        "--json", "--out", str(out),
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(runner.communicate(), WAIT)
+    assert runner.returncode == 1, stderr.decode()
+    report = json.loads(stdout)
+    crashed = report["apart"]["crashed"]
+    assert crashed and report["lost_workers"] == 0  # named at once: no game played again
+    line = BAD_BOTS.splitlines().index("            os._exit(3)") + 1
+    for game in crashed:
+        seat = game["crash"]["seat"]
+        assert game["reason"] == (
+            f"seat {seat + 1} (Exiter) ended its worker process: os._exit(3) at bots.py:{line} "
+            "in decide"
+        )
+        assert game["crash"]["code"] == 3 and "os._exit(3)" in game["crash"]["stderr"]
+    lines = {f"game {g['game']}: {g['reason']}" for g in crashed}
+    assert report["stopped"] in lines  # the first to arrive (two were in flight)
+    assert f"uno match: {report['stopped']}" in stderr.decode().splitlines()
+    assert report["entrants"][1]["crashes"] == len(crashed)
+    stored = [GameResult.from_dict(json.loads(t)) for t in _stored(out).values()]
+    assert sorted(r.index for r in stored if r.status == "crashed") == [g["game"] for g in crashed]
+
+
+async def test_a_worker_killed_in_a_game_each_time_crashes_it_naming_its_in_process_bots(
+    tmp_path,
+):
+    """A worker process that dies without a word (SIGKILL here): its game is
+    played again, and crashed after MAX_ATTEMPTS, its in-process bots named."""
+    from unoplay.client.match.runner import MAX_ATTEMPTS
+
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Killed")
+    report = await asyncio.wait_for(
+        run_match(entrants, 2, 5, ROUNDS, concurrency=2, on_crash="continue"), WAIT
+    )
+    assert report["counts"]["crashed"] == 2 and report["lost_workers"] == 2 * (MAX_ATTEMPTS - 1)
+    seats = {0: "seat 1 (greedy), seat 2 (Killed)", 1: "seat 1 (Killed), seat 2 (greedy)"}
+    for game in report["apart"]["crashed"]:
+        assert game["reason"] == (
+            f"the worker process was killed by signal 9 during game {game['game']} "
+            f"({MAX_ATTEMPTS} times); its in-process bots: {seats[game['game']]}"
+        )
+        assert game["crash"]["seat"] is None and game["crash"]["code"] == -9
+
+
+async def test_a_worker_whose_bot_never_returns_is_taken_for_lost_in_bounded_time(
+    tmp_path, monkeypatch
+):
+    """A bot that never returns stops its worker's event loop, and the game's
+    own timeouts with it: the runner's wait for the answer has a bound."""
+    import dataclasses
+
+    from unoplay.client.match import pool
+    from unoplay.client.match.game import Setup
+
+    monkeypatch.setattr(pool, "PLAY_MARGIN", 1.0)
+    entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Spinner")
+    setup = Setup(tuple(entrants), ROUNDS.to_dict(), sys_path=tuple(p for p in sys.path if p))
+    setup = dataclasses.replace(setup, connect_timeout=1.0, game_timeout=1.0)
+    worker = pool.ProcessWorker(setup, "w0")
+    try:
+        await asyncio.wait_for(worker.start(), WAIT)
+        spec = make_schedule([e.identity for e in entrants]).spec(0, 5)
+        with pytest.raises(
+            pool.WorkerLost, match=r"worker w0 gave no answer within 3 s during game 0"
+        ):
+            await asyncio.wait_for(worker.play(spec), WAIT)
+    finally:
+        await asyncio.wait_for(worker.close(abandon=True), WAIT)  # SIGTERM, then SIGKILL
 
 
 async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
@@ -740,6 +937,45 @@ def test_a_match_of_no_games_is_refused(games, capsys):
 
     with pytest.raises(SystemExit, match=f"--games must be 1 or more, not {games}"):
         main(["match", "--games", games, "--no-out"])
+
+
+@pytest.mark.parametrize(
+    ("option", "path", "says"),
+    [
+        ("--plot", "{tmp}/sprt.txt", "--plot {tmp}/sprt.txt: its suffix gives the format: .svg, .png, .pdf"),
+        ("--plot", "{tmp}/none/sprt.svg", "--plot {tmp}/none/sprt.svg: no such directory: {tmp}/none"),
+        ("--jsonl", "{tmp}/none/g.jsonl", "--jsonl {tmp}/none/g.jsonl: no such directory: {tmp}/none"),
+        ("--jsonl", "{tmp}/file/g.jsonl", "--jsonl {tmp}/file/g.jsonl: not a directory: {tmp}/file"),
+        ("--jsonl", "{tmp}", "--jsonl {tmp}: a directory, not a file"),
+        ("--jsonl", "/proc/version", "--jsonl /proc/version: cannot write it ("),
+        ("--out", "{tmp}/none/m.sqlite3", "--out {tmp}/none/m.sqlite3: no such directory: {tmp}/none"),
+        ("--out", "{tmp}/file", "--out {tmp}/file: not a SQLite file (a match file of uno match)"),
+    ],
+)  # fmt: skip
+def test_files_a_match_cannot_write_are_refused_before_any_game(option, path, says, tmp_path):
+    from unoplay.client.cli import main
+
+    (tmp_path / "file").write_text("not a match file\n")
+    out = tmp_path / "match.sqlite3"
+    args = ["match", "--games", "1", "--sprt", "--out", str(out)]
+    args += [option, path.format(tmp=tmp_path)]
+    with pytest.raises(SystemExit) as refused:
+        main(args)
+    message = refused.value.code
+    assert isinstance(message, str) and "\n" not in message  # one line; exit code 1
+    assert message.startswith("uno match: " + says.format(tmp=tmp_path))
+    assert not out.exists() and not (tmp_path / "none").exists()  # no game, no file made
+
+
+async def test_json_stdout_is_the_report_alone_even_when_bots_print_inline(tmp_path):
+    runner = await _uno_match(
+        "--games", "2", "--target", "0", "--bots", f"{_bad_bots(tmp_path)}:Printer,greedy",
+        "--workers", "inline", "--json", "--no-out",
+    )  # fmt: skip
+    stdout, stderr = await asyncio.wait_for(runner.communicate(), WAIT)
+    assert runner.returncode == 0, stderr.decode()
+    assert json.loads(stdout)["counts"]["counted"] == 2
+    assert "hello from a bot" in stderr.decode() and "deciding" in stderr.decode()
 
 
 async def test_the_match_bench_measures_both_figures():
