@@ -278,13 +278,14 @@ print()
 print(json.dumps({"report": report, "error": error}))
 """
 
-# Ray's GCS declares a node dead after 3 missed health checks a second apart
-# (its defaults take half a minute).
+# Ray's GCS declares a node dead after 5 failed health checks in a row, a
+# second apart (a dead node's fail at once; its defaults take half a minute);
+# a live node has 5 s to answer each, so a loaded machine loses none.
 FAST_HEALTH_CHECKS = {
     "RAY_health_check_initial_delay_ms": "1000",
     "RAY_health_check_period_ms": "1000",
-    "RAY_health_check_timeout_ms": "1000",
-    "RAY_health_check_failure_threshold": "3",
+    "RAY_health_check_timeout_ms": "5000",
+    "RAY_health_check_failure_threshold": "5",
 }
 
 
@@ -303,9 +304,10 @@ def _stored_games(path: Path) -> list[GameResult]:
 async def test_a_match_that_loses_its_nodes_ends_with_a_full_report(tmp_path):
     """Two worker nodes (one CPU each) and a head with none: the runner's two
     actors are one on each. Node A is killed in a game: its game goes to B,
-    A's replacement is never placed (no CPU left) and A's worker leaves the
-    match; then B is killed: no worker is left, and the run ends (no hang)
-    with its report, every game stored or counted as not played, exit 1."""
+    A's replacement cannot start (no CPU left, or placed on A before Ray
+    knew it was lost) and A's worker leaves the match; then B is killed: no
+    worker is left, and the run ends (no hang) with its report, every game
+    stored or counted as not played."""
     root = Path(tempfile.mkdtemp(prefix="uray", dir="/tmp"))
     env = _env(root, "disabled", **FAST_HEALTH_CHECKS)
     nodes: list[Node] = []
@@ -361,23 +363,22 @@ async def test_a_match_that_loses_its_nodes_ends_with_a_full_report(tmp_path):
         for node in nodes:
             node.stop()
         shutil.rmtree(root, ignore_errors=True)
-    assert driver.returncode == 0, stderr.decode()[-3000:]
+    said = stderr.decode()[-4000:]  # the runner's log, for a failure's message
+    assert driver.returncode == 0, said
     ended = json.loads(stdout.splitlines()[-1])  # (Ray's own lines before it: a node died)
     report, error = ended["report"], ended["error"]
     stored = _stored_games(out)
     unplayed = 400 - len(stored)
-    assert error == f"every worker was lost; {unplayed} games not played"
-    assert report["stopped"] == error and report["played"] == len(stored)
+    assert error == f"every worker was lost; {unplayed} games not played", said
+    assert report["stopped"] == error and report["played"] == len(stored), said
     assert report["played"] + unplayed == report["games"] == 400
-    assert sum(
-        report["counts"][s] for s in ("counted", "adjudicated", "void", "crashed", "errors")
-    ) == len(stored)
-    assert {r.status for r in stored} <= set(STATUSES) and len({r.index for r in stored}) == len(
-        stored
-    )
-    assert (
-        not report["apart"]["crashed"] and not report["apart"]["error"]
-    )  # a lost node is nobody's crash
-    assert [w["worker"] for w in report["workers_left"]] in (["ray0", "ray1"], ["ray1", "ray0"])
-    assert all("did not start within 15 s" in w["why"] for w in report["workers_left"])
-    assert report["lost_workers"] == 2  # A's game and B's, each played again (or not: none left)
+    statuses = ("counted", "adjudicated", "void", "crashed", "errors")
+    assert sum(report["counts"][s] for s in statuses) == len(stored)
+    assert len({r.index for r in stored}) == len(stored)  # each game once
+    assert {r.status for r in stored} <= set(STATUSES)
+    assert not report["apart"]["crashed"] and not report["apart"]["error"], said  # nobody's fault
+    left = report["workers_left"]
+    assert sorted(w["worker"] for w in left) == ["ray0", "ray1"], said
+    # no CPU left for it (15 s), or placed on the lost node before Ray knew
+    assert all(w["why"].startswith(f"actor {w['worker']} did not start") for w in left), said
+    assert report["lost_workers"] == 2, said  # A's game and B's, each put back in the queue
