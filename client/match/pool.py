@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 from pathlib import Path
@@ -55,11 +56,20 @@ class WorkerLost(RuntimeError):
     ``stack`` (its frames, as text); None when it was not seen."""
 
     def __init__(
-        self, message: str, *, code: int | None = None, culprit: dict[str, Any] | None = None
+        self,
+        message: str,
+        *,
+        code: int | None = None,
+        culprit: dict[str, Any] | None = None,
+        hung: str | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
         self.culprit = culprit
+        #: the stacks of a worker that gave no answer within its bound (its
+        #: threads' frames, as faulthandler wrote them; "" when none came):
+        #: None when it did answer
+        self.hung = hung
 
     @property
     def exited(self) -> str:
@@ -200,7 +210,8 @@ class ProcessWorker:
             except TimeoutError:
                 raise WorkerLost(
                     f"worker {self.name} gave no answer within {bound:g} s during game "
-                    f"{spec.index} (a bot that never returns?)"
+                    f"{spec.index} (a bot that never returns?)",
+                    hung=await self._stacks(),
                 ) from None
             culprit: dict[str, Any] | None = None
             if reply is not None and "exit" in reply:  # os._exit() in it: what it saw
@@ -218,6 +229,29 @@ class ProcessWorker:
             data = reply["result"]
             assert isinstance(data, dict)
             return GameResult.from_dict(data)
+
+    async def _stacks(self) -> str:
+        """The stacks of the process's threads: it writes them to its error
+        output on SIGUSR1 (faulthandler, from C, even while a bot holds the
+        interpreter); read back once they stop growing, within
+        :data:`END_WAIT` seconds ("" if none came)."""
+        assert self.process is not None and self.log_file is not None
+        self.log_file.flush()
+        offset = self.log_file.seek(0, os.SEEK_END)
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGUSR1)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + END_WAIT
+        text = ""
+        while loop.time() < deadline:  # polled: another process's output, with a bound
+            await asyncio.sleep(0.1)
+            self.log_file.seek(offset)
+            now = self.log_file.read().decode("utf-8", "replace")
+            if now == text and "most recent call first" in now:
+                break
+            text = now
+        self.log_file.seek(0, os.SEEK_END)
+        return text[-4000:]
 
     async def _ended(self) -> int | None:
         """The process's exit status once its answers stopped (negative: the

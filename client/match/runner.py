@@ -287,6 +287,9 @@ class MatchRun:
         if culprit.get("bot"):
             self.record(_bot_exit(spec, culprit, self.entrants))
             return
+        if err.hung is not None:  # the same game would hang again: a crash, at once
+            self.record(_hung(spec, err, self.entrants))
+            return
         if spec.attempt + 1 >= MAX_ATTEMPTS:
             log.warning("game %d: %s; it is given up", spec.index, err)
             self.record(_lost(spec, err, self.entrants))
@@ -337,6 +340,22 @@ def _bot_exit(spec: GameSpec, culprit: dict[str, Any], entrants: list[Entrant]) 
             "stderr": culprit.get("stack", ""),
             "exit": True,
         },
+        attempt=spec.attempt,
+    )
+
+
+def _hung(spec: GameSpec, err: WorkerLost, entrants: list[Entrant]) -> GameResult:
+    """Game ``spec``, crashed: its worker gave no answer within its bound
+    (``err.hung``: its threads' stacks, which show where a bot's code was)."""
+    return GameResult(
+        spec.index,
+        spec.deal,
+        spec.rotation,
+        spec.seed,
+        list(spec.seats),
+        CRASHED,
+        reason=f"{err}; its in-process bots: {_in_process(spec, entrants) or 'none'}",
+        crash={"seat": None, "label": None, "code": None, "stderr": err.hung or ""},
         attempt=spec.attempt,
     )
 

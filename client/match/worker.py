@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import faulthandler
 import json
 import logging
 import os
@@ -233,6 +234,9 @@ def main() -> int:
     os.dup2(2, 1)  # print() and C code writing to stdout: the error output
     sys.stdout = sys.stderr
     watch_exits()
+    # A worker that gives no answer in time is asked for its threads' stacks
+    # (the runner's pool: a bot that never returns is named by them).
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
     parent = int(os.environ.get(PARENT_ENV, "0") or 0)
     procs.die_with_parent()
     if parent and not procs.parent_alive(parent):

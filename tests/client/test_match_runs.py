@@ -751,8 +751,12 @@ async def test_a_worker_whose_bot_never_returns_is_taken_for_lost_in_bounded_tim
         spec = make_schedule([e.identity for e in entrants]).spec(0, 5)
         with pytest.raises(
             pool.WorkerLost, match=r"worker w0 gave no answer within 3 s during game 0"
-        ):
+        ) as lost:
             await asyncio.wait_for(worker.play(spec), WAIT)
+        # its stacks show where: the bot's loop (the runner crashes the game at
+        # once, naming its in-process bots: the same game would hang again)
+        assert lost.value.hung is not None and "bots.py" in lost.value.hung
+        assert "in decide" in lost.value.hung
     finally:
         await asyncio.wait_for(worker.close(abandon=True), WAIT)  # SIGTERM, then SIGKILL
 
