@@ -57,6 +57,7 @@ class Stats:
 
     latencies: list[float] = field(default_factory=list)  # seconds
     actions: int = 0
+    responses: int = 0  #: responses the raw and bare bots read (the server's writes)
     refused: int = 0
     errors: int = 0
     games: int = 0
@@ -125,6 +126,7 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, seed: int, stat
         response = await call.read()
         if not isinstance(response, gs.PlayResponse):
             return  # the game is over and the stream ended
+        stats.responses += 1
         if response.HasField("snapshot"):
             me = response.snapshot.welcome.seat
         update = None
@@ -400,11 +402,11 @@ async def measure(
                         stats.error(f"{stats.started} of {tables} tables started their game")
                     await asyncio.sleep(warmup)  # not measured (and not synchronisation)
                     stats.latencies.clear()
-                    stats.actions = stats.refused = 0
+                    stats.actions = stats.refused = stats.responses = 0
                     cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
                     await asyncio.sleep(seconds)  # the measured window
                     stop.set()
-                    measured = stats.actions
+                    measured, responses = stats.actions, stats.responses
                     cpu_server = server.cpu_seconds() - cpu_server
                     cpu_bots = time.process_time() - cpu_bots
                     rss_end, _ = server.rss()
@@ -439,6 +441,8 @@ async def measure(
         # /proc: the bots' process never enters it) and the bots' process's
         "server_cpu_ms_per_action": 1000 * cpu_server / measured if measured else None,
         "bots_cpu_ms_per_action": 1000 * cpu_bots / measured if measured else None,
+        # the server's writes (responses) per action; the SDK's bots count none
+        "responses_per_action": responses / measured if measured and responses else None,
         "server_exit_code": code,
         "server_stop_s": stop_seconds,
         "errors": errors,
@@ -452,6 +456,7 @@ _COMPARED = (
     "actions_per_s",
     "server_cpu_ms_per_action",
     "bots_cpu_ms_per_action",
+    "responses_per_action",
     "p50_ms",
     "p99_ms",
     "server_cpu_pct",
@@ -562,6 +567,8 @@ def run(
                 f"x{r['cpu_ratio'] or 0:.2f})  "
                 f"bots {_ms(r['bots_cpu_ms_per_action'], 3)} "
                 f"(bare {_ms(r['bare_bots_cpu_ms_per_action'], 3)})  "
+                f"writes/action {_ms(r['responses_per_action'], 2)} "
+                f"(bare {_ms(r['bare_responses_per_action'], 2)})  "
                 f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms "
                 f"(bare p99 {_ms(r['bare_p99_ms'])})  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
@@ -712,6 +719,7 @@ async def _bare_table(channel, index: int, stop: asyncio.Event, stats: Stats) ->
             message = await calls[seat].read()
             if message is None or not isinstance(message, bytes):
                 return
+            stats.responses += 1
             if int.from_bytes(message[:8], "big") % 4 == seat:
                 arrived[seat].set()
 
