@@ -1,7 +1,8 @@
 """Which streams a table's change wakes, and when (server/table.py's module
 docstring; proto/README.md, section 2): at once the seat that acted and every
 seat that may act, the others and the spectators at the flush
-(OBSERVER_DELAY later), each then with every message since."""
+(OBSERVER_DELAY later, OBSERVER_DELAY_BUSY when many tables change), each
+then with every message since."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import asyncio
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.server import fanout
 from unoplay.server.lobby import Lobby
 from unoplay.server.table import Table
 
@@ -88,3 +90,32 @@ async def test_every_seat_is_woken_at_once_when_a_round_ends():
     await asyncio.sleep(0)
     assert all(w.done() for w in waits.values())
     table.close()
+
+
+def test_observers_wait_longer_while_many_tables_change_and_never_past_the_bound():
+    """The observers' delay (server/fanout.py, _Pace): OBSERVER_DELAY while
+    few tables change, OBSERVER_DELAY_BUSY (the guide's bound) once
+    BUSY_TABLES or more started a flush in one delay, back when they stop."""
+    pace = fanout._Pace
+    saved = pace.delay, pace.until, pace.flushes
+    try:
+        pace.delay, pace.until, pace.flushes = fanout.OBSERVER_DELAY, 0.0, 0
+        t = 1000.0
+        assert pace.next(t) == fanout.OBSERVER_DELAY
+        for _ in range(fanout.BUSY_TABLES - 2):  # a few tables short of busy
+            assert pace.next(t + 0.01) == fanout.OBSERVER_DELAY
+        t += fanout.OBSERVER_DELAY
+        assert pace.next(t) == fanout.OBSERVER_DELAY
+        for _ in range(fanout.BUSY_TABLES):  # busy: many tables in one delay
+            pace.next(t + 0.01)
+        t += fanout.OBSERVER_DELAY
+        assert pace.next(t) == fanout.OBSERVER_DELAY_BUSY
+        for _ in range(fanout.BUSY_TABLES):
+            assert pace.next(t + 0.1) == fanout.OBSERVER_DELAY_BUSY
+        t += fanout.OBSERVER_DELAY_BUSY
+        assert pace.next(t) == fanout.OBSERVER_DELAY_BUSY  # still busy
+        t += 10 * fanout.OBSERVER_DELAY_BUSY  # quiet: the next flush is alone in its delay
+        assert pace.next(t) == fanout.OBSERVER_DELAY
+        assert fanout.OBSERVER_DELAY < fanout.OBSERVER_DELAY_BUSY <= 0.2  # proto/README.md
+    finally:
+        pace.delay, pace.until, pace.flushes = saved
