@@ -31,7 +31,7 @@ from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, visible
 from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
-from unoplay.wire import UpdateEncoder, event_body, seat_list_pb
+from unoplay.wire import UpdateEncoder, event_body, seat_list_bytes, seat_list_pb
 
 from .limits import Limits
 from .seats import Seat, Seats
@@ -100,7 +100,7 @@ class Fanout:
         self._deferred: set[int] = set()  # streams to wake at the flush (_Pace.delay later)
         self._flush: asyncio.TimerHandle | None = None
         self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
-        self._shown_pb: Any = None  # ... and as every update carries it
+        self._shown_pb: bytes | None = None  # ... and as every update carries it
         #: the seats played in this process, with no log (:mod:`.localseat`)
         self.local = LocalFeed()
 
@@ -209,7 +209,7 @@ class Fanout:
         """The encoder of the updates of now (``deadline``: the turn timer's,
         ``closes``: the window's close, or 0.0)."""
         if self._shown_pb is None:
-            self._shown_pb = seat_list_pb(self._shown)
+            self._shown_pb = seat_list_bytes(seat_list_pb(self._shown))
         return UpdateEncoder(game.view(-1), self._shown_pb, deadline, closes)
 
     def update_of(
@@ -314,7 +314,5 @@ class Fanout:
 def _add_visible(log: StreamLog, bodies: list[tuple[int, bytes]]) -> None:
     """Append to ``log`` the encoded events of ``bodies`` (audience, body) its
     seat (-1: the spectators) may see: everyone's and its own."""
-    add, seat = log.append_body, log.seat
-    for audience, body in bodies:
-        if audience in (EVERYONE, seat):
-            add(body)
+    seat = log.seat
+    log.extend([body for audience, body in bodies if audience in (EVERYONE, seat)])
