@@ -11,12 +11,13 @@ jump-in); the other seats' streams and the spectators' are woken at most
 :data:`OBSERVER_DELAY` later, or sooner when they may act, and then send
 every change since in one response (proto/README.md, section 2). A seat
 that can do nothing with a change learns it a few tens of milliseconds
-late; a busy table writes to them a fraction of the time. When many tables
-of the process change at once (:data:`BUSY_TABLES` or more in one delay),
-the delay is :data:`OBSERVER_DELAY_BUSY` instead: at a hundred busy
-tables, most changes reached an observer on a write of its own at 50 ms
-(3.5 writes an action; about 2.5 at 200 ms), and the writes are most of
-the server's work. The seats that may act are never delayed.
+late; a busy table writes to them a fraction of the time. While the
+server is saturated (:data:`BUSY_CHANGES` or more changes of its tables in
+50 ms), the delay is :data:`OBSERVER_DELAY_BUSY` instead: at a hundred
+tables of bots that never wait, most changes reached an observer on a write
+of its own at 50 ms (3.5 writes an action; about 2.6 at 200 ms), and the
+writes are most of the server's work. The seats that may act are never
+delayed.
 """
 
 from __future__ import annotations
@@ -42,30 +43,32 @@ from .streamlog import StreamLog
 OBSERVER_DELAY = 0.05
 
 #: The delay, and so the bound on how late an observer hears, while the
-#: process is busy: :data:`BUSY_TABLES` or more tables changed in one delay.
+#: server is busy: :data:`BUSY_CHANGES` or more changes (of all its tables)
+#: in the last :data:`OBSERVER_DELAY`.
 OBSERVER_DELAY_BUSY = 0.2
-BUSY_TABLES = 32
+BUSY_CHANGES = 50  # in 50 ms: 1,000 changes a second
 
 
 class _Pace:
-    """The observers' delay of the whole process (every table's fan-out),
-    looked at again once a delay: the tables that started a flush during the
-    last one say whether the process is busy (at most one flush a table a
-    delay, so the count is about the tables changing)."""
+    """The observers' delay of the whole process (every table's fan-out):
+    each :data:`OBSERVER_DELAY` the changes of the last one are counted,
+    and the next flushes wait :data:`OBSERVER_DELAY_BUSY` when they were
+    :data:`BUSY_CHANGES` or more (a saturated server), else OBSERVER_DELAY
+    (a realistic load: hundreds of tables of people or thinking bots)."""
 
     delay = OBSERVER_DELAY
     until = 0.0  # (time.monotonic) when the current count ends
-    flushes = 0  # flushes started since until - delay
+    changes = 0  # changes since until - OBSERVER_DELAY
 
     @classmethod
-    def next(cls, now: float) -> float:
-        """The delay of a flush started at ``now``, counted."""
+    def change(cls, now: float) -> None:
+        """Count a change at ``now``."""
         if now >= cls.until:
-            cls.delay = OBSERVER_DELAY_BUSY if cls.flushes >= BUSY_TABLES else OBSERVER_DELAY
-            cls.flushes = 0
-            cls.until = now + cls.delay
-        cls.flushes += 1
-        return cls.delay
+            busy = cls.changes >= BUSY_CHANGES and now < cls.until + OBSERVER_DELAY
+            cls.delay = OBSERVER_DELAY_BUSY if busy else OBSERVER_DELAY
+            cls.changes = 0
+            cls.until = now + OBSERVER_DELAY
+        cls.changes += 1
 
 
 class LocalFeed:
@@ -172,8 +175,13 @@ class Fanout:
             logs.append(self.spectator_log)
         if logs:
             bodies = [(e.audience, event_body(e)) for e in events]
-            for log in logs:
-                _add_visible(log, bodies)
+            if all(audience == EVERYONE for audience, _ in bodies):  # most changes: one list
+                public = [body for _, body in bodies]
+                for log in logs:
+                    log.extend(public)
+            else:
+                for log in logs:
+                    _add_visible(log, bodies)
         if self.local.events:
             seen = list(events)
             for index, got in self.local.events.items():
@@ -255,7 +263,8 @@ class Fanout:
         ``seat``'s log (-1: the spectators'; None: any log, at once), or
         streams must look at their state (the server is closing, a seat was
         given up); a seat that cannot act on a change is woken up to
-        :data:`OBSERVER_DELAY` later (:data:`OBSERVER_DELAY_BUSY` when busy). The event's own ``wait()``: a stream
+        :data:`OBSERVER_DELAY` later (:data:`OBSERVER_DELAY_BUSY` when busy).
+        The event's own ``wait()``: a stream
         waits after every change, so a coroutine of ours around it would be
         one more object each time for the collector."""
         if seat is None:
@@ -279,6 +288,7 @@ class Fanout:
         self.touch()
         if not self._streams:  # no stream has waited here (a match's table): nobody to wake
             return
+        _Pace.change(self.touched)
         deferred = self._deferred
         deferred.update(range(-1, len(self.seats)))
         for i in now:
@@ -286,9 +296,7 @@ class Fanout:
                 deferred.remove(i)
                 self.wake(i)
         if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(
-                _Pace.next(self.touched), self._wake_deferred
-            )
+            self._flush = asyncio.get_running_loop().call_later(_Pace.delay, self._wake_deferred)
 
     def _wake_deferred(self) -> None:
         """The flush: wake the streams whose change has waited."""

@@ -1,7 +1,7 @@
 """Which streams a table's change wakes, and when (server/table.py's module
 docstring; proto/README.md, section 2): at once the seat that acted and every
 seat that may act, the others and the spectators at the flush
-(OBSERVER_DELAY later, OBSERVER_DELAY_BUSY when many tables change), each
+(OBSERVER_DELAY later, OBSERVER_DELAY_BUSY while saturated), each
 then with every message since."""
 
 from __future__ import annotations
@@ -92,30 +92,41 @@ async def test_every_seat_is_woken_at_once_when_a_round_ends():
     table.close()
 
 
-def test_observers_wait_longer_while_many_tables_change_and_never_past_the_bound():
-    """The observers' delay (server/fanout.py, _Pace): OBSERVER_DELAY while
-    few tables change, OBSERVER_DELAY_BUSY (the guide's bound) once
-    BUSY_TABLES or more started a flush in one delay, back when they stop."""
+def test_observers_wait_longer_while_the_server_is_saturated_and_never_past_the_bound():
+    """The observers' delay (server/fanout.py, _Pace): OBSERVER_DELAY under
+    fewer than BUSY_CHANGES changes in 50 ms, OBSERVER_DELAY_BUSY (the
+    guide's bound) after a window with that many, back when they stop."""
     pace = fanout._Pace
-    saved = pace.delay, pace.until, pace.flushes
+    delay, busy = fanout.OBSERVER_DELAY, fanout.OBSERVER_DELAY_BUSY
+    saved = pace.delay, pace.until, pace.changes
     try:
-        pace.delay, pace.until, pace.flushes = fanout.OBSERVER_DELAY, 0.0, 0
+        pace.delay, pace.until, pace.changes = delay, 0.0, 0
         t = 1000.0
-        assert pace.next(t) == fanout.OBSERVER_DELAY
-        for _ in range(fanout.BUSY_TABLES - 2):  # a few tables short of busy
-            assert pace.next(t + 0.01) == fanout.OBSERVER_DELAY
-        t += fanout.OBSERVER_DELAY
-        assert pace.next(t) == fanout.OBSERVER_DELAY
-        for _ in range(fanout.BUSY_TABLES):  # busy: many tables in one delay
-            pace.next(t + 0.01)
-        t += fanout.OBSERVER_DELAY
-        assert pace.next(t) == fanout.OBSERVER_DELAY_BUSY
-        for _ in range(fanout.BUSY_TABLES):
-            assert pace.next(t + 0.1) == fanout.OBSERVER_DELAY_BUSY
-        t += fanout.OBSERVER_DELAY_BUSY
-        assert pace.next(t) == fanout.OBSERVER_DELAY_BUSY  # still busy
-        t += 10 * fanout.OBSERVER_DELAY_BUSY  # quiet: the next flush is alone in its delay
-        assert pace.next(t) == fanout.OBSERVER_DELAY
-        assert fanout.OBSERVER_DELAY < fanout.OBSERVER_DELAY_BUSY <= 0.2  # proto/README.md
+        for _ in range(fanout.BUSY_CHANGES - 1):  # one change short of busy
+            pace.change(t)
+            assert pace.delay == delay
+        t += delay
+        pace.change(t)
+        assert pace.delay == delay
+        for _ in range(fanout.BUSY_CHANGES):  # busy: that many in one window
+            pace.change(t + 0.01)
+        t += delay
+        pace.change(t)
+        assert pace.delay == busy
+        for _ in range(fanout.BUSY_CHANGES):
+            pace.change(t + 0.01)
+            assert pace.delay == busy
+        t += delay
+        pace.change(t)
+        assert pace.delay == busy  # still busy
+        t += delay
+        pace.change(t)  # the window before had one change
+        assert pace.delay == delay
+        for _ in range(fanout.BUSY_CHANGES):
+            pace.change(t + 0.01)
+        t += 10 * delay  # quiet since: a busy window long past does not count
+        pace.change(t)
+        assert pace.delay == delay
+        assert delay < busy <= 0.2  # proto/README.md, section 2
     finally:
-        pace.delay, pace.until, pace.flushes = saved
+        pace.delay, pace.until, pace.changes = saved
