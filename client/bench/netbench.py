@@ -1,14 +1,17 @@
-"""Network benchmark: K concurrent tables of four greedy bots over loopback.
+"""Network benchmark: K concurrent tables of four bots over loopback.
 
-The server runs in its own process (``uno serve`` on an ephemeral port, storing
-every finished game in a temporary SQLite file), the bots in this one, each on
-its own game stream through the client SDK, exactly as remote bots would.
-Reports actions/s and the latency from sending an intent to receiving the
-event it caused (p50/p99), refused intents (races such as two catches of the
-same player), the server's memory (resident set size: at the end and its
-peak), games finished and stored, and errors: failed streams or lobby calls,
-error lines in the server's log, and a server that does not stop cleanly on
-SIGTERM. Errors must be zero.
+The server runs in its own process (``uno serve`` on an ephemeral port,
+storing every finished game in a temporary SQLite file), the bare grpc.aio
+reference in one of its own, the bots in this one, each on its own game
+stream: by default on raw protobuf (:func:`_raw_seat`), or through the
+client SDK, exactly as remote bots would. Reports actions/s, each server
+process's own CPU time per action (the bots' never enters it) and the
+bots', the server's writes per action, the latency from sending an intent
+to receiving the event it caused (p50/p99), refused intents (races such as
+two catches of the same player), the server's memory (resident set size: at
+the end and its peak), games finished and stored, and errors: failed
+streams or lobby calls, error lines in the server's log, and a server that
+does not stop cleanly on SIGTERM. Errors must be zero.
 """
 
 from __future__ import annotations
