@@ -77,7 +77,12 @@ def _bench(args: argparse.Namespace) -> int:
 
         tables = tuple(int(k) for k in args.tables.split(","))
         report["network"] = run_network(
-            tables, args.network_seconds, args.json, args.target, args.raw_client
+            tables,
+            args.network_seconds,
+            args.json,
+            args.target,
+            raw_client=not args.sdk_client,
+            pairs=args.network_runs,
         )
     if args.json:
         print(json.dumps(report, indent=2))
@@ -1059,16 +1064,29 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument(
         "--target",
         type=int,
-        default=0,
+        default=None,
         metavar="POINTS",
-        help="network only, each table's games go to POINTS (default 0: one round a game, "
-        "a new game's lobby calls and streams every round; 500: the official game)",
+        help="network only, each table's games go to POINTS (default 500, the official "
+        "game, beside the bare pattern; with --think-ms 0; 0: one round a game, "
+        "a new game's lobby calls and streams every round)",
     )
     bench.add_argument(
         "--raw-client",
         action="store_true",
         help="network only, bots that skip the SDK (raw protobuf, random legal actions): "
-        "the server's own capacity beside the bare pattern",
+        "the server's own capacity beside the bare pattern (the default)",
+    )
+    bench.add_argument(
+        "--sdk-client",
+        action="store_true",
+        help="network only, greedy bots through the SDK instead of --raw-client",
+    )
+    bench.add_argument(
+        "--network-runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="network only, N runs of ours and the bare server's, alternated: medians",
     )
     bench.add_argument(
         "--think-ms",

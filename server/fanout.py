@@ -11,7 +11,13 @@ jump-in); the other seats' streams and the spectators' are woken at most
 :data:`OBSERVER_DELAY` later, or sooner when they may act, and then send
 every change since in one response (proto/README.md, section 2). A seat
 that can do nothing with a change learns it a few tens of milliseconds
-late; a busy table writes to them a fraction of the time.
+late; a busy table writes to them a fraction of the time. While the
+server is saturated (:data:`BUSY_CHANGES` or more changes of its tables in
+50 ms), the delay is :data:`OBSERVER_DELAY_BUSY` instead: at a hundred
+tables of bots that never wait, most changes reached an observer on a write
+of its own at 50 ms (3.5 writes an action; about 2.6 at 200 ms), and the
+writes are most of the server's work. The seats that may act are never
+delayed.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, visible
 from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
-from unoplay.wire import UpdateEncoder, event_body, seat_list_pb
+from unoplay.wire import UpdateEncoder, event_body, seat_list_bytes, seat_list_pb
 
 from .limits import Limits
 from .seats import Seat, Seats
@@ -35,6 +41,34 @@ from .streamlog import StreamLog
 #: Seconds a change may wait before it wakes the streams of the seats that
 #: cannot act on it (and the spectators'): see the module docstring.
 OBSERVER_DELAY = 0.05
+
+#: The delay, and so the bound on how late an observer hears, while the
+#: server is busy: :data:`BUSY_CHANGES` or more changes (of all its tables)
+#: in the last :data:`OBSERVER_DELAY`.
+OBSERVER_DELAY_BUSY = 0.2
+BUSY_CHANGES = 50  # in 50 ms: 1,000 changes a second
+
+
+class _Pace:
+    """The observers' delay of the whole process (every table's fan-out):
+    each :data:`OBSERVER_DELAY` the changes of the last one are counted,
+    and the next flushes wait :data:`OBSERVER_DELAY_BUSY` when they were
+    :data:`BUSY_CHANGES` or more (a saturated server), else OBSERVER_DELAY
+    (a realistic load: hundreds of tables of people or thinking bots)."""
+
+    delay = OBSERVER_DELAY
+    until = 0.0  # (time.monotonic) when the current count ends
+    changes = 0  # changes since until - OBSERVER_DELAY
+
+    @classmethod
+    def change(cls, now: float) -> None:
+        """Count a change at ``now``."""
+        if now >= cls.until:
+            busy = cls.changes >= BUSY_CHANGES and now < cls.until + OBSERVER_DELAY
+            cls.delay = OBSERVER_DELAY_BUSY if busy else OBSERVER_DELAY
+            cls.changes = 0
+            cls.until = now + OBSERVER_DELAY
+        cls.changes += 1
 
 
 class LocalFeed:
@@ -66,10 +100,10 @@ class Fanout:
         # made when a stream first waits (a bot's seat never has one)
         self._wakes: list[asyncio.Event | None] = [None] * (len(seats) + 1)
         self._streams = False  # has a stream waited (made one of those events)?
-        self._deferred: set[int] = set()  # streams to wake at the flush (OBSERVER_DELAY)
+        self._deferred: set[int] = set()  # streams to wake at the flush (_Pace.delay later)
         self._flush: asyncio.TimerHandle | None = None
         self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
-        self._shown_pb: Any = None  # ... and as every update carries it
+        self._shown_pb: bytes | None = None  # ... and as every update carries it
         #: the seats played in this process, with no log (:mod:`.localseat`)
         self.local = LocalFeed()
 
@@ -141,8 +175,13 @@ class Fanout:
             logs.append(self.spectator_log)
         if logs:
             bodies = [(e.audience, event_body(e)) for e in events]
-            for log in logs:
-                _add_visible(log, bodies)
+            if all(audience == EVERYONE for audience, _ in bodies):  # most changes: one list
+                public = [body for _, body in bodies]
+                for log in logs:
+                    log.extend(public)
+            else:
+                for log in logs:
+                    _add_visible(log, bodies)
         if self.local.events:
             seen = list(events)
             for index, got in self.local.events.items():
@@ -178,7 +217,7 @@ class Fanout:
         """The encoder of the updates of now (``deadline``: the turn timer's,
         ``closes``: the window's close, or 0.0)."""
         if self._shown_pb is None:
-            self._shown_pb = seat_list_pb(self._shown)
+            self._shown_pb = seat_list_bytes(seat_list_pb(self._shown))
         return UpdateEncoder(game.view(-1), self._shown_pb, deadline, closes)
 
     def update_of(
@@ -224,7 +263,8 @@ class Fanout:
         ``seat``'s log (-1: the spectators'; None: any log, at once), or
         streams must look at their state (the server is closing, a seat was
         given up); a seat that cannot act on a change is woken up to
-        :data:`OBSERVER_DELAY` later. The event's own ``wait()``: a stream
+        :data:`OBSERVER_DELAY` later (:data:`OBSERVER_DELAY_BUSY` when busy).
+        The event's own ``wait()``: a stream
         waits after every change, so a coroutine of ours around it would be
         one more object each time for the collector."""
         if seat is None:
@@ -248,6 +288,7 @@ class Fanout:
         self.touch()
         if not self._streams:  # no stream has waited here (a match's table): nobody to wake
             return
+        _Pace.change(self.touched)
         deferred = self._deferred
         deferred.update(range(-1, len(self.seats)))
         for i in now:
@@ -255,7 +296,7 @@ class Fanout:
                 deferred.remove(i)
                 self.wake(i)
         if self._flush is None:
-            self._flush = asyncio.get_running_loop().call_later(OBSERVER_DELAY, self._wake_deferred)
+            self._flush = asyncio.get_running_loop().call_later(_Pace.delay, self._wake_deferred)
 
     def _wake_deferred(self) -> None:
         """The flush: wake the streams whose change has waited."""
@@ -281,7 +322,5 @@ class Fanout:
 def _add_visible(log: StreamLog, bodies: list[tuple[int, bytes]]) -> None:
     """Append to ``log`` the encoded events of ``bodies`` (audience, body) its
     seat (-1: the spectators) may see: everyone's and its own."""
-    add, seat = log.append_body, log.seat
-    for audience, body in bodies:
-        if audience in (EVERYONE, seat):
-            add(body)
+    seat = log.seat
+    log.extend([body for audience, body in bodies if audience in (EVERYONE, seat)])

@@ -1,14 +1,17 @@
-"""Network benchmark: K concurrent tables of four greedy bots over loopback.
+"""Network benchmark: K concurrent tables of four bots over loopback.
 
-The server runs in its own process (``uno serve`` on an ephemeral port, storing
-every finished game in a temporary SQLite file), the bots in this one, each on
-its own game stream through the client SDK, exactly as remote bots would.
-Reports actions/s and the latency from sending an intent to receiving the
-event it caused (p50/p99), refused intents (races such as two catches of the
-same player), the server's memory (resident set size: at the end and its
-peak), games finished and stored, and errors: failed streams or lobby calls,
-error lines in the server's log, and a server that does not stop cleanly on
-SIGTERM. Errors must be zero.
+The server runs in its own process (``uno serve`` on an ephemeral port,
+storing every finished game in a temporary SQLite file), the bare grpc.aio
+reference in one of its own, the bots in this one, each on its own game
+stream: by default on raw protobuf (:func:`_raw_seat`), or through the
+client SDK, exactly as remote bots would. Reports actions/s, each server
+process's own CPU time per action (the bots' never enters it) and the
+bots', the server's writes per action, the latency from sending an intent
+to receiving the event it caused (p50/p99), refused intents (races such as
+two catches of the same player), the server's memory (resident set size: at
+the end and its peak), games finished and stored, and errors: failed
+streams or lobby calls, error lines in the server's log, and a server that
+does not stop cleanly on SIGTERM. Errors must be zero.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class Stats:
 
     latencies: list[float] = field(default_factory=list)  # seconds
     actions: int = 0
+    responses: int = 0  #: responses the raw and bare bots read (the server's writes)
     refused: int = 0
     errors: int = 0
     games: int = 0
@@ -125,6 +129,7 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, seed: int, stat
         response = await call.read()
         if not isinstance(response, gs.PlayResponse):
             return  # the game is over and the stream ended
+        stats.responses += 1
         if response.HasField("snapshot"):
             me = response.snapshot.welcome.seat
         update = None
@@ -400,11 +405,11 @@ async def measure(
                         stats.error(f"{stats.started} of {tables} tables started their game")
                     await asyncio.sleep(warmup)  # not measured (and not synchronisation)
                     stats.latencies.clear()
-                    stats.actions = stats.refused = 0
+                    stats.actions = stats.refused = stats.responses = 0
                     cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
                     await asyncio.sleep(seconds)  # the measured window
                     stop.set()
-                    measured = stats.actions
+                    measured, responses = stats.actions, stats.responses
                     cpu_server = server.cpu_seconds() - cpu_server
                     cpu_bots = time.process_time() - cpu_bots
                     rss_end, _ = server.rss()
@@ -435,6 +440,12 @@ async def measure(
         "server_rss_peak_mb": rss_peak / 2**20,
         "server_cpu_pct": 100 * cpu_server / seconds,
         "bots_cpu_pct": 100 * cpu_bots / seconds,
+        # per action measured: the server process's own CPU (user + system, from
+        # /proc: the bots' process never enters it) and the bots' process's
+        "server_cpu_ms_per_action": 1000 * cpu_server / measured if measured else None,
+        "bots_cpu_ms_per_action": 1000 * cpu_bots / measured if measured else None,
+        # the server's writes (responses) per action; the SDK's bots count none
+        "responses_per_action": responses / measured if measured and responses else None,
         "server_exit_code": code,
         "server_stop_s": stop_seconds,
         "errors": errors,
@@ -442,55 +453,133 @@ async def measure(
     }
 
 
+#: What each table count reports, ours and the bare server's (``bare_`` + key):
+#: medians over the run's pairs.
+_COMPARED = (
+    "actions_per_s",
+    "server_cpu_ms_per_action",
+    "bots_cpu_ms_per_action",
+    "responses_per_action",
+    "p50_ms",
+    "p99_ms",
+    "server_cpu_pct",
+    "bots_cpu_pct",
+)
+
+
+def _median(values: list) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def compare(
+    tables: int,
+    seconds: float = 5.0,
+    pairs: int = 1,
+    target_score: int = 500,
+    raw_client: bool = True,
+    warmup: float = WARMUP_SECONDS,
+) -> dict:
+    """``pairs`` runs of ours and the bare server's at ``tables`` tables,
+    alternated (ours first), each server in its own process: the figures
+    of ours (the median run's fields and every run's errors), each compared
+    figure as the median of its runs, the bare server's as ``bare_<figure>``,
+    ``ratio`` (actions/s over the bare's) and ``cpu_ratio`` (the server's
+    CPU per action over the bare server's), both medians of the pairs' own,
+    and every run under ``"runs"``."""
+    ours_runs, bare_runs = [], []
+    for _ in range(pairs):
+        ours_runs.append(
+            asyncio.run(
+                measure(
+                    tables,
+                    seconds,
+                    warmup=warmup,
+                    target_score=target_score,
+                    raw_client=raw_client,
+                )
+            )
+        )
+        bare_runs.append(asyncio.run(measure(tables, seconds, bare=True, warmup=warmup)))
+    by_rate = sorted(ours_runs, key=lambda r: r["actions_per_s"])
+    result = dict(by_rate[(len(by_rate) - 1) // 2])
+    for key in _COMPARED:
+        result[key] = _median([r[key] for r in ours_runs])
+        result["bare_" + key] = _median([r[key] for r in bare_runs])
+    result["ratio"] = _median(
+        [
+            o["actions_per_s"] / b["actions_per_s"] if b["actions_per_s"] else None
+            for o, b in zip(ours_runs, bare_runs, strict=True)
+        ]
+    )
+    result["cpu_ratio"] = _median(
+        [
+            o["server_cpu_ms_per_action"] / b["server_cpu_ms_per_action"]
+            if o["server_cpu_ms_per_action"] and b["server_cpu_ms_per_action"]
+            else None
+            for o, b in zip(ours_runs, bare_runs, strict=True)
+        ]
+    )
+    result["errors"] = sum(r["errors"] for r in ours_runs)
+    result["bare_errors"] = sum(r["errors"] for r in bare_runs)
+    result["error_samples"] = [e for r in ours_runs + bare_runs for e in r["error_samples"]][:5]
+    result["pairs"] = pairs
+    result["runs"] = [{"ours": o, "bare": b} for o, b in zip(ours_runs, bare_runs, strict=True)]
+    return result
+
+
 def run(
     table_counts: tuple[int, ...] = (1, 10, 100),
     seconds: float = 5.0,
     as_json: bool = False,
-    target_score: int = 0,
-    raw_client: bool = False,
+    target_score: int | None = None,
+    raw_client: bool = True,
+    pairs: int = 1,
+    warmup: float = WARMUP_SECONDS,
 ) -> list[dict]:
-    """Measure each table count in turn, ours (games to ``target_score``, bots
-    through the SDK or with ``raw_client`` without it, as :func:`measure`)
-    and the bare grpc.aio pattern back to back; print a report; return the
-    figures (ours, each with the bare run under ``"bare"`` and ``"ratio"``:
-    our actions/s over its)."""
-    results = []
-    for k in table_counts:
-        ours = asyncio.run(measure(k, seconds, target_score=target_score, raw_client=raw_client))
-        bare = asyncio.run(measure(k, seconds, bare=True))
-        ours["bare"] = {
-            key: bare[key]
-            for key in (
-                "actions_per_s",
-                "p50_ms",
-                "p99_ms",
-                "server_cpu_pct",
-                "bots_cpu_pct",
-                "errors",
-            )
-        }
-        ours["ratio"] = (
-            ours["actions_per_s"] / bare["actions_per_s"] if bare["actions_per_s"] else 0
-        )
-        results.append(ours)
+    """Compare ours with the bare grpc.aio pattern like for like at each
+    table count in turn (:func:`compare`): by default bots on raw protobuf
+    (``raw_client``; False: greedy bots through the SDK) playing games to
+    ``target_score`` (None: 500, the official game, rounds on the same
+    streams as the bare pattern's one endless game; 0: one round a game, a
+    new table's lobby calls and streams every ~60 actions). Prints a report
+    (unless ``as_json``); returns the figures."""
+    target = 500 if target_score is None else target_score
+    results = [
+        compare(k, seconds, pairs, target_score=target, raw_client=raw_client, warmup=warmup)
+        for k in table_counts
+    ]
     if not as_json:
-        bots = "random bots on raw protobuf (no SDK)" if raw_client else "greedy bots"
+        bots = "random bots on raw protobuf (no SDK)" if raw_client else "greedy bots (SDK)"
         print(
             f"network benchmark: K tables of 4 {bots} over loopback, {seconds:g} s each"
-            f" after {WARMUP_SECONDS:g} s of warm-up, {_games(target_score)},"
+            f" after {WARMUP_SECONDS:g} s of warm-up, {_games(target)},"
             " beside a bare grpc.aio server with the same pattern and no game"
+            + (f"; medians of {pairs} alternated pairs" if pairs > 1 else "")
+        )
+        print(
+            "  CPU ms/action: each server process's own CPU (and the bots' process's)"
+            " per action measured"
         )
         for r in results:
-            b = r["bare"]
             print(
                 f"  K={r['tables']:<4d} {r['actions_per_s']:8,.0f} actions/s "
-                f"(bare {b['actions_per_s']:,.0f}: ratio {r['ratio']:.2f})  "
-                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms (bare p99 {_ms(b['p99_ms'])})  "
+                f"(bare {r['bare_actions_per_s']:,.0f}: ratio {r['ratio']:.2f})  "
+                f"server CPU {_ms(r['server_cpu_ms_per_action'], 3)} ms/action "
+                f"(bare {_ms(r['bare_server_cpu_ms_per_action'], 3)}: "
+                f"x{r['cpu_ratio'] or 0:.2f})  "
+                f"bots {_ms(r['bots_cpu_ms_per_action'], 3)} "
+                f"(bare {_ms(r['bare_bots_cpu_ms_per_action'], 3)})  "
+                f"writes/action {_ms(r['responses_per_action'], 2)} "
+                f"(bare {_ms(r['bare_responses_per_action'], 2)})  "
+                f"p50 {_ms(r['p50_ms'])} p99 {_ms(r['p99_ms'])} ms "
+                f"(bare p99 {_ms(r['bare_p99_ms'])})  "
                 f"CPU server {r['server_cpu_pct']:.0f}% bots {r['bots_cpu_pct']:.0f}% "
-                f"(bare {b['server_cpu_pct']:.0f}%/{b['bots_cpu_pct']:.0f}%)  "
+                f"(bare {r['bare_server_cpu_pct']:.0f}%/{r['bare_bots_cpu_pct']:.0f}%)  "
                 f"RSS {r['server_rss_mb']:.0f} MB (peak {r['server_rss_peak_mb']:.0f}"
                 f"{_per_table_kb(r)})  games {r['games_finished']} "
-                f"(stored {r['games_stored']})  refused {r['refused']}  errors {r['errors']}"
+                f"(stored {r['games_stored']})  refused {r['refused']}  "
+                f"errors {r['errors']} (bare {r['bare_errors']})"
             )
             for sample in r["error_samples"]:
                 print(f"      error: {sample}")
@@ -502,12 +591,13 @@ def run_thinking(
     think_ms: int,
     seconds: float = 20.0,
     as_json: bool = False,
-    target_score: int = 0,
+    target_score: int | None = 0,
 ) -> list[dict]:
     """Realistic load: each table count in turn with bots that think
     ``think_ms`` a decision (games to ``target_score``, as :func:`measure`);
     print each p99 (intent to its event) and the largest table count whose
     p99 stays under 20 ms; return the figures."""
+    target_score = target_score or 0  # None: one round a game, as always here
     results = [
         asyncio.run(measure(k, seconds, think_ms=think_ms, target_score=target_score))
         for k in table_counts
@@ -538,8 +628,8 @@ def _games(target_score: int) -> str:
     return f"games to {target_score} points" if target_score else "one-round games"
 
 
-def _ms(value: float | None) -> str:
-    return f"{value:.1f}" if value is not None else "-"
+def _ms(value: float | None, digits: int = 1) -> str:
+    return f"{value:.{digits}f}" if value is not None else "-"
 
 
 #: The fewest tables whose RSS growth is shown per table: below, the
@@ -632,6 +722,7 @@ async def _bare_table(channel, index: int, stop: asyncio.Event, stats: Stats) ->
             message = await calls[seat].read()
             if message is None or not isinstance(message, bytes):
                 return
+            stats.responses += 1
             if int.from_bytes(message[:8], "big") % 4 == seat:
                 arrived[seat].set()
 

@@ -696,6 +696,23 @@ def _legal_action_field(action: Action) -> bytes:
     return _field(0x12, _legal_action_pb(action).SerializeToString())
 
 
+def _int(value: int) -> bytes:
+    """An int32, int64 or enum varint (a negative one in ten bytes)."""
+    return varint(value) if value >= 0 else _encode_varint(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def _scalar(tag: bytes, value: int) -> bytes:
+    """A varint field (nothing for 0, proto3's default)."""
+    return tag + _int(value) if value else b""
+
+
+def seat_list_bytes(seats: Iterable[pb.SeatInfo]) -> bytes:
+    """``seats`` as the encoded ``PlayerView.seats`` field (20), for
+    :class:`UpdateEncoder` (a table encodes its seat list once a change of it)."""
+    encoded = [s.SerializeToString() for s in seats]
+    return b"".join([b"\xa2\x01" + varint(len(e)) + e for e in encoded])
+
+
 class UpdateEncoder:
     """Every seat's PlayerUpdate after one change, encoded, with what the seats
     share encoded once: the public part of the view (``public``, the
@@ -708,14 +725,21 @@ class UpdateEncoder:
     __slots__ = ("_tail", "_view")
 
     def __init__(
-        self, public: PlayerView, seats: Sequence[pb.SeatInfo], deadline: float, closes: float
+        self,
+        public: PlayerView,
+        seats: Sequence[pb.SeatInfo] | bytes,
+        deadline: float,
+        closes: float,
     ) -> None:
-        shared = view_pb(public, seats)
+        """``seats``: the seat list's messages, or already :func:`seat_list_bytes`."""
+        if not isinstance(seats, bytes):
+            seats = seat_list_bytes(seats)
+        shared = view_pb(public)  # the seat list, encoded once a change of it, after
         shared.ClearField("seat")
-        self._view = shared.SerializeToString()
-        self._tail = gs.PlayerUpdate(
-            deadline_unix_ms=round(deadline * 1000), window_closes_unix_ms=round(closes * 1000)
-        ).SerializeToString()
+        self._view = shared.SerializeToString() + seats
+        self._tail = _scalar(b"\x18", round(deadline * 1000)) + _scalar(
+            b"\x20", round(closes * 1000)
+        )
 
     def encode(
         self, seat: int, hand: Iterable[int], drawn_card: int, legal: Iterable[Action]

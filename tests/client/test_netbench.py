@@ -1,5 +1,7 @@
 """The network benchmark runs end to end (it reports; it asserts no time)."""
 
+import json
+
 import pytest
 
 from unoplay.client.bench import netbench
@@ -19,3 +21,32 @@ async def test_a_short_network_run_plays_and_reports_with_no_error(bare, target_
     assert figures["target_score"] == target_score
     if not bare:
         assert figures["games_stored"] >= figures["games_finished"]  # (one may end as it stops)
+
+
+def test_the_like_for_like_comparison_reports_both_servers_cpu_per_action(capsys):
+    """The default comparison (raw-protobuf bots, games to 500, beside the
+    bare server): per table count, both servers' actions/s and CPU per action
+    (each its own process's), the bots' CPU per action, as JSON."""
+    results = netbench.run((2,), 0.5, as_json=True, pairs=2, warmup=0.1)
+    assert capsys.readouterr().out == ""  # with as_json, the caller prints the document
+    (figures,) = json.loads(json.dumps(results))
+    assert figures["tables"] == 2 and figures["pairs"] == 2 and len(figures["runs"]) == 2
+    assert figures["raw_client"] is True and figures["target_score"] == 500
+    for key in (
+        "actions_per_s",
+        "bare_actions_per_s",
+        "server_cpu_ms_per_action",
+        "bare_server_cpu_ms_per_action",
+        "bots_cpu_ms_per_action",
+        "bare_bots_cpu_ms_per_action",
+        "ratio",
+        "cpu_ratio",
+    ):
+        assert isinstance(figures[key], float) and figures[key] > 0, key
+    assert figures["errors"] == 0 and figures["bare_errors"] == 0, figures["error_samples"]
+
+
+def test_the_report_names_each_servers_cpu_per_action(capsys):
+    netbench.run((1,), 0.3, warmup=0.1)
+    out = capsys.readouterr().out
+    assert "K=1 " in out and "ms/action" in out and "(bare " in out

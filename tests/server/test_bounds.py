@@ -87,6 +87,21 @@ def test_a_seats_log_keeps_the_newest_messages_within_its_bound_after_100000():
         log[0]  # the first message is long gone
 
 
+@pytest.mark.parametrize(("max_messages", "max_bytes"), [(0, 0), (5, 10**6), (50, 300), (3, 40)])
+def test_a_batch_of_messages_is_kept_as_one_at_a_time_would_be(max_messages, max_bytes):
+    """StreamLog.extend (a change's events, in one step) keeps exactly what
+    append_body called on each would: the same seqs, messages and bytes."""
+    rng = random.Random(max_messages * 7 + max_bytes)
+    one, batch = (StreamLog(0, max_messages, max_bytes) for _ in range(2))
+    for _ in range(300):
+        bodies = [bytes(rng.randrange(1, 60)) for _ in range(rng.randrange(0, 6))]
+        for body in bodies:
+            one.append_body(body)
+        batch.extend(bodies)
+        assert (len(batch), batch.first_seq, batch.bytes) == (len(one), one.first_seq, one.bytes)
+        assert batch.bodies(0, 10**6, 10**9) == one.bodies(0, 10**6, 10**9)
+
+
 async def test_10000_refused_intents_are_answered_and_the_log_stays_bounded():
     lobby = Lobby()
     table = lobby.create("refusals", 2, RuleSet(target_score=0))

@@ -1,7 +1,8 @@
 """Which streams a table's change wakes, and when (server/table.py's module
 docstring; proto/README.md, section 2): at once the seat that acted and every
 seat that may act, the others and the spectators at the flush
-(OBSERVER_DELAY later), each then with every message since."""
+(OBSERVER_DELAY later, OBSERVER_DELAY_BUSY while saturated), each
+then with every message since."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import asyncio
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.server import fanout
 from unoplay.server.lobby import Lobby
 from unoplay.server.table import Table
 
@@ -88,3 +90,43 @@ async def test_every_seat_is_woken_at_once_when_a_round_ends():
     await asyncio.sleep(0)
     assert all(w.done() for w in waits.values())
     table.close()
+
+
+def test_observers_wait_longer_while_the_server_is_saturated_and_never_past_the_bound():
+    """The observers' delay (server/fanout.py, _Pace): OBSERVER_DELAY under
+    fewer than BUSY_CHANGES changes in 50 ms, OBSERVER_DELAY_BUSY (the
+    guide's bound) after a window with that many, back when they stop."""
+    pace = fanout._Pace
+    delay, busy = fanout.OBSERVER_DELAY, fanout.OBSERVER_DELAY_BUSY
+    saved = pace.delay, pace.until, pace.changes
+    try:
+        pace.delay, pace.until, pace.changes = delay, 0.0, 0
+        t = 1000.0
+        for _ in range(fanout.BUSY_CHANGES - 1):  # one change short of busy
+            pace.change(t)
+            assert pace.delay == delay
+        t += delay
+        pace.change(t)
+        assert pace.delay == delay
+        for _ in range(fanout.BUSY_CHANGES):  # busy: that many in one window
+            pace.change(t + 0.01)
+        t += delay
+        pace.change(t)
+        assert pace.delay == busy
+        for _ in range(fanout.BUSY_CHANGES):
+            pace.change(t + 0.01)
+            assert pace.delay == busy
+        t += delay
+        pace.change(t)
+        assert pace.delay == busy  # still busy
+        t += delay
+        pace.change(t)  # the window before had one change
+        assert pace.delay == delay
+        for _ in range(fanout.BUSY_CHANGES):
+            pace.change(t + 0.01)
+        t += 10 * delay  # quiet since: a busy window long past does not count
+        pace.change(t)
+        assert pace.delay == delay
+        assert delay < busy <= 0.2  # proto/README.md, section 2
+    finally:
+        pace.delay, pace.until, pace.changes = saved

@@ -190,3 +190,48 @@ def test_a_received_update_reads_each_field_when_asked_and_equals_the_update():
     private = next(e for e in events if e.audience >= 0)
     got = wire.message_from_pb(gs.TableMessage.FromString(wire.message_body(private)), 3)
     assert got == private._replace(audience=3)  # as the receiver 3 got it
+
+
+def test_the_shared_view_bytes_parse_to_the_view_pb_of_any_view():
+    """UpdateEncoder's public view, built from bytes, parses to what view_pb
+    makes, with every field set: scores, winners, seats out, negative ints."""
+    import dataclasses
+
+    from unoplay.game.messages import SeatInfo
+    from unoplay.game.rules import PRESETS
+    from unoplay.game.view import Phase
+    from unoplay.v1 import game_service_pb2 as gs
+
+    seats = wire.seat_list_pb(SeatInfo(i, f"p{i}", i == 0, True, True) for i in range(4))
+    game, _ = GameState.new(4, PRESETS["official"], seed=5)
+    base = game.view(-1)
+    views = [
+        base,
+        dataclasses.replace(
+            base,
+            scores=(0, 120, -3, 2**20),
+            game_winners=(1, 3),
+            out_seats=(2,),
+            round_winner=-1,
+            catchable=3,
+            dealer=2,
+            round_number=7,
+            pending_penalty=4,
+            direction=-1,
+            phase=Phase(max(int(p) for p in Phase)),
+            uno_called=(True, False, False, True),
+            draw_pile_size=0,
+            colour=-1,
+        ),
+    ]
+    for view in views:
+        for deadline, closes in ((0.0, 0.0), (1764600000.25, 1764600001.5)):
+            got = gs.PlayerUpdate.FromString(
+                wire.UpdateEncoder(view, seats, deadline, closes).encode(-1, (), -1, ())
+            )
+            want = gs.PlayerUpdate(
+                view=wire.view_pb(view, seats),
+                deadline_unix_ms=round(deadline * 1000),
+                window_closes_unix_ms=round(closes * 1000),
+            )
+            assert got == want
