@@ -33,6 +33,7 @@ class StreamLog:
         "max_bytes",
         "max_messages",
         "next_seq",
+        "restored",
         "seat",
         "update",
         "update_seq",
@@ -49,6 +50,10 @@ class StreamLog:
         self.next_seq = 1
         self.update = b""  # the newest update, an encoded PlayerUpdate (b"": none yet)
         self.update_seq = 0
+        #: restored from the server's file (:mod:`.durable`): it goes on after the
+        #: last seq kept there, and a client may have seen a few more (lost in
+        #: the crash): :meth:`skip_to`
+        self.restored = False
 
     def __len__(self) -> int:
         return self.next_seq - 1
@@ -95,6 +100,15 @@ class StreamLog:
         if self.bytes > self.max_bytes:
             self.trim(1, self.max_bytes)
         return seq
+
+    def skip_to(self, seq: int) -> None:
+        """Go on after ``seq`` (beyond the newest message): a client of a
+        restored log saw messages the crash lost; they are never numbered
+        again. The messages kept go (the latest update stays, for snapshots)."""
+        if seq >= self.next_seq:
+            self._bodies.clear()
+            self.bytes = 0
+            self.next_seq = self.first_seq = seq + 1
 
     def trim(self, keep: int, max_bytes: int = 0) -> None:
         """Keep only the newest ``keep`` (>= 1) messages, or with ``max_bytes``
