@@ -1,0 +1,239 @@
+"""Issue 48: a server restart loses no game.
+
+A real ``uno serve --db FILE`` process is killed (SIGKILL) or stopped
+(SIGTERM) at seeded moments mid-game and started again on the same file,
+while four networked SDK bots play at each of several tables (official rules,
+house rules, a turn timer, one watched by a spectator). Every game must
+finish; every stream's seqs must go up by one with no gap or repeat across the
+restarts; the stored record must verify FAIR and its scores be the engine's
+replay of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import sqlite3
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from unoplay.client.sdk import Connection, GameSession, Refusal, SpectatorSession, Update
+from unoplay.game.bots import make_bot
+from unoplay.game.rules import RuleSet, Stacking
+from unoplay.server.audit import verify
+from unoplay.server.storage import GameStore, final_state
+
+WAIT = 60.0  # generous bound of every wait (a loaded 2-core machine)
+LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
+
+
+class Serve:
+    """``uno serve --db FILE`` in a process of its own, started again on the
+    same file and port after each stop."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.port = 0
+        self.process: asyncio.subprocess.Process | None = None
+        self.lines: list[str] = []
+        self._reader: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        env = dict(os.environ, UNOPLAY_MDNS="0")
+        self.process = process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "unoplay.client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--db",
+            str(self.db),
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+        )
+        assert process.stderr is not None
+        while True:
+            line = await asyncio.wait_for(process.stderr.readline(), WAIT)
+            assert line, "uno serve exited before listening:\n" + "".join(self.lines)
+            self.lines.append(line.decode(errors="replace"))
+            found = LISTENING.search(line)
+            if found:
+                self.port = int(found[1])
+                break
+        self._reader = asyncio.create_task(self._read(process))
+
+    async def _read(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stderr is not None
+        async for line in process.stderr:  # keep the pipe drained
+            self.lines.append(line.decode(errors="replace"))
+
+    async def stop(self, sig: signal.Signals) -> int:
+        process = self.process
+        assert process is not None
+        process.send_signal(sig)
+        code = await asyncio.wait_for(process.wait(), WAIT)
+        if self._reader is not None:
+            await asyncio.wait_for(self._reader, WAIT)
+        return code
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@dataclass
+class Seen:
+    """One stream's seqs and statuses, as the test saw them."""
+
+    seqs: list[int] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
+
+    def take(self, seq: int) -> None:
+        assert not self.seqs or seq == self.seqs[-1] + 1, (self.seqs[-5:], seq)
+        self.seqs.append(seq)
+
+
+async def play_seat(session: GameSession, seen: Seen, progress: asyncio.Event, count: list[int]):
+    """Play ``session`` with a greedy bot until the game is over (as
+    ``sdk.run_bot``, recording every seq)."""
+    bot = make_bot("greedy")
+    waiting = False
+    async for received in session:
+        seen.take(received.seq)
+        if isinstance(received.message, Refusal):
+            if not waiting:
+                continue
+        elif not session.is_decision(received):
+            continue
+        waiting = False
+        state = session.state
+        if state.legal and state.view is not None and not state.game_over:
+            action = bot.decide(state.view, state.legal)
+            if action is not None:
+                await asyncio.sleep(0.002)  # pacing (not a wait for anything): games span restarts
+                await session.send(action)
+                waiting = True
+                count[0] += 1
+                progress.set()
+    return session.state
+
+
+async def watch(session: SpectatorSession, seen: Seen):
+    async for received in session:
+        seen.take(received.seq)
+    return session.state
+
+
+TABLES = [
+    # (settings, spectator?)
+    ({"rules": RuleSet(target_score=150)}, False),
+    (
+        {
+            "rules": RuleSet(
+                target_score=150, stacking=Stacking.ANY, seven_zero=True, jump_in=True
+            )
+        },
+        True,
+    ),
+    ({"rules": RuleSet(target_score=150), "turn_seconds": 5}, False),
+]
+
+
+async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed: int) -> None:
+    rng = random.Random(seed)
+    db = tmp_path / "games.sqlite3"
+    server = Serve(db)
+    await server.start()
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    progress = asyncio.Event()
+    count = [0]
+    tasks: list[asyncio.Task] = []
+    seen: list[Seen] = []
+    sessions: list[GameSession] = []
+    table_ids = []
+    players: list[list[int]] = []  # each table's seats' task indices
+    conns = []
+    try:
+        for settings, spectated in TABLES:
+            conn = Connection(server.address)
+            conns.append(conn)
+            table = await conn.create_table(seats=4, **settings)
+            table_ids.append(table.table_id)
+            seats = [await conn.join_table(table.table_id, f"p{i}") for i in range(4)]
+            await conn.start_game(table.table_id, seats[0].seat_token)
+            players.append([])
+            for seated in seats:
+                players[-1].append(len(tasks))
+                s = Seen()
+                session = conn.session(table.table_id, seated.seat_token)
+                session.on_status = s.statuses.append
+                seen.append(s)
+                sessions.append(session)
+                tasks.append(asyncio.create_task(play_seat(session, s, progress, count)))
+            if spectated:
+                s = Seen()
+                watcher = conn.spectate(table.table_id)
+                watcher.on_status = s.statuses.append
+                seen.append(s)
+                sessions.append(watcher)
+                tasks.append(asyncio.create_task(watch(watcher, s)))
+        # the stops: after a seeded number of decisions each
+        mark = 0
+        for _ in range(restarts):
+            mark = count[0] + rng.randint(20, 120)
+            while count[0] < mark:
+                assert not all(t.done() for t in tasks), "every game ended before the stop"
+                progress.clear()
+                await asyncio.wait_for(progress.wait(), WAIT)
+            code = await server.stop(sig)
+            assert code == (-signal.SIGKILL if sig is signal.SIGKILL else 0)
+            await server.start()
+        states = await asyncio.wait_for(asyncio.gather(*tasks), WAIT * 2)
+    finally:
+        for session in sessions:
+            await session.close()
+        for conn in conns:
+            await conn.close()
+        if server.process is not None and server.process.returncode is None:
+            await server.stop(signal.SIGTERM)
+    log_text = "".join(server.lines)
+    assert "Traceback" not in log_text, log_text
+    assert log_text.count("restored (playing") >= len(TABLES), log_text
+    for s, state in zip(seen, states):
+        assert state.game_over, "a game did not finish"
+        assert state.gap_at == -1
+        assert s.seqs == list(range(s.seqs[0], s.seqs[0] + len(s.seqs)))
+    if sig is signal.SIGTERM:  # the clients were told the server restarts
+        assert all("restarting" in s.statuses for s in seen), [s.statuses for s in seen]
+    store = GameStore(db)
+    try:
+        for i, table_id in enumerate(table_ids):
+            record = store.load(table_id)
+            assert record.status in ("finished", "capped")
+            verdict = verify(record)
+            assert verdict.fair, verdict.problems
+            assert final_state(record).scores == record.scores
+            for k in players[i]:
+                state = states[k]
+                assert state.view is not None and tuple(state.view.scores) == record.scores
+    finally:
+        store.close()
+    with sqlite3.connect(db) as check:  # every table's rows went with its stored game
+        assert check.execute("SELECT count(*) FROM live_tables").fetchone()[0] == 0
+        assert check.execute("SELECT count(*) FROM live_actions").fetchone()[0] == 0
+
+
+async def test_sigkill_restarts_lose_no_game(tmp_path):
+    await run_restarts(tmp_path, signal.SIGKILL, restarts=3, seed=48)
+
+
+async def test_sigterm_restarts_tell_clients_and_lose_no_game(tmp_path):
+    await run_restarts(tmp_path, signal.SIGTERM, restarts=2, seed=4848)
