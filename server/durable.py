@@ -412,12 +412,12 @@ def _restore_one(
         seat.log.next_seq = seat.log.first_seq = (
             seqs[seat.index] if seat.index < len(seqs) else 0
         ) + 1
-        seat.log.restored = True
+        seat.log.restored = seat.log.unanchored = True
     spectators = table.spectator_log
     spectators.next_seq = spectators.first_seq = (
         seqs[-1] if len(seqs) > len(table.seats) else 0
     ) + 1
-    spectators.restored = True
+    spectators.restored = spectators.unanchored = True
     table.fanout.show_seats(table.seats.infos())
     if game_row is None:
         for seat in table.seats:

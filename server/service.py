@@ -553,6 +553,8 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             table = self.lobby.get(join.table_id)
             seat = table.seat_for_token(token)
+            if seat.log.unanchored:  # the first stream since a restart: seqs go on from it
+                seat.log.anchor(join.last_seq)
             if join.last_seq > len(seat.log):
                 if not seat.log.restored:
                     raise LobbyError(
@@ -696,6 +698,8 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             table = self.lobby.get(request.table_id)
             watched = table.log_for(-1)
+            if watched.unanchored:  # as a seat's (Play)
+                watched.anchor(request.last_seq)
             if request.last_seq > len(watched):
                 if not watched.restored:
                     raise LobbyError(

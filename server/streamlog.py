@@ -35,6 +35,7 @@ class StreamLog:
         "next_seq",
         "restored",
         "seat",
+        "unanchored",
         "update",
         "update_seq",
     )
@@ -50,10 +51,12 @@ class StreamLog:
         self.next_seq = 1
         self.update = b""  # the newest update, an encoded PlayerUpdate (b"": none yet)
         self.update_seq = 0
-        #: restored from the server's file (:mod:`.durable`): it goes on after the
-        #: last seq kept there, and a client may have seen a few more (lost in
-        #: the crash): :meth:`skip_to`
+        #: restored from the server's file (:mod:`.durable`): a client may have
+        #: seen messages the crash lost (:meth:`skip_to`)
         self.restored = False
+        #: restored, and no stream has opened since: its numbers are not fixed
+        #: yet (:meth:`anchor`)
+        self.unanchored = False
 
     def __len__(self) -> int:
         return self.next_seq - 1
@@ -100,6 +103,19 @@ class StreamLog:
         if self.bytes > self.max_bytes:
             self.trim(1, self.max_bytes)
         return seq
+
+    def anchor(self, seen: int) -> None:
+        """Number the messages of a restored log (:mod:`.durable`) on from
+        ``seen``, the last seq its first stream since the restart saw: what
+        it missed before the crash is gone (its state comes with the update
+        of now), what it saw that the crash lost is never numbered again, so
+        the stream goes on with no gap and no repeat."""
+        shift = seen + 1 - self.first_seq
+        self.first_seq += shift
+        self.next_seq += shift
+        if self.update_seq:
+            self.update_seq += shift
+        self.unanchored = False
 
     def skip_to(self, seq: int) -> None:
         """Go on after ``seq`` (beyond the newest message): a client of a
