@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from unoplay.client.sdk import Connection, GameSession, Refusal, SpectatorSession, Update
+from unoplay.client.sdk import Connection, GameSession, Refusal, SpectatorSession
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet, Stacking
 from unoplay.server.audit import verify
@@ -136,11 +136,7 @@ TABLES = [
     # (settings, spectator?)
     ({"rules": RuleSet(target_score=200)}, False),
     (
-        {
-            "rules": RuleSet(
-                target_score=200, stacking=Stacking.ANY, seven_zero=True, uno_penalty=4
-            )
-        },
+        {"rules": RuleSet(target_score=200, stacking=Stacking.ANY, seven_zero=True, uno_penalty=4)},
         True,
     ),
     ({"rules": RuleSet(target_score=200), "turn_seconds": 5}, False),
@@ -195,7 +191,9 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
                     await asyncio.wait_for(progress.wait(), WAIT)
                 except TimeoutError:
                     report = [(s.statuses, s.seqs[-1:]) for s in seen]
-                    raise AssertionError(f"no progress: {report}\n{''.join(server.lines)}") from None
+                    raise AssertionError(
+                        f"no progress: {report}\n{''.join(server.lines)}"
+                    ) from None
             code = await server.stop(sig)
             assert code == (-signal.SIGKILL if sig is signal.SIGKILL else 0)
             await server.start()
