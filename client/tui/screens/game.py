@@ -340,6 +340,14 @@ class GameScreen(BoardScreen):
         if seating is not None and not seating.embedded:
             self.app.store.forget(seating.target, seating.table_id, seating.name)
 
+    def _status_changed(self, status: str) -> None:
+        """The stream's status: "server restarting, reconnecting..." while it
+        is reopened (the same game comes back)."""
+        self.model.reconnecting = status in ("reconnecting", "restarting")
+        self.model.restarting = status == "restarting"
+        if self.is_attached:
+            self._draw_status()
+
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the seat's game stream until the game is over."""
@@ -348,6 +356,7 @@ class GameScreen(BoardScreen):
         self.session = session = self.app.connection(seating.target).session(
             seating.table_id, seating.token, last_seq=seating.last_seq
         )
+        session.on_status = self._status_changed
         self.model.state = session.state
         try:
             async for received in session:

@@ -120,7 +120,8 @@ class WatchScreen(BoardScreen):
             self.board.draw_status(self.model)
 
     def _status_changed(self, status: str) -> None:
-        self.model.reconnecting = status == "reconnecting"
+        self.model.reconnecting = status in ("reconnecting", "restarting")
+        self.model.restarting = status == "restarting"
         if self.is_attached:
             self.board.draw_status(self.model)
 
