@@ -246,3 +246,51 @@ async def test_sigkill_restarts_lose_no_game(tmp_path):
 
 async def test_sigterm_restarts_tell_clients_and_lose_no_game(tmp_path):
     await run_restarts(tmp_path, signal.SIGTERM, restarts=2, seed=4848)
+
+
+class _HungCall:
+    """A stream whose writes never finish (grpc.aio's write() on a call cut
+    during its set-up, grpcio 1.85) and whose reads wait until cancelled."""
+
+    def __init__(self) -> None:
+        self.cancelled = asyncio.Event()
+
+    async def write(self, request) -> None:
+        await asyncio.Event().wait()
+
+    async def read(self):
+        await self.cancelled.wait()
+        raise asyncio.CancelledError
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+
+async def test_a_stream_write_that_never_ends_is_cut_and_the_stream_reopened(monkeypatch):
+    from types import SimpleNamespace
+
+    from unoplay.client import sdk
+
+    monkeypatch.setattr(sdk, "WRITE_TIMEOUT", 0.2)
+    calls: list[_HungCall] = []
+    reopened = asyncio.Event()
+
+    def play() -> _HungCall:
+        calls.append(_HungCall())
+        if len(calls) == 2:
+            reopened.set()
+        return calls[-1]
+
+    session = GameSession(SimpleNamespace(games=SimpleNamespace(Play=play)), "t1", "token")
+    statuses: list[str] = []
+    session.on_status = statuses.append
+    session._call = live = _HungCall()  # a live stream: an intent's write hangs
+    assert await asyncio.wait_for(session.send(1), WAIT) is False
+    assert live.cancelled.is_set()
+    session._call = None
+    reader = asyncio.create_task(anext(aiter(session)))
+    try:  # the join's write hangs: the stream is cancelled and opened again
+        await asyncio.wait_for(reopened.wait(), WAIT)
+    finally:
+        reader.cancel()
+    assert calls[0].cancelled.is_set() and "reconnecting" in statuses
