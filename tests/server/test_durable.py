@@ -294,3 +294,57 @@ async def test_a_stream_write_that_never_ends_is_cut_and_the_stream_reopened(mon
     finally:
         reader.cancel()
     assert calls[0].cancelled.is_set() and "reconnecting" in statuses
+
+
+async def test_a_table_whose_replay_fails_is_closed_and_the_others_come_back(tmp_path, caplog):
+    """In process: two games in progress (a person who never connects, so
+    each stops at their turn), the server stopped (a restart), one game's
+    seed altered in the file: that table is closed with a log line, the
+    other comes back with its seat token, history and commitment."""
+    import json
+    import logging
+
+    from unoplay.server.service import start_server
+
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    kept = {}
+    try:
+        async with Connection(server.address) as conn:
+            for _ in range(2):
+                info = await conn.create_table(seats=3, rules=RuleSet(target_score=0), window_ms=0)
+                me = await conn.join_table(info.table_id, "me", seat=0)
+                for _ in range(2):
+                    await conn.add_bot(info.table_id, "greedy")
+                await conn.start_game(info.table_id, me.seat_token)
+                table = server.lobby.get(info.table_id)
+                kept[info.table_id] = (me.seat_token, table)
+    finally:
+        await server.stop(2.0)  # a restart: the games stay in the file
+    (bad, _), (good, (token, before)) = kept.items()
+    with sqlite3.connect(path) as db:
+        (row,) = db.execute("SELECT game FROM live_tables WHERE table_id = ?", (bad,)).fetchone()
+        game = json.loads(row)
+        game["seed"] = "not the seed"
+        db.execute("UPDATE live_tables SET game = ? WHERE table_id = ?", (json.dumps(game), bad))
+    caplog.set_level(logging.INFO, "unoplay.durable")
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        assert bad not in server.lobby.tables
+        assert f"table {bad} could not be restored and is closed" in caplog.text
+        after = server.lobby.get(good)
+        assert list(after.history) == list(before.history)
+        assert after.deal == before.deal and after.state is before.state
+        async with Connection(server.address) as conn:
+            session = conn.session(good, token, last_seq=len(before.seats[0].log))
+            first = await asyncio.wait_for(anext(aiter(session)), WAIT)
+            assert first.seq == len(before.seats[0].log) + 1  # no gap, no repeat
+            assert session.state.gap_at == -1 and session.state.commitment == before.deal.commitment
+            await session.close()
+    finally:
+        await server.stop(None)
+    with sqlite3.connect(path) as db:
+        assert (
+            db.execute("SELECT count(*) FROM live_tables WHERE table_id = ?", (bad,)).fetchone()[0]
+            == 0
+        )
