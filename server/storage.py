@@ -315,8 +315,11 @@ class GameStore:
         if path != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # 0600: the file holds the hidden cards (secret seeds) of games in play
-            os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
-            os.chmod(path, 0o600)
+            try:
+                os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+                os.chmod(path, 0o600)
+            except OSError:  # another user's file, read only: sqlite says what it can do
+                pass
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA foreign_keys = ON")
