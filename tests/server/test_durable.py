@@ -348,3 +348,15 @@ async def test_a_table_whose_replay_fails_is_closed_and_the_others_come_back(tmp
             db.execute("SELECT count(*) FROM live_tables WHERE table_id = ?", (bad,)).fetchone()[0]
             == 0
         )
+
+
+def test_the_tui_says_the_server_is_restarting():
+    from unoplay.client.sdk import SessionState
+    from unoplay.client.tui.model import Role, TableModel
+
+    for role in (Role.PLAYER, Role.SPECTATOR):
+        model = TableModel(state=SessionState(), role=role)
+        model.reconnecting = model.restarting = True
+        assert "Server restarting, reconnecting" in model.status()[0].plain
+        model.restarting = False
+        assert "Connection lost: reconnecting" in model.status()[0].plain
