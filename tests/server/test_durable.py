@@ -22,6 +22,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pytest
+
 from unoplay.client.sdk import Connection, GameSession, Refusal, SpectatorSession
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet, Stacking
@@ -360,3 +362,75 @@ def test_the_tui_says_the_server_is_restarting():
         assert "Server restarting, reconnecting" in model.status()[0].plain
         model.restarting = False
         assert "Connection lost: reconnecting" in model.status()[0].plain
+
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTERS = {
+    "go": ROOT / "client" / "go_bot" / "build" / "uno-go-bot",
+    "cpp": ROOT / "client" / "cpp_bot" / "build" / "uno-cpp-bot",
+}
+
+
+@pytest.mark.parametrize("starter", sorted(STARTERS))
+async def test_a_starter_bot_plays_on_across_a_restart(tmp_path, starter):
+    """The Go or C++ starter at a two-seat table (the other seat an SDK bot of
+    this test): ``uno serve`` stopped with SIGTERM mid-game and started again;
+    the starter is told the server restarts, reconnects and finishes the game."""
+    binary = STARTERS[starter]
+    if not os.access(binary, os.X_OK):
+        pytest.skip(f"{binary} is not built (make {starter}-bot)")
+    server = Serve(tmp_path / "games.sqlite3")
+    await server.start()
+    process = None
+    try:
+        async with Connection(server.address) as conn:
+            info = await conn.create_table(seats=2, rules=RuleSet(target_score=200), window_ms=0)
+            me = await conn.join_table(info.table_id, "me", seat=0)
+            base = {k: v for k, v in os.environ.items() if not k.startswith("UNO")}
+            process = await asyncio.create_subprocess_exec(
+                str(binary),
+                "--server",
+                server.address,
+                "--table",
+                info.table_id,
+                "--name",
+                "starter",
+                env=base,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            watcher = conn.spectate(info.table_id)
+            async for _ in watcher:  # until the starter sits
+                if any(s.occupied for s in watcher.state.seats if s.seat == 1):
+                    break
+            await watcher.close()
+            await conn.start_game(info.table_id, me.seat_token)
+            session = conn.session(info.table_id, me.seat_token)
+            s, progress, count = Seen(), asyncio.Event(), [0]
+            session.on_status = s.statuses.append
+            mine = asyncio.create_task(play_seat(session, s, progress, count))
+            while count[0] < 15:
+                assert not mine.done(), "the game ended before the stop"
+                progress.clear()
+                await asyncio.wait_for(progress.wait(), WAIT)
+            assert await server.stop(signal.SIGTERM) == 0
+            await server.start()
+            state = await asyncio.wait_for(mine, WAIT)
+            out, err = await asyncio.wait_for(process.communicate(), WAIT)
+    finally:
+        if process is not None and process.returncode is None:
+            process.kill()
+            await process.wait()
+        if server.process is not None and server.process.returncode is None:
+            await server.stop(signal.SIGTERM)
+    import json
+
+    summary = json.loads(out.decode().strip().splitlines()[-1])
+    stderr = err.decode()
+    assert process.returncode == 0, stderr[-3000:]
+    assert summary["game_over"] and not summary["interrupted"], summary
+    assert summary["reconnects"] >= 1 and "server is restarting" in stderr, stderr[-3000:]
+    assert state.game_over and state.gap_at == -1 and "restarting" in s.statuses
+    record = GameStore(server.db).load(info.table_id)
+    assert verify(record).fair
