@@ -244,7 +244,7 @@ def _serve(args: argparse.Namespace) -> int:
             await site.stop()
         if advertiser is not None:
             await advertiser.close()
-        await server.stop(2.0)
+        await server.stop(2.0, final=args.final)
         if server.recorder is not None:
             log.info("stored %d games (%d failed)", server.recorder.saved, server.recorder.failed)
         log.info("stopped")
@@ -860,6 +860,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="SQLite file for finished games (default: games.sqlite3 in the user's data directory)",
     )
     serve.add_argument("--no-db", action="store_true", help="do not store games")
+    serve.add_argument(
+        "--final",
+        action="store_true",
+        help="Ctrl-C/SIGTERM stops for good: games in play are stored as interrupted "
+        "(default: the open tables stay in --db's file and come back when uno serve "
+        "starts again on it; clients are told the server is restarting)",
+    )
     serve.add_argument(
         "--advertise",
         action=argparse.BooleanOptionalAction,

@@ -25,6 +25,7 @@ import asyncio
 import logging
 import os
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
@@ -72,6 +73,15 @@ RETRYABLE = {
 }  # a stream over its budget: back off, resume
 #: The server's words when it stops for good: its tables are gone, do not retry.
 SHUTTING_DOWN = "the server is shutting down"
+#: The server's words when it stops to start again with its tables (a clean
+#: stop of ``uno serve`` with a file): keep reconnecting, for up to
+#: :data:`RESTART_WAIT` seconds, and resume (proto/README.md, section 6).
+RESTARTING = "the server is restarting"
+RESTART_WAIT = 120.0
+#: Seconds a stream write may take at most: grpc.aio's ``write()`` can wait
+#: forever on a call cut while it was being set up (grpcio 1.85); such a
+#: stream is cancelled and reopened.
+WRITE_TIMEOUT = 10.0
 
 
 class ServerError(Exception):
@@ -566,9 +576,12 @@ class GameSession:
     section 6: then the seqs jump once and ``state.gap_at`` says where). Send intents with
     :meth:`send`; decide only on messages :meth:`is_decision` accepts.
 
-    ``status`` is "idle", "connecting", "live", "reconnecting" or "closed";
+    ``status`` is "idle", "connecting", "live", "reconnecting", "restarting"
+    (reconnecting after the server said it restarts: retried for up to
+    ``restart_wait`` seconds, whatever ``max_retries``) or "closed";
     ``on_status(status)`` (optional) is called on each change, e.g. for a UI
-    to show "reconnecting".
+    to show "reconnecting". A server stopping for good (:data:`SHUTTING_DOWN`)
+    ends the session (:class:`ServerUnavailable`).
     """
 
     def __init__(
@@ -580,11 +593,14 @@ class GameSession:
         last_seq: int = 0,
         max_delay: float = 5.0,
         on_status: Callable[[str], None] | None = None,
+        restart_wait: float = RESTART_WAIT,
     ) -> None:
         self.connection = connection
         self.table_id = table_id
         self.seat_token = seat_token
         self.max_retries = max_retries
+        self.restart_wait = restart_wait
+        self._restart_until = 0.0  # monotonic: keep retrying until then (the server restarts)
         self.max_delay = max_delay
         self.last_seq = last_seq
         self.state = SessionState()
@@ -609,7 +625,21 @@ class GameSession:
         join = gs.JoinGame(
             table_id=self.table_id, seat_token=self.seat_token, last_seq=self.last_seq
         )
-        await self._call.write(gs.PlayRequest(join=join))
+        await self._write(gs.PlayRequest(join=join))
+
+    async def _write(self, request: gs.PlayRequest) -> None:
+        """Write ``request`` on the stream within :data:`WRITE_TIMEOUT`; a
+        write that takes longer cancels the stream (the reader reconnects)."""
+        call = self._call
+        assert call is not None
+        try:
+            await asyncio.wait_for(call.write(request), WRITE_TIMEOUT)
+        except TimeoutError:
+            log.info("a stream write took over %gs: reopening the stream", WRITE_TIMEOUT)
+            if self._call is call:
+                self._dropped = True
+            call.cancel()
+            raise
 
     async def send(self, action: Action | int) -> bool:
         """Send an action (or a wire action id), saying what it was chosen on:
@@ -621,9 +651,14 @@ class GameSession:
             return False
         intent = gs.Intent(action_id=ident, seen_seq=self.last_seq)
         try:
-            await self._call.write(gs.PlayRequest(intent=intent))
+            await self._write(gs.PlayRequest(intent=intent))
             return True
-        except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
+        except (
+            grpc.aio.AioRpcError,
+            asyncio.InvalidStateError,
+            grpc.aio.UsageError,
+            TimeoutError,
+        ):
             return False
 
     def drop(self) -> None:
@@ -656,13 +691,19 @@ class GameSession:
         while True:
             try:
                 if self._call is None:
-                    self._set_status(
-                        "connecting" if self.reconnects == 0 and retries == 0 else "reconnecting"
-                    )
+                    if self.reconnects == 0 and retries == 0:
+                        self._set_status("connecting")
+                    elif time.monotonic() < self._restart_until:
+                        self._set_status("restarting")
+                    else:
+                        self._set_status("reconnecting")
                     await self._open()
                 assert self._call is not None
                 response = await self._call.read()
-            except (grpc.aio.AioRpcError, asyncio.CancelledError) as err:
+            except (grpc.aio.AioRpcError, asyncio.CancelledError, TimeoutError) as err:
+                if isinstance(err, TimeoutError):  # the join's write hung: reopen
+                    err = asyncio.CancelledError()
+                    self._dropped = True  # (_write cancelled the call)
                 if isinstance(err, asyncio.CancelledError):
                     if not self._dropped:
                         self._set_status("closed")
@@ -678,15 +719,19 @@ class GameSession:
                     return
                 elif (
                     err.code() not in RETRYABLE
-                    or retries >= self.max_retries
+                    or (retries >= self.max_retries and time.monotonic() >= self._restart_until)
                     or SHUTTING_DOWN in (err.details() or "")
                 ):
                     self._set_status("closed")
                     raise server_error(err) from err
+                elif RESTARTING in (err.details() or ""):
+                    self._restart_until = time.monotonic() + self.restart_wait
+                    retries = 0
                 retries += 1
                 self.reconnects += 1
                 self._call = None
-                self._set_status("reconnecting")
+                restarting = time.monotonic() < self._restart_until
+                self._set_status("restarting" if restarting else "reconnecting")
                 delay = self._backoff(retries)
                 # A write in flight when the server ends the stream (the game just ended,
                 # unread here yet) fails the call locally as INTERNAL; resuming is routine.
@@ -711,6 +756,7 @@ class GameSession:
                 return
             response = cast(gs.PlayResponse, response)  # or a SpectateResponse: the same fields
             retries = 0
+            self._restart_until = 0.0
             self._set_status("live")
             if response.HasField("snapshot"):
                 self._snapshot(response.snapshot)

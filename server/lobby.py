@@ -22,6 +22,7 @@ import secrets
 import time
 from collections import Counter, deque
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
@@ -30,6 +31,9 @@ from .limits import Limits, uncount
 from .seats import MAX_NAME, LobbyError, Seat, clean_text
 from .settings import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS
 from .table import Table
+
+if TYPE_CHECKING:
+    from .durable import Journal
 
 log = logging.getLogger("unoplay.lobby")
 
@@ -89,8 +93,11 @@ class Lobby:
         self._swept_limits = limits  # the limits the due times were computed with
         self._pushes = itertools.count()
         self.on_finish = on_finish
+        #: keeps the open tables in the server's file (:mod:`.durable`), or None
+        self.journal: Journal | None = None
         self.closing = False
         self._ids = itertools.count(1)
+        self._next_id = 1  # past the restored tables' numbers
         self.finished: deque[Table] = deque(maxlen=64)
 
     @property
@@ -207,6 +214,8 @@ class Lobby:
                 self._look_again(due, max(now + 1.0, due.touched + limits.finished_full_seconds))
 
     def _drop(self, table: Table) -> None:
+        if self.journal is not None:
+            self.journal.drop(table.table_id)
         self.tables.pop(table.table_id, None)
         self._unwait(table)
         self._owned(table, False)
@@ -291,7 +300,48 @@ class Lobby:
         if owner:
             self._waiting_owned[owner] += 1
             self._owned(table, True)
+        if self.journal is not None:
+            table.journal = self.journal
+            self.journal.table(table)
         return table
+
+    def adopt(
+        self,
+        table_id: str,
+        title: str,
+        seats: int,
+        rules: RuleSet,
+        *,
+        owner: str = "",
+        **settings: Any,
+    ) -> Table:
+        """A table restored from the server's file (:func:`.durable.restore`),
+        with its id and settings: not yet listed (:meth:`restored` lists it
+        once its seats and game are back)."""
+        table = Table(
+            table_id, title, seats, rules, on_finish=self._finished, limits=self.limits, **settings
+        )
+        table.owner = owner
+        table.on_start = self._started
+        table.on_seats = self._recount
+        number = table_id[1:].split("-", 1)[0]
+        if number.isdigit() and int(number) >= self._next_id:
+            self._next_id = int(number) + 1
+            self._ids = itertools.count(self._next_id)
+        return table
+
+    def restored(self, table: Table) -> None:
+        """List ``table``, restored with its seats and game (:meth:`adopt`);
+        the journal keeps it again."""
+        self.tables[table.table_id] = table
+        if table.state is TableState.WAITING and table.game is None:
+            self._waiting[table.table_id] = table
+            if table.owner:
+                self._waiting_owned[table.owner] += 1
+        self._owned(table, True)
+        self._recount(table)
+        if self.journal is not None:
+            table.journal = self.journal
 
     def get(self, table_id: str) -> Table:
         """The table with this id. Raises LobbyError("not_found")."""
@@ -334,13 +384,18 @@ class Lobby:
         for table in self.tables.values():
             table.close()
 
-    def shut_down(self) -> list[Table]:
+    def shut_down(self, restarting: bool = False) -> list[Table]:
         """Stop every table (streams end); returns the tables whose game was
-        in progress, for storage as interrupted games."""
+        in progress, for storage as interrupted games. ``restarting``: the
+        server starts again on the same file, where its journal keeps the
+        open tables (:mod:`.durable`): only the games of tables it does not
+        keep (the arena's) are returned, and the others' deals stay secret."""
         self.closing = True
+        journal = self.journal if restarting else None
         interrupted = []
         for table in self.tables.values():
-            if table.state is TableState.PLAYING:
+            kept = journal is not None and table.table_id in journal._kept
+            if table.state is TableState.PLAYING and not kept:
                 interrupted.append(table)
-            table.shut_down()
+            table.shut_down(restarting=kept)
         return interrupted

@@ -9,6 +9,7 @@ seat may be taken (before the game) and what a seat's log holds
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import time
@@ -154,6 +155,10 @@ class Seat:
     #: whom the lobby's seats-per-name limit counts the seat against
     #: (``lobby.holder_of``; "" for the name itself)
     holder: str = ""
+    #: SHA-256 of ``token`` (what the server's file keeps, :mod:`.durable`;
+    #: tokens are compared by it). A seat restored from the file has this
+    #: hash and a placeholder ``token``: the token itself is never stored.
+    token_hash: bytes = b""
 
     @property
     def occupied(self) -> bool:
@@ -220,6 +225,11 @@ class Seat:
         self.refused_at, self.last_refusal = -1, ""
 
 
+def token_hash(token: str) -> bytes:
+    """The SHA-256 of a seat token (what the server keeps of it on disk)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
 class Seats(list[Seat]):
     """A table's seats, in seat order: a list (iterated on every change, so
     at C speed)."""
@@ -255,6 +265,7 @@ class Seats(list[Seat]):
         seat = self.free(wanted)
         seat.name = name
         seat.token = secrets.token_urlsafe(16)
+        seat.token_hash = token_hash(seat.token)
         seat.last_seen = time.monotonic()
         return seat
 
@@ -265,15 +276,16 @@ class Seats(list[Seat]):
         seat.name = clean_text("name", name, MAX_NAME)
         seat.bot = bot
         seat.token = ""
+        seat.token_hash = b""
         return seat
 
     def for_token(self, token: str) -> Seat:
         """The seat this token acts for (a sign of life of its person). Raises
         LobbyError("unauthenticated")."""
-        given = token.encode("utf-8", "surrogatepass")
+        given = token_hash(token)
         found = None
         for seat in self:  # compare with every seat: the time says nothing
-            if seat.token and secrets.compare_digest(seat.token.encode(), given):
+            if seat.token and secrets.compare_digest(seat.token_hash, given):
                 found = seat
         if found is None:
             raise LobbyError("unauthenticated", "that seat token is not valid at this table")
@@ -282,7 +294,11 @@ class Seats(list[Seat]):
 
     def holds(self, seat: Seat, token: str) -> bool:
         """True while ``token`` still acts for ``seat`` (not after leaving)."""
-        return self[seat.index] is seat and bool(seat.token) and seat.token == token
+        return (
+            self[seat.index] is seat
+            and bool(seat.token)
+            and (seat.token == token or seat.token_hash == token_hash(token))
+        )
 
     def vacate(self, index: int) -> None:
         """Seat ``index`` is empty again (a new :class:`Seat`: its token is gone)."""

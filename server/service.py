@@ -45,6 +45,7 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from .arena import Arena, ArenaSettings
+from .durable import Journal, restore
 from .limits import Limits, TokenBucket, uncount
 from .lobby import Lobby
 from .ratings import ArenaBook, Standing
@@ -61,6 +62,10 @@ KEEPALIVE_OPTIONS = SERVER_OPTIONS
 UNDECODABLE = "a message of this stream could not be decoded"
 UNDECODABLE_REQUEST = "the request could not be decoded"
 SHUTTING_DOWN = "the server is shutting down"
+#: A clean stop of a server that keeps its open tables (``uno serve`` with a
+#: file, without ``--final``): streams end UNAVAILABLE with these words, and
+#: clients reconnect and resume once it is back (proto/README.md, section 6).
+RESTARTING = "the server is restarting: reconnect and resume"
 MAX_STANDINGS = 1000  #: rows of a StandingsResponse at most
 FELL_BEHIND = "this stream fell behind what the server keeps of it: resume with last_seq"
 
@@ -548,10 +553,18 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             table = self.lobby.get(join.table_id)
             seat = table.seat_for_token(token)
+            if seat.log.unanchored:  # the first stream since a restart: seqs go on from it
+                seat.log.anchor(join.last_seq)
             if join.last_seq > len(seat.log):
-                raise LobbyError("out_of_range", f"last_seq {join.last_seq} is beyond this stream")
+                if not seat.log.restored:
+                    raise LobbyError(
+                        "out_of_range", f"last_seq {join.last_seq} is beyond this stream"
+                    )
+                # the client saw messages a crash lost: go on after them (the
+                # resume below appends the update of now)
+                seat.log.skip_to(join.last_seq)
             if table.closing:
-                raise LobbyError("unavailable", SHUTTING_DOWN)
+                raise LobbyError("unavailable", _stopping(table))
             if seat.connections >= limits.max_streams_per_seat:
                 raise LobbyError(
                     "resource_exhausted",
@@ -591,7 +604,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
             if stream.code is not None:
                 await context.abort(stream.code, stream.details)
             if table.closing and table.state is not TableState.FINISHED:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+                await context.abort(grpc.StatusCode.UNAVAILABLE, _stopping(table))
         finally:
             if reader is not None:
                 reader.cancel()
@@ -684,12 +697,17 @@ class GameServicer(gs_grpc.GameServiceServicer):
         limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
-            if request.last_seq > len(table.log_for(-1)):
-                raise LobbyError(
-                    "out_of_range", f"last_seq {request.last_seq} is beyond this stream"
-                )
+            watched = table.log_for(-1)
+            if watched.unanchored:  # as a seat's (Play)
+                watched.anchor(request.last_seq)
+            if request.last_seq > len(watched):
+                if not watched.restored:
+                    raise LobbyError(
+                        "out_of_range", f"last_seq {request.last_seq} is beyond this stream"
+                    )
+                watched.skip_to(request.last_seq)  # as a seat's (Play)
             if table.closing:
-                raise LobbyError("unavailable", SHUTTING_DOWN)
+                raise LobbyError("unavailable", _stopping(table))
             if table.spectators >= limits.max_spectators:
                 raise LobbyError(
                     "resource_exhausted", f"a table may have {limits.max_spectators} spectators"
@@ -707,9 +725,15 @@ class GameServicer(gs_grpc.GameServiceServicer):
             except FellBehind:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, FELL_BEHIND)
             if table.closing and table.state is not TableState.FINISHED:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+                await context.abort(grpc.StatusCode.UNAVAILABLE, _stopping(table))
         finally:
             table.spectators -= 1
+
+
+def _stopping(table: Table) -> str:
+    """Why ``table``'s streams end as the server stops: it restarts (the game
+    goes on there) or stops for good."""
+    return RESTARTING if table.restarting else SHUTTING_DOWN
 
 
 def _consume(task: asyncio.Task[None]) -> None:
@@ -732,8 +756,10 @@ class Server:
         tls: bool = False,
         games: GameServicer | None = None,
         arena: Arena | None = None,
+        journal: Journal | None = None,
     ) -> None:
         self.grpc_server = grpc_server
+        self.journal = journal
         self.arena = arena
         self.lobby = lobby
         self.port = port
@@ -750,20 +776,29 @@ class Server:
         host = "127.0.0.1" if self.host in ("0.0.0.0", "[::]", "") else self.host
         return f"{host}:{self.port}"
 
-    async def stop(self, grace: float | None = 1.0) -> None:
+    async def stop(self, grace: float | None = 1.0, final: bool = False) -> None:
         """Stop serving, cleanly: health says NOT_SERVING, tables stop (their
-        timers too), every stream ends with UNAVAILABLE, games in progress are
-        stored as interrupted, and every write finishes before this returns.
+        timers too), every stream ends with UNAVAILABLE, and every write
+        finishes before this returns. With a file (a journal), the open
+        tables stay in it and the server started again on it restores them:
+        streams end with :data:`RESTARTING`; ``final`` (``uno serve
+        --final``), or without a file, games in progress are stored as
+        interrupted (their deals revealed) and streams end with
+        :data:`SHUTTING_DOWN`. Arena games are always stored as interrupted.
         ``grace`` None cancels open rpcs at once instead of letting them end."""
         if self._stopped:
             return
         self._stopped = True
         if self.health is not None:
             await self.health.enter_graceful_shutdown()
-        interrupted = self.lobby.shut_down()
+        restarting = self.journal is not None and not final
+        interrupted = self.lobby.shut_down(restarting)
         if self.arena is not None:
             self.arena.close()
-        if self.recorder is not None:
+        if self.journal is not None:
+            for table in interrupted:
+                self.journal.finish(table, table.record())
+        elif self.recorder is not None:
             for table in interrupted:
                 self.recorder.submit(table.record())
         if grace:
@@ -771,6 +806,8 @@ class Server:
             if self.games is not None and self.games.streams:  # and end (grpc/grpc#37239)
                 await asyncio.wait(set(self.games.streams), timeout=grace)
         await self.grpc_server.stop(grace)
+        if self.journal is not None:
+            await asyncio.to_thread(self.journal.close)
         if self.recorder is not None:
             await self.recorder.close()
 
@@ -802,13 +839,17 @@ async def start_server(
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is outside 0..65535")
     lobby = lobby or Lobby(limits=limits)
-    recorder = None
+    recorder = journal = None
     if store is not None:
         recorder = Recorder(store if isinstance(store, GameStore) else GameStore(store))
+        journal = Journal(recorder.store, recorder)
+        lobby.journal = journal
+        if recorder.store._db is not None or recorder.store.path.exists():
+            restore(lobby, recorder.store)
 
         def save(table: Table) -> None:
-            assert recorder is not None
-            recorder.submit(table.record())
+            assert journal is not None
+            journal.finish(table, table.record())
 
         lobby.on_finish = save
     server = grpc.aio.server(options=[*SERVER_OPTIONS, ("grpc.so_reuseport", 0)])
@@ -854,5 +895,14 @@ async def start_server(
     for name in (*names[:3], ""):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     return Server(
-        server, lobby, bound, host, health_servicer, recorder, tls is not None, games, the_arena
+        server,
+        lobby,
+        bound,
+        host,
+        health_servicer,
+        recorder,
+        tls is not None,
+        games,
+        the_arena,
+        journal,
     )

@@ -81,6 +81,31 @@ CREATE TABLE IF NOT EXISTS actions (
 ) WITHOUT ROWID;
 """
 
+#: The tables open now (waiting or playing), kept as they change by
+#: :class:`.durable.Journal` so that a restarted server restores them
+#: (:func:`.durable.restore`). A table's rows go when its game is stored in
+#: ``games`` (finished, or interrupted by a final stop) or the table is dropped.
+LIVE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS live_tables (
+    table_id TEXT PRIMARY KEY,
+    settings TEXT NOT NULL,            -- JSON: title, seats, rules, timers, window, seed, owner
+    seats    TEXT NOT NULL,            -- JSON list of {name, bot, token_sha256, holder}
+    game     TEXT NOT NULL DEFAULT '', -- JSON: number, seed, salt, commitment, started_at; '' none
+    votes    TEXT NOT NULL DEFAULT '[]',  -- rematch votes (seats)
+    seqs     TEXT NOT NULL DEFAULT '[]'   -- each seat's log length, then the spectators'
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_actions (
+    table_id TEXT NOT NULL,
+    game     INTEGER NOT NULL,         -- the table's game number
+    n        INTEGER NOT NULL,         -- 0.. in the order applied
+    seat     INTEGER NOT NULL,
+    action   TEXT NOT NULL,            -- as actions.action
+    source   TEXT NOT NULL,
+    t_ms     INTEGER NOT NULL,
+    PRIMARY KEY (table_id, game, n)
+) WITHOUT ROWID;
+"""
+
 # Format 1 -> 2: the columns of fair deals (old games keep mt19937, no commitment).
 _UPGRADE_1 = """
 ALTER TABLE games ADD COLUMN prng TEXT NOT NULL DEFAULT 'mt19937';
@@ -289,12 +314,18 @@ class GameStore:
         path = str(self.path)
         if path != ":memory:":
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            # 0600: the file holds the hidden cards (secret seeds) of games in play
+            try:
+                os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+                os.chmod(path, 0o600)
+            except OSError:  # another user's file, read only: sqlite says what it can do
+                pass
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA foreign_keys = ON")
             if path != ":memory:":
                 db.execute("PRAGMA journal_mode = WAL")
-                db.execute("PRAGMA synchronous = NORMAL")
+                db.execute("PRAGMA synchronous = FULL")  # a commit is on disk when it returns
             version = db.execute("PRAGMA user_version").fetchone()[0]
             if version > FORMAT:
                 raise RuntimeError(f"{path}: made by a newer unoplay (format {version})")
@@ -304,6 +335,7 @@ class GameStore:
                 )
                 log.info("%s: upgraded from format 1 to %d", path, FORMAT)
             db.executescript(_SCHEMA)
+            db.executescript(LIVE_SCHEMA)
             db.execute(f"PRAGMA user_version = {FORMAT}")
         except BaseException:
             db.close()
@@ -319,49 +351,56 @@ class GameStore:
 
     def save(self, record: GameRecord) -> int:
         """Store one game in one transaction; returns its id."""
-        n = len(record.actions)
-        sources = record.sources or ["player"] * n
-        times = record.times_ms or [0] * n
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
             try:
-                cursor = conn.execute(
-                    "INSERT INTO games (table_id, title, seed, rules, players, scores, winners,"
-                    " status, started_at, finished_at, n_actions, prng, salt, commitment,"
-                    " received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        record.table_id,
-                        record.title,
-                        str(record.seed),
-                        json.dumps(record.rules),
-                        json.dumps(record.players),
-                        json.dumps(list(record.scores)),
-                        json.dumps(list(record.winners)),
-                        record.status,
-                        record.started_at,
-                        record.finished_at,
-                        n,
-                        record.prng,
-                        record.salt,
-                        record.commitment,
-                        json.dumps(_received_rows(record.received)),
-                    ),
-                )
-                game_id = cursor.lastrowid
-                assert game_id is not None  # an INSERT sets it
-                conn.executemany(
-                    "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        (game_id, i, seat, _action_json(action), sources[i], times[i])
-                        for i, (seat, action) in enumerate(record.actions)
-                    ),
-                )
+                game_id = self.insert(conn, record)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
+        return game_id
+
+    @staticmethod
+    def insert(conn: sqlite3.Connection, record: GameRecord) -> int:
+        """Insert ``record`` in the transaction open on ``conn``; returns its
+        id (also set as ``record.game_id``)."""
+        n = len(record.actions)
+        sources = record.sources or ["player"] * n
+        times = record.times_ms or [0] * n
+        cursor = conn.execute(
+            "INSERT INTO games (table_id, title, seed, rules, players, scores, winners,"
+            " status, started_at, finished_at, n_actions, prng, salt, commitment,"
+            " received) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.table_id,
+                record.title,
+                str(record.seed),
+                json.dumps(record.rules),
+                json.dumps(record.players),
+                json.dumps(list(record.scores)),
+                json.dumps(list(record.winners)),
+                record.status,
+                record.started_at,
+                record.finished_at,
+                n,
+                record.prng,
+                record.salt,
+                record.commitment,
+                json.dumps(_received_rows(record.received)),
+            ),
+        )
+        game_id = cursor.lastrowid
+        assert game_id is not None  # an INSERT sets it
+        conn.executemany(
+            "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (game_id, i, seat, _action_json(action), sources[i], times[i])
+                for i, (seat, action) in enumerate(record.actions)
+            ),
+        )
         record.game_id = game_id
         return game_id
 
@@ -531,6 +570,9 @@ class Recorder:
         self._pending: set[asyncio.Future[int | None]] = set()
         self.saved = 0
         self.failed = 0
+        #: the server's :class:`.durable.Journal`, which stores the games that
+        #: end at its tables (:meth:`drain` waits for it too), or None
+        self.journal: Any = None
 
     def submit(self, record: GameRecord) -> asyncio.Future[int | None]:
         loop = asyncio.get_running_loop()
@@ -557,9 +599,12 @@ class Recorder:
         return game_id
 
     async def drain(self) -> None:
-        """Wait until every submitted record is written."""
+        """Wait until every submitted record is written (and every change
+        given to the journal, if there is one)."""
         if self._pending:
             await asyncio.gather(*list(self._pending), return_exceptions=True)
+        if self.journal is not None:
+            await asyncio.to_thread(self.journal.flush)
 
     async def close(self) -> None:
         """Finish every write, stop the worker, close the store."""

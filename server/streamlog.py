@@ -33,7 +33,9 @@ class StreamLog:
         "max_bytes",
         "max_messages",
         "next_seq",
+        "restored",
         "seat",
+        "unanchored",
         "update",
         "update_seq",
     )
@@ -49,6 +51,12 @@ class StreamLog:
         self.next_seq = 1
         self.update = b""  # the newest update, an encoded PlayerUpdate (b"": none yet)
         self.update_seq = 0
+        #: restored from the server's file (:mod:`.durable`): a client may have
+        #: seen messages the crash lost (:meth:`skip_to`)
+        self.restored = False
+        #: restored, and no stream has opened since: its numbers are not fixed
+        #: yet (:meth:`anchor`)
+        self.unanchored = False
 
     def __len__(self) -> int:
         return self.next_seq - 1
@@ -116,6 +124,28 @@ class StreamLog:
             over -= 1
         if self.bytes > self.max_bytes:
             self.trim(1, self.max_bytes)
+
+    def anchor(self, seen: int) -> None:
+        """Number the messages of a restored log (:mod:`.durable`) on from
+        ``seen``, the last seq its first stream since the restart saw: what
+        it missed before the crash is gone (its state comes with the update
+        of now), what it saw that the crash lost is never numbered again, so
+        the stream goes on with no gap and no repeat."""
+        shift = seen + 1 - self.first_seq
+        self.first_seq += shift
+        self.next_seq += shift
+        if self.update_seq:
+            self.update_seq += shift
+        self.unanchored = False
+
+    def skip_to(self, seq: int) -> None:
+        """Go on after ``seq`` (beyond the newest message): a client of a
+        restored log saw messages the crash lost; they are never numbered
+        again. The messages kept go (the latest update stays, for snapshots)."""
+        if seq >= self.next_seq:
+            self._bodies.clear()
+            self.bytes = 0
+            self.next_seq = self.first_seq = seq + 1
 
     def trim(self, keep: int, max_bytes: int = 0) -> None:
         """Keep only the newest ``keep`` (>= 1) messages, or with ``max_bytes``

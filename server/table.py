@@ -22,7 +22,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
@@ -56,6 +56,9 @@ from .settings import (
     check_settings,
 )
 from .storage import GameRecord
+
+if TYPE_CHECKING:
+    from .durable import Journal
 from .streamlog import StreamLog
 from .timers import Timers
 from .window import HeldIntent
@@ -128,6 +131,10 @@ class Table:
         self.finished_at = 0.0
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
+        #: keeps the table in the server's file as it changes (:mod:`.durable`), or None
+        self.journal: Journal | None = None
+        self.durable = True  # False: never kept (a game started from a crafted position)
+        self.restarting = False  # the server stops to start again: the game is kept
         self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
         self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
         self._deadline = 0.0
@@ -252,6 +259,7 @@ class Table:
         Streams opened with the token end (the service checks :meth:`holds`)."""
         seat = self.seat_for_token(token)
         seat.token = ""
+        seat.token_hash = b""
         if self.state is TableState.WAITING:
             self.seats.vacate(seat.index)
         else:  # a bot plays the seat, in this game and any rematch
@@ -280,6 +288,8 @@ class Table:
             )
         seat.last_seen = time.monotonic()
         self.rematch.vote(seat.index)
+        if self.journal is not None:
+            self.journal.votes(self)
         self.wake()
         self._rematch_if_agreed()
 
@@ -339,6 +349,10 @@ class Table:
         if self.on_start is not None:
             self.on_start(self)
         self.started_at = time.time()
+        if game is not None:
+            self.durable = False  # it does not replay from its seed
+        if self.journal is not None:
+            self.journal.table(self)
         welcome_info = self.info()
         for seat in self.seats:
             seat.log.append(Welcome(seat.index, welcome_info, self.deal.commitment))
@@ -442,6 +456,8 @@ class Table:
         self._round_actions += 1
         ms = int((time.time() - self.started_at) * 1000)
         self.history.append(seat, action, source, ms, action_id)
+        if self.journal is not None:
+            self.journal.action(self, seat, action, source, ms)
 
     def attach(self, seat: int | Seat, resuming: bool = False) -> None:
         """A stream for ``seat`` opened. The person is back: a stand-in stops.
@@ -456,6 +472,8 @@ class Table:
         if resuming and game is not None and self.state is TableState.PLAYING:
             encoder = self.fanout.encoder(game, self._deadline, self.out_of_turn.closes)
             s.log.append_update(self.fanout.update_of(game, s.index, encoder))
+            if self.journal is not None:
+                self.journal.seqs(self)
         self.wake()
 
     def watched(self) -> None:
@@ -481,15 +499,19 @@ class Table:
         self.timers.cancel_all()
         self.out_of_turn.cancel()
 
-    def shut_down(self) -> None:
+    def shut_down(self, restarting: bool = False) -> None:
         """The server is stopping: no more moves; intents held by an open
-        window are refused (``server_closing``); streams see ``closing`` and end."""
+        window are refused (``server_closing``); streams see ``closing`` and end.
+        ``restarting``: the server starts again on the same file and the game
+        goes on there (:mod:`.durable`): its deals stay secret; else the game
+        ends here and its seed and salt are sent."""
         self.closing = True
+        self.restarting = restarting
         for intent in self.out_of_turn.held:
             self.refuse(
                 intent.seat, "server_closing", "the server is shutting down", intent.action_id
             )
-        if self.state is TableState.PLAYING:
+        if self.state is TableState.PLAYING and not restarting:
             self._reveal()  # the game ends here: its deals may be checked
         self.close()
         self.wake()
@@ -508,6 +530,8 @@ class Table:
         race = s.lost_race(reason, self._version)
         s.count_refusal(reason, message, len(self.history), race)
         self.fanout.refusal(seat, Refusal(reason, message, action_id, race))
+        if self.journal is not None:
+            self.journal.seqs(self)
 
     def record(self) -> GameRecord:
         """This table's game, for storage (:func:`.lifecycle.game_record`)."""
@@ -523,6 +547,8 @@ class Table:
             self.on_seats(self)
         if self.state is not TableState.FINISHED:
             self.fanout.seats_changed(self.seats.infos())
+            if self.journal is not None:
+                self.journal.seats(self)
         self.wake()
 
     def _publish(self, events: list[Event], actor: int = -1) -> None:
@@ -557,6 +583,8 @@ class Table:
             self.out_of_turn.updates_due = closes  # written at the close, after its refusals
         else:
             movers = self.fanout.updates(game, self._deadline, closes)
+        if self.journal is not None:
+            self.journal.seqs(self)  # the logs' counters after this change
         if game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
@@ -580,6 +608,17 @@ class Table:
             if window:
                 self.out_of_turn.open(closes)
             self.bots.schedule()
+
+    def resume(self) -> None:
+        """A game restored from the server's file (:func:`.durable.restore`)
+        goes on from its last action: every seat's log gets the update of now,
+        the turn timer starts from now, the people (none connected yet) have
+        the away grace from now, and a bot to move moves."""
+        self.state = TableState.PLAYING
+        for seat in self.seats:
+            if seat.bot is None and seat.connections == 0:
+                self.away.wait(seat)
+        self._publish([])
 
     def later(
         self, delay: float, callback: Callable[..., None], *args: Any
@@ -610,6 +649,8 @@ class Table:
         wake every stream (a window's judgement, written once at its end)."""
         if self.state is TableState.PLAYING and self.game is not None:
             self.fanout.updates(self.game, self._deadline, closes)
+            if self.journal is not None:
+                self.journal.seqs(self)
             self.wake()
 
     def name_of(self, seat: int) -> str:

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -23,6 +24,10 @@ const (
 	maxReceive   = 16 << 20         // batches of a long resume can be large
 	// The status message of UNAVAILABLE when the server stops (proto/README.md, section 2).
 	shuttingDown = "the server is shutting down"
+	// The message when the server stops to start again with its tables: keep
+	// reconnecting for up to restartWait, then resume (proto/README.md, section 6).
+	restarting  = "the server is restarting"
+	restartWait = 2 * time.Minute
 )
 
 // Keepalive within what the server allows (client pings no more often than
@@ -118,6 +123,7 @@ type bot struct {
 	gameOver     bool
 	revealed     bool // deal_revealed came: the game's last message
 	retries      int
+	restartUntil time.Time // keep reconnecting until then: the server said it restarts
 
 	sum summary
 }
@@ -273,10 +279,19 @@ func (b *bot) play() int {
 			s := status.Convert(err)
 			return b.fail("stream refused: %s: %s", statusName(s.Code()), s.Message())
 		}
-		if b.retries >= maxRetries {
+		if code == codes.Unavailable && err != nil && strings.Contains(status.Convert(err).Message(), restarting) {
+			b.restartUntil = time.Now().Add(restartWait)
+			b.retries = 0
+			b.log("the server is restarting: reconnecting until it is back")
+		}
+		if b.retries >= maxRetries && !time.Now().Before(b.restartUntil) {
 			return b.fail("stream lost %d times in a row; giving up", b.retries)
 		}
-		delay := b.backoff(b.retries)
+		attempt := b.retries
+		if attempt > maxRetries {
+			attempt = maxRetries
+		}
+		delay := b.backoff(attempt)
 		b.retries++
 		b.sum.Reconnects++
 		// An intent in flight may or may not have reached the server. If it

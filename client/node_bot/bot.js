@@ -39,6 +39,10 @@ const PROTO_ROOT = path.resolve(__dirname, '..', '..', 'proto');
 const UNARY_TIMEOUT_MS = 10000; // deadline of each lobby call
 const SHUTTING_DOWN = 'the server is shutting down'; // UNAVAILABLE's message when the server stops
 const MAX_RETRIES = 8; // consecutive failed (re)connections before giving up
+// UNAVAILABLE's message when the server stops to start again with its tables:
+// keep reconnecting for up to RESTART_WAIT_MS, then resume (guide, section 6)
+const RESTARTING = 'the server is restarting';
+const RESTART_WAIT_MS = 120000;
 // Keepalive within what the server allows (client pings no more often than
 // every few seconds): ping every 10 s, give up on the connection after 5 s
 // without an answer. Batches of a long resume can be large: accept 16 MiB.
@@ -326,8 +330,15 @@ class Bot {
     if (!RETRYABLE.has(code)) {
       this.fail(`stream refused: ${grpc.status[code]}: ${err.details}`);
     }
-    if (this.retries >= MAX_RETRIES) this.fail(`stream lost ${this.retries} times in a row; giving up`);
-    const delay = backoff(this.retries++);
+    if (err && code === grpc.status.UNAVAILABLE && (err.details || '').includes(RESTARTING)) {
+      this.restartUntil = Date.now() + RESTART_WAIT_MS;
+      this.retries = 0;
+      this.log('the server is restarting: reconnecting until it is back');
+    }
+    if (this.retries >= MAX_RETRIES && !(Date.now() < (this.restartUntil || 0))) {
+      this.fail(`stream lost ${this.retries} times in a row; giving up`);
+    }
+    const delay = backoff(Math.min(this.retries++, MAX_RETRIES));
     this.reconnects += 1;
     // An intent in flight may or may not have reached the server. If it did,
     // its event comes in the resumed backlog; if it did not, the backlog's

@@ -231,6 +231,7 @@ class TableModel:
     finished: bool = False  #: the stream ended (the game is over)
     failed: str = ""  #: why the stream ended in failure ("" while it did not)
     reconnecting: bool = False  #: the stream is down and being reopened
+    restarting: bool = False  #: ... after the server said it restarts
     declined: tuple | None = None  #: the penalty decision answered "from the hand"
     selected_card: int = -1
     marked: set[int] = field(default_factory=set)
@@ -757,7 +758,7 @@ class TableModel:
         if self.failed:
             line.append(self.failed, style="bold #ef5350")
         elif self.reconnecting:
-            line.append("Connection lost: reconnecting…", style="italic")
+            line.append(_reconnect_line(self.restarting), style="italic")
         elif view is None:
             line.append(self._waiting_line())
         elif view.phase is Phase.GAME_OVER:
@@ -785,7 +786,7 @@ class TableModel:
             line.append(self.failed, style="bold #ef5350")
             hint.append("q leave")
         elif self.reconnecting:
-            line.append("Connection lost: reconnecting…", style="bold #f4c20d")
+            line.append(_reconnect_line(self.restarting), style="bold #f4c20d")
             hint.append("no move can be sent until it is back · q leave")
         elif view is None:
             line.append(self._waiting_line(), style="bold")
@@ -898,3 +899,8 @@ class TableModel:
         return Text(
             "←/→ or 1-9 select · Enter play · d draw · u UNO · c catch · ? help", style="dim"
         )
+
+
+def _reconnect_line(restarting: bool) -> str:
+    """The status line while the stream is being reopened."""
+    return "Server restarting, reconnecting…" if restarting else "Connection lost: reconnecting…"

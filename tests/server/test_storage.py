@@ -205,7 +205,7 @@ async def test_stopping_stores_games_in_progress_as_interrupted(tmp_path):
             if len(live.history) >= 10:
                 break
         await session.close()
-        await srv.stop(2.0)
+        await srv.stop(2.0, final=True)  # for good (a restart keeps the game: test_durable)
     store = GameStore(path)
     stored = store.load(table.table_id)
     store.close()
@@ -248,7 +248,9 @@ async def test_uno_replay_exports_json_lines_and_a_move_list(tmp_path):
 
 
 async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path):
-    """``uno serve`` with TLS and a game store, stopped with SIGTERM mid-game."""
+    """``uno serve --final`` with TLS and a game store, stopped with SIGTERM
+    mid-game (for good: without --final the game would stay for a restart,
+    tests/server/test_durable.py)."""
     from helpers import make_certificate
 
     cert, key = make_certificate(tmp_path)
@@ -265,6 +267,7 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
         "0",
         "--db",
         str(db),
+        "--final",
         "--tls-cert",
         str(cert),
         "--tls-key",

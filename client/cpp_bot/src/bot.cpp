@@ -1,5 +1,6 @@
 #include "bot.h"
 
+#include <algorithm>
 #include <array>
 #include <fstream>
 #include <map>
@@ -17,6 +18,10 @@ constexpr int kMaxRetries = 8;          // consecutive failed (re)connections be
 constexpr int kMaxReceive = 16 << 20;   // batches of a long resume can be large
 // The status message of UNAVAILABLE when the server stops (proto/README.md, section 2).
 constexpr const char* kShuttingDown = "the server is shutting down";
+// The message when the server stops to start again with its tables: keep
+// reconnecting for up to kRestartWait, then resume (proto/README.md, section 6).
+constexpr const char* kRestarting = "the server is restarting";
+constexpr auto kRestartWait = std::chrono::minutes(2);
 
 // Status codes worth reopening the game stream after; anything else is final.
 // RESOURCE_EXHAUSTED: a server limit ended the stream; the seat is unharmed.
@@ -193,10 +198,16 @@ int Bot::play() {
       return done();
     }
     if (!retryable(code)) return fail("stream refused: " + describe(status));
-    if (retries_ >= kMaxRetries) {
+    if (code == grpc::StatusCode::UNAVAILABLE &&
+        status.error_message().find(kRestarting) != std::string::npos) {
+      restart_until_ = std::chrono::steady_clock::now() + kRestartWait;
+      retries_ = 0;
+      log("the server is restarting: reconnecting until it is back");
+    }
+    if (retries_ >= kMaxRetries && std::chrono::steady_clock::now() >= restart_until_) {
       return fail("stream lost " + std::to_string(retries_) + " times in a row; giving up");
     }
-    const auto delay = backoff(retries_);
+    const auto delay = backoff(std::min(retries_, kMaxRetries));
     ++retries_;
     ++summary_.reconnects;
     // An intent in flight may or may not have reached the server. If it did,

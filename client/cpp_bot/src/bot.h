@@ -72,6 +72,8 @@ class Bot {
   bool game_over_ = false;
   bool revealed_ = false;  // deal_revealed came: the game's last message
   int retries_ = 0;
+  // keep reconnecting until then: the server said it restarts
+  std::chrono::steady_clock::time_point restart_until_{};
   DealRecorder deals_;
   Summary summary_;
 };

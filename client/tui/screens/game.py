@@ -178,8 +178,10 @@ class BoardScreen(Screen[None]):
 
     def connection_status(self, status: str) -> None:
         """The stream's status changed (``GameSession.on_status``): while it is
-        "reconnecting" the screen says so and offers no move."""
-        self.model.reconnecting = status == "reconnecting"
+        "reconnecting" (or "restarting": the server said it restarts, and the
+        same game comes back) the screen says so and offers no move."""
+        self.model.reconnecting = status in ("reconnecting", "restarting")
+        self.model.restarting = status == "restarting"
         self.redraw()
 
     def stream_failed(self, why: str) -> None:
