@@ -633,7 +633,8 @@ class GameSession:
         call = self._call
         assert call is not None
         try:
-            await asyncio.wait_for(call.write(request), WRITE_TIMEOUT)
+            async with asyncio.timeout(WRITE_TIMEOUT):  # (no task of its own, as wait_for's)
+                await call.write(request)
         except TimeoutError:
             log.info("a stream write took over %gs: reopening the stream", WRITE_TIMEOUT)
             if self._call is call:

@@ -47,6 +47,11 @@ OBSERVER_DELAY = 0.05
 #: in the last :data:`OBSERVER_DELAY`.
 OBSERVER_DELAY_BUSY = 0.2
 BUSY_CHANGES = 50  # in 50 ms: 1,000 changes a second
+#: Changes of one table an observer may be behind at most: past them the flush
+#: comes at once, whatever the delay, so that a fast table never runs an
+#: observer's stream past what its log keeps (``Limits.log_messages``, 1,024;
+#: a change appends a few messages to each log).
+MAX_HELD_CHANGES = 64
 
 
 class _Pace:
@@ -102,6 +107,7 @@ class Fanout:
         self._streams = False  # has a stream waited (made one of those events)?
         self._deferred: set[int] = set()  # streams to wake at the flush (_Pace.delay later)
         self._flush: asyncio.TimerHandle | None = None
+        self._held = 0  # changes since the flush was due (MAX_HELD_CHANGES)
         self._shown: tuple[SeatInfo, ...] = ()  # the seat list the table shows now
         self._shown_pb: bytes | None = None  # ... and as every update carries it
         #: the seats played in this process, with no log (:mod:`.localseat`)
@@ -279,6 +285,7 @@ class Fanout:
         """Wake every stream of the table now."""
         self.touch()
         self._deferred.clear()
+        self._held = 0
         for i in range(-1, len(self.seats)):
             self.wake(i)
 
@@ -295,12 +302,18 @@ class Fanout:
             if i in deferred:
                 deferred.remove(i)
                 self.wake(i)
-        if self._flush is None:
+        self._held += 1
+        if self._held >= MAX_HELD_CHANGES:  # a fast table: flush now, not past the logs
+            if self._flush is not None:
+                self._flush.cancel()
+            self._wake_deferred()
+        elif self._flush is None:
             self._flush = asyncio.get_running_loop().call_later(_Pace.delay, self._wake_deferred)
 
     def _wake_deferred(self) -> None:
         """The flush: wake the streams whose change has waited."""
         self._flush = None
+        self._held = 0
         for i in self._deferred:
             self.wake(i)
         self._deferred.clear()

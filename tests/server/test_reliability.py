@@ -518,10 +518,15 @@ async def test_tokens_are_unguessable_private_and_bound_to_their_table(server, c
             for i, s in enumerate(sessions)
         ]
         watcher = conn.games.Spectate(gs.SpectateRequest(table_id=table_id))
+
+        async def watch(call=watcher) -> None:  # read as it goes: a spectator keeps up
+            async for response in call:
+                received.append(response.SerializeToString())
+
+        watching = asyncio.create_task(watch())
         await conn.start_game(table_id, joins[0].seat_token)
         await asyncio.wait_for(asyncio.gather(*tasks), WAIT)
-        async for response in watcher:
-            received.append(response.SerializeToString())
+        await asyncio.wait_for(watching, WAIT)
         for seat, _session in enumerate(sessions):
             log_ = server.lobby.get(table_id).log_for(seat)
             received += [message_pb(i + 1, m).SerializeToString() for i, m in enumerate(log_)]
