@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench play clean proto lint compiled test-compiled
+.PHONY: install test bench play clean proto lint compiled test-compiled load-run
 
 $(STAMP): pyproject.toml
 	@echo "Installing unoplay and its extras into $(VENV) (once; a minute or two)..."
@@ -32,6 +32,10 @@ test: $(STAMP) node-bot go-bot cpp-bot  ## run the whole test suite, then the ga
 		echo "make test: FAILED (pytest: exit $$suite; the compiled engine's tests: exit $$compiled)"; \
 		exit 1; \
 	fi
+
+RUNS ?= 3
+load-run: $(STAMP)  ## the suite RUNS times beside two CPU hogs; lists every test that failed once
+	$(PY) tests/load_run.py --runs $(RUNS)
 
 # The compiled build (server/_build/backend.py: Cython, from the same .py files
 # and their .pxd) in a venv of its own, installed from a wheel (never in place).
