@@ -763,6 +763,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = arguments.Parser(prog="uno", description="Networked UNO over gRPC.")
     bot_delay = arguments.number(float, 0.0, MAX_BOT_DELAY, " seconds")
+    positive = arguments.number(int, 1)
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     parser.add_argument(
         "--tls-ca",
@@ -913,13 +914,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
     serve.add_argument(
         "--max-tables",
-        type=int,
+        type=positive,
         default=1000,
         help="tables at once, finished ones included (default: 1000)",
     )
     serve.add_argument(
         "--max-waiting-per-client",
-        type=int,
+        type=positive,
         default=16,
         metavar="N",
         help="tables one client address may leave waiting for players (default: 16; "
@@ -927,7 +928,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--max-tables-per-client",
-        type=int,
+        type=positive,
         default=64,
         metavar="N",
         help="tables one client address may have waiting or playing, and 4 streams each "
@@ -1104,7 +1105,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(func=_match)
 
     bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")
-    bench.add_argument("--runs", type=int, default=5, help="timed runs; the median is shown")
+    bench.add_argument("--runs", type=positive, default=5, help="timed runs; the median is shown")
     bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
@@ -1138,7 +1139,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--think-ms",
-        type=int,
+        type=arguments.number(int, 0),
         default=0,
         metavar="MS",
         help="a run of its own (no engine figures): bots that think about MS a decision "
@@ -1151,7 +1152,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="soak: honest tables and abusive clients for MINUTES, the server's RSS a minute",
     )
     bench.add_argument(
-        "--soak-tables", type=int, default=20, help="honest tables of the soak (default 20)"
+        "--soak-tables", type=positive, default=20, help="honest tables of the soak (default 20)"
     )
     bench.add_argument(
         "--match",
@@ -1160,10 +1161,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--concurrency, and the 95%% interval of greedy's win rate plain against --duplicate",
     )
     bench.add_argument(
-        "--match-games", type=int, default=40, help="games of each speed run (with --match)"
+        "--match-games", type=positive, default=40, help="games of each speed run (with --match)"
     )
     bench.add_argument(
-        "--concurrency", type=int, default=2, help="worker processes of the concurrent run"
+        "--concurrency", type=positive, default=2, help="worker processes of the concurrent run"
     )
     bench.set_defaults(func=_bench)
     return parser
