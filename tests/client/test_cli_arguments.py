@@ -9,6 +9,7 @@ own, each under a timeout; nothing here sleeps."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import os
 import socket
@@ -283,3 +284,31 @@ def test_the_record_counts_rated_games_and_follows_the_rating():
     stopped = record.game(seat, None, False, None)
     assert stopped.endswith("not finished (the server stopped it); not rated")
     assert record.summary() == "1 arena game (1 won), rating 6.00 (from 1.00)"
+
+
+# ------------------------------------------------------------------ uno match's workers
+
+
+async def test_match_workers_that_find_no_server_say_so_not_their_traceback(silent_port):
+    """The runner's own path (past uno match's first question to the
+    server): worker processes that cannot reach --server end the match with
+    the same sentence, not the end of a worker's traceback."""
+    from unoplay.client.match import MatchError
+    from unoplay.client.match.entrants import parse_entrants
+    from unoplay.client.match.runner import run_match
+
+    target = f"127.0.0.1:{silent_port}"
+    with pytest.raises(MatchError) as failed:
+        await asyncio.wait_for(
+            run_match(
+                parse_entrants("greedy,random", []),
+                1,
+                1,
+                RuleSet(target_score=0),
+                target,
+                workers="processes",
+                concurrency=1,
+            ),
+            4 * WAIT,
+        )
+    assert str(failed.value) == f"nothing answers at {target}: is uno serve running there?"
