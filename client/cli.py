@@ -128,7 +128,7 @@ def _bind_problem(host: str, port: int) -> str | None:
                 probe.bind(address)
             except OSError as err:
                 if err.errno == errno.EADDRINUSE:
-                    return f"port {port} is in use on {host} (is another server there?)"
+                    return f"port {port} is in use (is another server there?)"
                 if err.errno == errno.EADDRNOTAVAIL:
                     return f"--host {host} is not an address of this machine"
                 if err.errno in (errno.EACCES, errno.EPERM):
