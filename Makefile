@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PIP    := $(VENV)/bin/pip
 STAMP  := $(VENV)/.installed
 
-.PHONY: install test bench play clean proto lint compiled test-compiled
+.PHONY: install test bench play clean proto lint compiled test-compiled load-run
 
 $(STAMP): pyproject.toml
 	@echo "Installing unoplay and its extras into $(VENV) (once; a minute or two)..."
@@ -18,14 +18,24 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install the project with its test, bench, rl, plot, openspiel and cluster (Ray) extras
 
+# Both halves run whatever the first gives; `make test` fails at the end if either failed.
 test: $(STAMP) node-bot go-bot cpp-bot java-bot  ## run the whole test suite, then the game's tests on the compiled build
-	$(PY) -m pytest
-	@if $(PY) -c "$$C_TOOLCHAIN"; then \
-		$(MAKE) test-compiled; \
+	@suite=0; compiled=0; \
+	$(PY) -m pytest || suite=$$?; \
+	if $(PY) -c "$$C_TOOLCHAIN"; then \
+		$(MAKE) test-compiled || compiled=$$?; \
 	else \
 		echo "NOTICE: no C compiler or no Python.h for $$($(PY) -c 'import sys; print(sys.executable)'):" \
 			"the compiled engine is not built nor tested (apt-get install gcc python3-dev)"; \
+	fi; \
+	if [ $$suite -ne 0 ] || [ $$compiled -ne 0 ]; then \
+		echo "make test: FAILED (pytest: exit $$suite; the compiled engine's tests: exit $$compiled)"; \
+		exit 1; \
 	fi
+
+RUNS ?= 3
+load-run: $(STAMP)  ## the suite RUNS times beside two CPU hogs; lists every test that failed once
+	$(PY) tests/load_run.py --runs $(RUNS)
 
 # The compiled build (server/_build/backend.py: Cython, from the same .py files
 # and their .pxd) in a venv of its own, installed from a wheel (never in place).

@@ -13,6 +13,9 @@ import signal
 import sys
 from typing import Any
 
+from . import arguments
+from .address import DEFAULT_PORT, error_words, timed_out
+
 log = logging.getLogger("unoplay")
 #: What a missing game store means (replay, verify).
 NO_STORE_YET = " (uno serve --db makes it when its first game is stored)"
@@ -102,29 +105,44 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _port_taken(host: str, port: int) -> bool:
-    """Whether a server already listens on ``host:port`` (checked with a plain
-    socket as grpc binds, SO_REUSEADDR on, so a closed server's lingering
-    connections do not count). grpc refuses the port too; this only spares
-    the user its C-level log line."""
+def _bind_problem(host: str, port: int) -> str | None:
+    """Why ``uno serve`` cannot listen on ``host:port``, found by binding a
+    plain socket as grpc binds (SO_REUSEADDR on, so a closed server's
+    lingering connections do not count): the name does not resolve, it is
+    not an address of this machine, the port is in use, or it needs
+    privileges. None when it can. grpc refuses too, but says only that it
+    could not bind (and writes a C-level log line)."""
+    import errno
     import socket
 
-    if port == 0:
-        return False
+    name = host.strip("[]")
     try:
         infos = socket.getaddrinfo(
-            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+            name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )
-    except OSError:
-        return False
+    except OSError as err:  # socket.gaierror: no such name
+        return f"--host {host}: the name does not resolve ({err.strerror or err})"
     for family, kind, proto, _, address in infos:
-        with socket.socket(family, kind, proto) as probe:
+        try:
+            probe = socket.socket(family, kind, proto)
+        except OSError:  # a family this machine lacks (IPv6 off): grpc skips it too
+            continue
+        with probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             try:
                 probe.bind(address)
-            except OSError:
-                return True
-    return False
+            except OSError as err:
+                if err.errno == errno.EADDRINUSE:
+                    return f"port {port} is in use (is another server there?)"
+                if err.errno == errno.EADDRNOTAVAIL:
+                    return f"--host {host} is not an address of this machine"
+                if err.errno in (errno.EACCES, errno.EPERM):
+                    return (
+                        f"no permission to listen on port {port} (ports below 1024 need "
+                        f"privileges: use --port {DEFAULT_PORT})"
+                    )
+                return f"cannot listen on {host}:{port}: {err.strerror or err}"
+    return None
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -160,14 +178,9 @@ def _serve(args: argparse.Namespace) -> int:
         log.info("advertised on the LAN as %r", advertiser.registered_name)
         return advertiser
 
-    from unoplay.game import parse_kind
     from unoplay.server.limits import Limits
     from unoplay.server.storage import GameStore, default_db_path
 
-    try:
-        parse_kind(args.stand_in)
-    except ValueError as err:
-        raise SystemExit(f"uno serve: --stand-in: {err}") from None
     tls = None
     if args.tls_cert or args.tls_key:
         if not (args.tls_cert and args.tls_key):
@@ -203,8 +216,9 @@ def _serve(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        if 0 <= args.port <= 65535 and _port_taken(args.host, args.port):
-            raise SystemExit(f"uno serve: port {args.port} is in use (is another server there?)")
+        problem = _bind_problem(args.host, args.port)
+        if problem:
+            raise SystemExit(f"uno serve: {problem}")
         try:
             server = await start_server(
                 args.host,
@@ -312,7 +326,12 @@ def _web(args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
         game_server = tab_key = None
         play_args = play_arguments(args)
-        if args.server:
+        if args.server:  # asked once now: not a failure in every tab later
+            from .address import reach_problem
+
+            problem = await reach_problem(args.server)
+            if problem:
+                raise SystemExit(f"uno web: {problem}")
             target, what = (
                 args.server,
                 (
@@ -533,27 +552,18 @@ MAX_ROWS = 2**32 - 1
 def _row_limit(text: str) -> int:
     """``--limit``: a whole number of rows, 0 or more (a larger one than a
     request carries asks for every row the server gives)."""
-    try:
-        rows = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if rows < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {rows}")
-    return min(rows, MAX_ROWS)
+    return min(arguments.number(int, 0)(text), MAX_ROWS)
 
 
 def _standings(args: argparse.Namespace) -> int:
     """``uno standings``: the arena's standings of a server, a table or JSON."""
-    from .sdk import Connection, ServerError
+    from .sdk import Connection
 
     async def main() -> list:
         async with Connection(args.server) as conn:
             return await conn.standings(args.limit)
 
-    try:
-        rows = asyncio.run(main())
-    except ServerError as err:
-        raise SystemExit(f"uno standings: {err}") from None
+    rows = asyncio.run(main())  # a server's failure: main() says it
     if args.json:
         fields = ("name", "games", "wins", "rating", "mu", "sigma", "waiting", "playing")
         print(json.dumps([{f: getattr(r, f) for f in fields} for r in rows], indent=1))
@@ -602,37 +612,46 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
     """``uno bot --arena``: enter the arena of ``--server`` under ``name``
     and play every game it seats the bot at (a dropped connection is
     entered again, and a game under way taken back), until ``--games`` are
-    played or Ctrl-C. The name's secret is kept (:class:`ArenaSecrets`)."""
+    played or Ctrl-C; a line per game (seat, place, points, new rating) and
+    a summary when it stops. The name's secret is kept (:class:`ArenaSecrets`)."""
     from unoplay.game.bots import make_bot
+    from unoplay.game.rules import PRESETS
 
-    from .sdk import ArenaWelcome, Connection, SeatGone, ServerError, ServerUnavailable, run_bot
+    from .arenarecord import ArenaRecord
+    from .sdk import ArenaStanding, ArenaWelcome, Connection, SeatGone, ServerUnavailable, run_bot
     from .tui.seats import ArenaSecrets
 
     secrets_ = ArenaSecrets()
-    played = 0
+    record = ArenaRecord(name)
+
+    async def standing_now(conn: Connection) -> ArenaStanding | None:
+        key = name.casefold()
+        return next((r for r in await conn.standings() if r.name.casefold() == key), None)
 
     async def once(conn: Connection) -> bool:
         """One stay in the arena; True once --games are played."""
-        nonlocal played
         secret = secrets_.get(args.server, name)
+        rules = None
         async for message in conn.enter_arena(name, secret):
             if isinstance(message, ArenaWelcome):
                 if message.secret:
                     secrets_.put(args.server, name, message.secret)
                 s = message.standing
+                record.entered(s)
+                if message.rules in PRESETS:  # (a search bot plays by them)
+                    rules = PRESETS[message.rules].replace(target_score=message.target_score)
                 print(
                     f"uno bot: {message.name} is in the arena ({message.seats} seats, "
                     f"{message.rules}); {s.games} games, rating {s.rating:.2f}",
                     flush=True,
                 )
                 continue
-            bot = make_bot(args.kind, seed=secrets.randbits(32))
+            bot = make_bot(args.kind, seed=secrets.randbits(32), rules=rules)
             state = await run_bot(bot, conn.session(message.table_id, message.seat_token))
-            played += 1
-            log.info(
-                "arena game %d over: scores %s", message.game, state.view and state.view.scores
-            )
-            if args.games and played >= args.games:
+            standing = await standing_now(conn) if state.game_over else None
+            line = record.game(message, state.view, state.game_over, standing)
+            print(f"uno bot: {line}", flush=True)
+            if args.games and record.games >= args.games:
                 return True
         return False
 
@@ -642,26 +661,30 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
             while True:
                 try:
                     if await once(conn):
+                        print(f"uno bot: {name} stops: {record.summary()}", file=sys.stderr)
                         return 0
                 except SeatGone as err:
                     raise SystemExit(f"uno bot: {err}") from None
                 except ServerUnavailable as err:
-                    print(f"uno bot: {err}; entering again in {pause:.1f}s", file=sys.stderr)
+                    if record.rating is None:  # never in: no server there, say so (main())
+                        raise
+                    said = error_words(err, args.server)
+                    print(f"uno bot: {said}; entering again in {pause:.1f}s", file=sys.stderr)
                     await asyncio.sleep(pause)  # (a back-off between attempts, not a sync)
                     pause = min(pause * 2, 10.0)
                     continue
                 print(
-                    f"uno bot: {name} entered the arena elsewhere: this one stops", file=sys.stderr
+                    f"uno bot: {name} entered the arena elsewhere: this one stops after "
+                    f"{record.summary()}",
+                    file=sys.stderr,
                 )
                 return 0
 
     try:
-        return asyncio.run(main())
+        return asyncio.run(main())  # a server's failure: main() says it
     except KeyboardInterrupt:
-        print(f"uno bot: {name} left the arena", file=sys.stderr)
+        print(f"uno bot: {name} left the arena: {record.summary()}", file=sys.stderr)
         return 130
-    except ServerError as err:
-        raise SystemExit(f"uno bot: {err}") from None
 
 
 def _bot(args: argparse.Namespace) -> int:
@@ -672,7 +695,7 @@ def _bot(args: argparse.Namespace) -> int:
     after an interruption resumes the seat. Ctrl-C stops it with one line."""
     from unoplay.game.bots import make_bot
 
-    from .sdk import Connection, SeatGone, ServerError, run_bot
+    from .sdk import Connection, SeatGone, run_bot
     from .tui.seats import SeatStore
 
     name = (args.name or args.kind).strip()
@@ -721,12 +744,10 @@ def _bot(args: argparse.Namespace) -> int:
         return 0
 
     try:
-        return asyncio.run(main())
+        return asyncio.run(main())  # a server's failure: main() says it
     except KeyboardInterrupt:
         print(stopped, file=sys.stderr)
         return 130
-    except ServerError as err:
-        raise SystemExit(f"uno bot: {err}") from None
 
 
 def _match(args: argparse.Namespace) -> int:
@@ -743,7 +764,11 @@ def _play(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
-    parser = argparse.ArgumentParser(prog="uno", description="Networked UNO over gRPC.")
+    from unoplay.server.settings import MAX_BOT_DELAY
+
+    parser = arguments.Parser(prog="uno", description="Networked UNO over gRPC.")
+    bot_delay = arguments.number(float, 0.0, MAX_BOT_DELAY, " seconds")
+    positive = arguments.number(int, 1)
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
     parser.add_argument(
         "--tls-ca",
@@ -756,8 +781,18 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser(
         "play", help="play in the terminal (embedded server with bots by default)"
     )
-    play.add_argument("--server", help="HOST:PORT of a LAN server (default: embedded, with bots)")
-    play.add_argument("--name", default=None, help="your name at the table (default: your login)")
+    play.add_argument(
+        "--server",
+        type=arguments.server,
+        help="HOST[:PORT] of a LAN server (port 50051 by default; [IPV6]:PORT; "
+        "default: an embedded server, with bots)",
+    )
+    play.add_argument(
+        "--name",
+        type=arguments.player_name,
+        default=None,
+        help="your name at the table, 24 characters at most (default: your login)",
+    )
     play.add_argument("--bots", type=int, default=3, help="bots at the embedded table (1..9)")
     play.add_argument("--rules", default="official", help="rules preset: official or house")
     play.add_argument(
@@ -782,7 +817,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument(
         "--bot-delay",
-        type=float,
+        type=bot_delay,
         default=0.6,
         help="seconds a bot waits before it plays, so you can follow (0..10)",
     )
@@ -807,7 +842,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     web.add_argument(
         "--server",
-        help="HOST:PORT of a game server: each tab opens its lobby "
+        type=arguments.server,
+        help="HOST[:PORT] of a game server: each tab opens its lobby "
         "(default: one embedded server, each tab a table with bots)",
     )
     web.add_argument(
@@ -815,7 +851,9 @@ def build_parser() -> argparse.ArgumentParser:
         default="127.0.0.1",
         help="interface to listen on (default 127.0.0.1; 0.0.0.0 for the LAN)",
     )
-    web.add_argument("--port", type=int, default=8000, help="HTTP port (0: any free port)")
+    web.add_argument(
+        "--port", type=arguments.port, default=8000, help="HTTP port (0: any free port)"
+    )
     web.add_argument(
         "--allow-host",
         action="append",
@@ -829,7 +867,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with --server: each tab creates a table with bots there",
     )
-    web.add_argument("--name", default="player", help="the name each tab plays under")
+    web.add_argument(
+        "--name",
+        type=arguments.player_name,
+        default="player",
+        help="the name each tab plays under (24 characters at most)",
+    )
     web.add_argument("--bots", type=int, default=3, help="bots at each tab's table (1..9)")
     web.add_argument("--rules", default="official", help="rules preset: official or house")
     web.add_argument(
@@ -847,14 +890,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="target score (default: the preset's; 0: one round)",
     )
     web.add_argument(
-        "--bot-delay", type=float, default=0.6, help="seconds a bot waits before it plays (0..10)"
+        "--bot-delay",
+        type=bot_delay,
+        default=0.6,
+        help="seconds a bot waits before it plays (0..10)",
     )
     web.add_argument("--seed", type=int, default=None, help="seed of every tab's game")
     web.set_defaults(func=_web)
 
     serve = sub.add_parser("serve", help="run a game server for the LAN")
     serve.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
-    serve.add_argument("--port", type=int, default=50051, help="port (0: any free port)")
+    serve.add_argument(
+        "--port", type=arguments.port, default=DEFAULT_PORT, help="port (0: any free port)"
+    )
     serve.add_argument(
         "--db",
         help="SQLite file for finished games (default: games.sqlite3 in the user's data directory)",
@@ -878,13 +926,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tls-key", help="PEM private key file of --tls-cert")
     serve.add_argument(
         "--max-tables",
-        type=int,
+        type=positive,
         default=1000,
         help="tables at once, finished ones included (default: 1000)",
     )
     serve.add_argument(
         "--max-waiting-per-client",
-        type=int,
+        type=positive,
         default=16,
         metavar="N",
         help="tables one client address may leave waiting for players (default: 16; "
@@ -892,7 +940,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--max-tables-per-client",
-        type=int,
+        type=positive,
         default=64,
         metavar="N",
         help="tables one client address may have waiting or playing, and 4 streams each "
@@ -901,13 +949,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--stand-in",
+        type=arguments.bot_kind,
         default="greedy",
-        help="bot kind that plays for an away player or a seat given up (greedy, ismcts, random;"
+        help=f"bot kind that plays for an away player or a seat given up ({arguments.bot_kinds()};"
         " ismcts@80ms: a budget per decision)",
     )
     serve.add_argument(
         "--web",
-        type=int,
+        type=arguments.port,
         metavar="PORT",
         default=None,
         help="also serve this server's lobby to browsers on PORT (as uno web)",
@@ -1009,7 +1058,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.set_defaults(func=_verify)
 
     standings = sub.add_parser("standings", help="a server's arena standings")
-    standings.add_argument("--server", required=True, help="HOST:PORT")
+    standings.add_argument(
+        "--server", type=arguments.server, required=True, help="HOST[:PORT] (port 50051 by default)"
+    )
     standings.add_argument("--limit", type=_row_limit, default=0, help="rows at most (0: all)")
     standings.add_argument("--json", action="store_true", help="print JSON for machines")
     standings.set_defaults(func=_standings)
@@ -1024,7 +1075,9 @@ def build_parser() -> argparse.ArgumentParser:
     reset.set_defaults(func=_arena_reset)
 
     bot = sub.add_parser("bot", help="seat a bot at a table on a server, or in its arena")
-    bot.add_argument("--server", required=True, help="HOST:PORT")
+    bot.add_argument(
+        "--server", type=arguments.server, required=True, help="HOST[:PORT] (port 50051 by default)"
+    )
     bot.add_argument("--table", default="", help="table id (or --arena)")
     bot.add_argument(
         "--arena",
@@ -1033,10 +1086,24 @@ def build_parser() -> argparse.ArgumentParser:
         "at, rated, until stopped (the name's secret is kept in arena.json)",
     )
     bot.add_argument(
-        "--games", type=int, default=0, help="with --arena: stop after this many games (0: never)"
+        "--games",
+        type=arguments.number(int, 0),
+        default=0,
+        help="with --arena: stop after this many rated games (0: never)",
     )
-    bot.add_argument("--kind", default="greedy", help="bot kind: random or greedy")
-    bot.add_argument("--name", default="", help="display name (default: the kind)")
+    bot.add_argument(
+        "--kind",
+        type=arguments.bot_kind,
+        default="greedy",
+        help=f"bot kind: {arguments.bot_kinds()} (default greedy; ismcts@80ms: a budget "
+        "per decision)",
+    )
+    bot.add_argument(
+        "--name",
+        type=arguments.player_name,
+        default="",
+        help="display name, 24 characters at most (default: the kind)",
+    )
     bot.add_argument("--token", default="", help="seat token of a seat already taken")
     bot.set_defaults(func=_bot)
 
@@ -1050,7 +1117,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(func=_match)
 
     bench = sub.add_parser("bench", help="benchmark the engine (vs RLCard) and the server")
-    bench.add_argument("--runs", type=int, default=5, help="timed runs; the median is shown")
+    bench.add_argument("--runs", type=positive, default=5, help="timed runs; the median is shown")
     bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
     bench.add_argument("--json", action="store_true", help="print JSON for machines")
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
@@ -1097,7 +1164,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--think-ms",
-        type=int,
+        type=arguments.number(int, 0),
         default=0,
         metavar="MS",
         help="a run of its own (no engine figures): bots that think about MS a decision "
@@ -1110,7 +1177,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="soak: honest tables and abusive clients for MINUTES, the server's RSS a minute",
     )
     bench.add_argument(
-        "--soak-tables", type=int, default=20, help="honest tables of the soak (default 20)"
+        "--soak-tables", type=positive, default=20, help="honest tables of the soak (default 20)"
     )
     bench.add_argument(
         "--match",
@@ -1119,10 +1186,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--concurrency, and the 95%% interval of greedy's win rate plain against --duplicate",
     )
     bench.add_argument(
-        "--match-games", type=int, default=40, help="games of each speed run (with --match)"
+        "--match-games", type=positive, default=40, help="games of each speed run (with --match)"
     )
     bench.add_argument(
-        "--concurrency", type=int, default=2, help="worker processes of the concurrent run"
+        "--concurrency", type=positive, default=2, help="worker processes of the concurrent run"
     )
     bench.set_defaults(func=_bench)
     return parser
@@ -1148,35 +1215,25 @@ def main(argv: list[str] | None = None) -> int:
             format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         )
     from .match import MatchError
-    from .sdk import ServerError, ServerUnavailable
+    from .sdk import ServerError
 
+    target = getattr(args, "server", None) or "the server"
     try:
         return args.func(args)
     except MatchError as err:
         print(f"uno {args.command}: {err}", file=sys.stderr)
         return 1
     except ServerError as err:  # the server's answer, not a bug: say it plainly
-        print(f"uno {args.command}: {err.status}: {err.details}", file=sys.stderr)
-        if isinstance(err, ServerUnavailable):
-            print(_REACH_HINT, file=sys.stderr)
+        print(f"uno {args.command}: {error_words(err, target)}", file=sys.stderr)
         return 1
     except TimeoutError:
-        print(
-            f"uno {args.command}: the server did not answer in time.\n{_REACH_HINT}",
-            file=sys.stderr,
-        )
+        print(f"uno {args.command}: {timed_out(target)}", file=sys.stderr)
         return 1
     except BrokenPipeError:  # e.g. `uno replay | head`: the reader left, nothing to say
         # Point stdout at /dev/null so that flushing it at exit fails no more
         # (the recipe of the Python docs, "Note on SIGPIPE").
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-
-
-_REACH_HINT = (
-    "Is `uno serve` running at that address? A server started with --tls-cert "
-    "needs --tls-ca CERT here."
-)
 
 
 if __name__ == "__main__":

@@ -44,9 +44,12 @@ MIN_HEIGHT, MAX_HEIGHT = 8, 100
 SEND_TIMEOUT = 10.0
 #: bytes of screen output that may wait for a slow tab before it is ended
 MAX_UNSENT = 4 * 1024 * 1024
-#: seconds the child has to print its first line, and (each) to quit when
-#: asked, then when terminated, before the next step
-START_TIMEOUT = 30.0
+#: seconds the child has to print its first line (a `uno play` prints it in
+#: under a second alone, but 32 tabs opened at once on a loaded 2-core
+#: machine took over 30 s: it is there to reap a child that hangs, not to
+#: end a slow one), and (each) to quit when asked, then when terminated,
+#: before the next step
+START_TIMEOUT = 120.0
 QUIT_GRACE = 3.0
 #: the longest message a tab may send (a key, a paste, a resize)
 MAX_MESSAGE = 64 * 1024

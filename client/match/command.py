@@ -17,6 +17,8 @@ from typing import Any
 
 from unoplay.game.rules import RuleSet
 
+from ..address import reach_problem
+from ..arguments import server as server_argument
 from .entrants import Entrant, parse_entrants
 from .errors import MatchError
 from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
@@ -116,7 +118,11 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         default=None,
         help="target score (default: the preset's; 0 for single rounds)",
     )
-    match.add_argument("--server", help="HOST:PORT (default: a server embedded in each worker)")
+    match.add_argument(
+        "--server",
+        type=server_argument,
+        help="HOST[:PORT] (port 50051 by default; default: a server embedded in each worker)",
+    )
     match.add_argument(
         "--network",
         action="store_true",
@@ -404,6 +410,10 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
         sprt = SprtSpec.parse(args.sprt) if args.sprt is not None else None
     except ValueError as err:
         raise refuse(str(err)) from None
+    if args.server:  # asked once here: a worker would say it as a traceback
+        problem = asyncio.run(reach_problem(args.server))
+        if problem:
+            raise refuse(problem)
     out = None if args.no_out else Path(args.out) if args.out else default_path()
     try:  # before any game: a file it cannot write is said now, not at the end
         check_outputs(out, args.plot, args.jsonl, make_out_dir=args.out is None)

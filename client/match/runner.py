@@ -20,6 +20,7 @@ from typing import Any
 
 from unoplay.game.rules import RuleSet
 
+from ..address import reach_problem
 from ..sdk import ServerError
 from .entrants import Entrant, code_changes, code_fingerprints, describe_change
 from .errors import MatchError
@@ -772,5 +773,9 @@ async def _start_workers(
         first = failures[0]
         if isinstance(first, ServerError | TimeoutError):
             raise first  # the server cannot be reached: the command line says so plainly
+        if setup.server:  # a worker's traceback says less than the server's absence
+            problem = await reach_problem(setup.server)
+            if problem:
+                raise MatchError(problem) from first
         raise MatchError(f"the workers could not start: {first}") from first
     return pool

@@ -6,13 +6,49 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import sys
 
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game import RuleSet, make_bot
+from unoplay.server.arena import ArenaSettings
+from unoplay.server.service import start_server
 
 WAIT = 60.0  # seconds: upper bound of any single wait
+#: the line `uno bot --arena` prints for each rated game
+GAME_LINE = re.compile(
+    r"^uno bot: arena game \d+: seat (\d+) of (\d+), place (\d+)( \(won\))?, (\d+) points?; "
+    r"rating (-?\d+\.\d\d)( \([+-]\d+\.\d\d\))?$"
+)
+
+
+def _rated(out: str) -> list[str]:
+    """The game lines of `uno bot --arena`'s output: after its welcome, every
+    line but a void game's (a round that reached its cap of actions is not rated)."""
+    return [line for line in out.splitlines()[1:] if ": void (" not in line]
+
+
+async def _arena_bot(address: str, name: str, kind: str, data_dir, *more: str):
+    """`uno bot --arena` as a process of its own (its arena.json in ``data_dir``)."""
+    env = dict(os.environ, UNOPLAY_DATA_DIR=str(data_dir))
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "unoplay.client.cli",
+        "bot",
+        "--arena",
+        "--server",
+        address,
+        "--name",
+        name,
+        "--kind",
+        kind,
+        *more,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
 
 
 async def _uno_bot(server: str, table_id: str, data_dir) -> asyncio.subprocess.Process:
@@ -104,25 +140,7 @@ async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
     keeps its name's secret (arena.json); Ctrl-C ends each with one line."""
     bots = []
     for name, kind in (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random")):
-        env = dict(os.environ, UNOPLAY_DATA_DIR=str(tmp_path / name))
-        bots.append(
-            await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-m",
-                "unoplay.client.cli",
-                "bot",
-                "--arena",
-                "--server",
-                server.address,
-                "--name",
-                name,
-                "--kind",
-                kind,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=env,
-            )
-        )
+        bots.append(await _arena_bot(server.address, name, kind, tmp_path / name))
     try:
         async with Connection(server.address) as conn, asyncio.timeout(4 * WAIT):
             while True:
@@ -153,10 +171,52 @@ async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
             if bot.returncode is None:
                 bot.send_signal(signal.SIGINT)
         for bot in bots:
-            _, err = await asyncio.wait_for(bot.communicate(), WAIT)
+            out, err = await asyncio.wait_for(bot.communicate(), WAIT)
             assert bot.returncode == 130, err.decode()
             said = err.decode().strip().splitlines()
             assert said and "left the arena" in said[-1] and "Traceback" not in err.decode()
+            games = [GAME_LINE.match(line) for line in _rated(out.decode())]
+            assert games and all(games), out.decode()  # a line per game, after the welcome
+            assert all(g and 1 <= int(g[1]) <= 4 and g[2] == "4" for g in games)
+            assert re.search(
+                rf"left the arena: {len(games)} arena games \(\d+ won\), rating", said[-1]
+            )
+
+
+async def test_an_arena_bot_says_each_game_and_stops_after_its_games(tmp_path):
+    """`uno bot --arena --games 2`, two of them at a two-seat arena: each
+    prints its two games (seat, place, points, rating and its change; the
+    winner placed first with the points), then a summary line, and exits 0;
+    the ratings it printed are the standings' at the end."""
+    server = await start_server("127.0.0.1", 0, arena=ArenaSettings(seats=2, turn_seconds=5))
+    try:
+        bots = [
+            await _arena_bot(server.address, name, "greedy", tmp_path / name, "--games", "2")
+            for name in ("ann", "bob")
+        ]
+        said = [await asyncio.wait_for(bot.communicate(), 4 * WAIT) for bot in bots]
+        async with Connection(server.address) as conn:
+            final = {row.name: row for row in await conn.standings()}
+    finally:
+        await server.stop(None)
+    for name, bot, (out, err) in zip(("ann", "bob"), bots, said):
+        assert bot.returncode == 0, err.decode()
+        welcome = out.decode().splitlines()[0]
+        assert welcome.startswith(f"uno bot: {name} is in the arena (2 seats"), welcome
+        games = [GAME_LINE.match(line) for line in _rated(out.decode())]
+        assert len(games) == 2 and all(games), out.decode()
+        for game in games:
+            assert game is not None and game[2] == "2"
+            assert (game[3] == "1") == bool(game[4])  # first place is the winner's
+            assert game[4] or game[5] == "0"  # a round's points go to its winner only
+        last = games[-1]
+        assert last is not None and last[6] == f"{final[name].rating:.2f}"
+        wins = sum(bool(g and g[4]) for g in games)
+        first = welcome.rsplit("rating ", 1)[1]
+        assert err.decode().strip().splitlines() == [
+            f"uno bot: {name} stops: 2 arena games ({wins} won), rating "
+            f"{final[name].rating:.2f} (from {first})"
+        ]
 
 
 async def test_uno_standings_limits_its_rows(server):

@@ -458,7 +458,9 @@ async def test_an_address_typed_as_markup_is_said_as_it_is():
         )
         await pilot.pause()
         await pilot.press("enter")
-        await wait_until(pilot, lambda: _shows(app, "Connecting to [/]:1…"), "the notice")
+        # refused before any connection (client/address.py), the address said as typed
+        said = "[/]:1: '/' is not an IPv6 address"
+        await wait_until(pilot, lambda: _shows(app, said), "the notice")
         await pilot.press("ctrl+q")
 
 

@@ -717,7 +717,9 @@ async def test_a_second_uno_serve_on_a_port_in_use_exits_with_one_line():
         ], out
         code, out = await _output_of("serve", "--port", "80000", "--no-db")
         assert code != 0
-        assert out.strip() == "uno serve: port 80000 is outside 0..65535", out
+        assert out.strip() == (
+            "uno serve: --port: must be 0..65535, not 80000 (see uno serve --help)"
+        ), out
         await _read_until(first, "not advertised on the LAN", seen)  # bound to loopback
     finally:
         first.send_signal(signal.SIGTERM)

@@ -581,9 +581,9 @@ async def test_tls_with_a_self_signed_certificate(tmp_path):
             )
             assert state.game_over
         # Plain text to a TLS port, or TLS without trusting the certificate: no way in.
-        async with Connection(srv.address, tls=False, timeout=5) as plain:
+        async with Connection(srv.address, tls=False, timeout=WAIT) as plain:
             await expect_status(plain.list_tables(), grpc.StatusCode.UNAVAILABLE)
-        async with Connection(srv.address, tls=True, timeout=5) as untrusted:
+        async with Connection(srv.address, tls=True, timeout=WAIT) as untrusted:
             await expect_status(untrusted.list_tables(), grpc.StatusCode.UNAVAILABLE)
     finally:
         await srv.stop(None)
