@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...address import server_target
 from ...discovery import Browser, FoundServer
 from ...sdk import ServerError
 from ..words import address_problem, error_words, plural
@@ -166,11 +167,10 @@ class ConnectScreen(Screen[None]):
         if not target:
             self.notify("Type an address such as 192.168.1.20:50051", severity="warning")
             return
-        if ":" not in target:
-            target += ":50051"
-        if address_problem(target):
-            self.notify(address_problem(target), title="Cannot connect", severity="error")
+        if problem := address_problem(target):
+            self.notify(problem, title="Cannot connect", severity="error")
             return
+        target = server_target(target)  # HOST or [IPv6] alone: the default port
         if self._take_name():
             self.connect(target)
 
