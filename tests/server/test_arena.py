@@ -1,7 +1,11 @@
 """The arena (server/arena.py, arena_service.proto) on a real loopback server,
 through the SDK: bots enter, are seated at rated games, come back after a
-drop, keep their names; the queue's caps; the operator's reset. Every wait
-has a bound; no test asserts a time."""
+drop, keep their names; the queue's caps; the operator's tools; and the
+attacks of issue 52, each from outside: sybils pumping a name, a silent bot
+stalling its tables, idle entries filling the queue, names filling the book,
+a reset name squatted, look-alike names. Clients at other addresses come
+through :class:`AddressRelay` (127.0.0.N). Every wait has a bound; no test
+asserts a time."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import subprocess
 import sys
 
 import pytest
+from helpers import AddressRelay
 
 from unoplay.client.sdk import (
     ArenaSeat,
@@ -61,14 +66,53 @@ async def _standings(address: str):
         return await conn.standings()
 
 
+@contextlib.asynccontextmanager
+async def addresses(server, count: int):
+    """``count`` ways to reach ``server``, each from an address of its own:
+    its address (from 127.0.0.1), then relays from 127.0.0.2, 127.0.0.3, ..."""
+    async with contextlib.AsyncExitStack() as stack:
+        out = [server.address]
+        for i in range(2, count + 1):
+            out.append(await stack.enter_async_context(AddressRelay(server.port, f"127.0.0.{i}")))
+        yield out
+
+
+async def _silent(address: str, name: str, seats: list[ArenaSeat], ended: list[ServerError]):
+    """An entrant that sits at every game it is seated at, with its stream
+    open, and never acts; the error that ended its entry goes to ``ended``."""
+    async with Connection(address) as conn:
+        sitting = set()
+
+        async def sit(seat: ArenaSeat) -> None:
+            with contextlib.suppress(ServerError):
+                async for _ in conn.session(seat.table_id, seat.seat_token):
+                    pass
+
+        try:
+            async for message in conn.enter_arena(name):
+                if isinstance(message, ArenaSeat):
+                    seats.append(message)
+                    sitting.add(asyncio.create_task(sit(message)))
+        except ServerError as err:
+            ended.append(err)
+        finally:
+            for task in sitting:
+                task.cancel()
+            await asyncio.gather(*sitting, return_exceptions=True)
+
+
 async def test_greedy_bots_rise_above_random_ones():
     """Two greedy and two random bots in the arena: seated together game after
     game; every game rated; the standings end with both greedy bots above
     both random ones, each with five games or more."""
     server = await start_server("127.0.0.1", 0, arena=QUICK)
+    relays = addresses(server, 4)
     bots = [
-        ArenaBot(server.address, name, kind)
-        for name, kind in (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random"))
+        ArenaBot(address, name, kind)
+        for address, (name, kind) in zip(
+            await relays.__aenter__(),
+            (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random")),
+        )
     ]
     tasks = [asyncio.create_task(bot.run()) for bot in bots]
     try:
@@ -85,6 +129,8 @@ async def test_greedy_bots_rise_above_random_ones():
                 await asyncio.sleep(0.2)
         assert all(r.games == r.wins + (r.games - r.wins) for r in rows)
         assert rows[0].rating >= rows[1].rating >= rows[2].rating >= rows[3].rating
+        # each met the three others, too few for a settled rating
+        assert all(r.opponents == 3 and r.provisional for r in rows)
         # every game seated all four (4 seats, 4 entrants), each at one seat
         for bot in bots:
             assert len({s.table_id for s in bot.seats}) == len(bot.seats)
@@ -92,6 +138,7 @@ async def test_greedy_bots_rise_above_random_ones():
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await relays.__aexit__(None, None, None)
         await server.stop(None)
 
 
@@ -102,7 +149,7 @@ async def test_a_name_is_its_first_entrant_s_and_a_dropped_bot_takes_its_seat_ba
     standing counts the game under its name."""
     server = await start_server("127.0.0.1", 0, arena=dataclasses.replace(QUICK, seats=2))
     try:
-        async with Connection(server.address) as conn:
+        async with Connection(server.address) as conn, AddressRelay(server.port, "127.0.0.2") as b:
             stream = conn.enter_arena("ada")
             welcome = await anext(stream)
             assert isinstance(welcome, ArenaWelcome) and welcome.secret
@@ -110,7 +157,7 @@ async def test_a_name_is_its_first_entrant_s_and_a_dropped_bot_takes_its_seat_ba
                 with pytest.raises(SeatGone):
                     async for _ in conn.enter_arena("ADA", secret):
                         pass
-            other = ArenaBot(server.address, "bob", "greedy")
+            other = ArenaBot(b, "bob", "greedy")  # (one address's entrants are not rated together)
             playing = asyncio.create_task(other.run(games=1))
             seat = await asyncio.wait_for(anext(stream), WAIT)
             assert isinstance(seat, ArenaSeat)
@@ -163,24 +210,37 @@ async def test_bots_fill_the_table_of_whoever_waited_and_the_game_is_stored(tmp_
         await server.stop(None)
 
 
-async def test_the_operator_resets_a_secret(tmp_path):
-    """`uno arena reset NAME`: the old secret no longer enters; an entry
-    without one registers a new secret; the standing stays."""
+async def test_a_reset_name_refuses_the_first_comer_and_takes_the_handed_secret(tmp_path):
+    """`uno arena reset NAME` on a running server's file: it prints a new
+    secret for the operator to hand over. A squatter polling with an empty
+    secret is refused, before and after the reset; the old secret no longer
+    enters, and its open stream ends (UNAUTHENTICATED); the handed secret
+    enters, and the standing stays."""
     db = tmp_path / "games.sqlite3"
     server = await start_server("127.0.0.1", 0, store=str(db), arena=QUICK)
     try:
         async with Connection(server.address) as conn:
             stream = conn.enter_arena("eve")
             first = await anext(stream)
-            await stream.aclose()
-            assert reset_secret(str(db), "EVE") and not reset_secret(str(db), "nobody")
-            with pytest.raises(SeatGone):
-                async for _ in conn.enter_arena("eve", first.secret):
-                    pass
-            stream = conn.enter_arena("eve")
+            assert reset_secret(str(db), "nobody") is None
+            handed = reset_secret(str(db), "EVE")
+            assert handed and handed != first.secret
+            squatter = conn.enter_arena("squatter")  # any entry has the server read the book
+            await anext(squatter)
+            with pytest.raises(SeatGone):  # and the old secret's stream ends
+                async with asyncio.timeout(WAIT):
+                    async for _ in stream:
+                        pass
+            await squatter.aclose()
+            for secret in ("", first.secret):
+                with pytest.raises(SeatGone):
+                    async for _ in conn.enter_arena("eve", secret):
+                        pass
+            stream = conn.enter_arena("eve", handed)
             second = await anext(stream)
-            assert second.secret and second.secret != first.secret
+            assert isinstance(second, ArenaWelcome) and second.secret == ""
             await stream.aclose()
+        assert "eve" in [r.name for r in await _standings(server.address)]
     finally:
         await server.stop(None)
 

@@ -55,10 +55,10 @@ class ArenaServiceServicer:
         """Enter the arena's queue under a name, and stay: the server answers with
         an ArenaWelcome, then an ArenaSeat for every game it seats you at (play
         it over GameService.Play; once it is over you are back in the queue).
-        Closing the stream leaves the queue; a game under way goes on (a
-        stand-in plays for you after the away grace, and the game counts as a
-        loss). Entering again while a game of yours is under way sends that
-        game's ArenaSeat again at once, so a dropped bot goes back to its seat.
+        Closing the stream leaves the queue; a game under way goes on (after
+        the away grace your seat is given up, and the game counts as a loss).
+        Entering again while a game of yours is under way sends that game's
+        ArenaSeat again at once, so a dropped bot goes back to its seat.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
