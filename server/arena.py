@@ -19,7 +19,6 @@ once; no address holds more than its share of the queue.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import math
 import random
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 
+from .limits import network_of
 from .lobby import Lobby, holder_of
 from .quiet import LogEvery
 from .ratings import ArenaBook, Standing, fair_to_take
@@ -58,15 +58,11 @@ ENTRANT_SHARES = 16
 def address_of(client: str) -> str:
     """The address an entrant counts against: the client's (``_client`` of
     the service: "ipv4:1.2.3.4", a ``uno web`` tab's "tab:<id>"), an IPv6
-    address by its /64 network (one host gets a /64 to itself)."""
-    if client.startswith("ipv6:"):
-        try:
-            host = ipaddress.IPv6Address(client[5:].strip("[]").split("%")[0])
-        except ValueError:
-            return client
-        if host.ipv4_mapped is not None:
-            return f"ipv4:{host.ipv4_mapped}"
-        return f"ipv6:{ipaddress.IPv6Network((host, 64), strict=False)}"
+    address by its /64 network (:func:`.limits.network_of`)."""
+    kind, _, host = client.partition(":")
+    if kind in ("ipv4", "ipv6") and host:
+        network = network_of(host)
+        return f"{'ipv6' if ':' in network else 'ipv4'}:{network}"
     return client
 
 
