@@ -92,7 +92,7 @@ class PageTokens:
         while self._by_address[address] >= 2 * tabs_per_address():
             oldest = next(t for t, (a, _) in self._tokens.items() if a == address)
             self._drop(oldest)
-        while len(self._tokens) >= 4 * MAX_SESSIONS:
+        while len(self._tokens) >= max(1, 4 * MAX_SESSIONS):
             self._drop(next(iter(self._tokens)))
         token = secrets.token_urlsafe(16)
         self._tokens[token] = (address, time.monotonic() + TOKEN_TTL)

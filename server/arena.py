@@ -221,6 +221,7 @@ class Arena:
         key = name.casefold()
         address = address_of(client)
         entrant = self.entrants.get(key)
+        evicted = None
         if entrant is None:
             share = self.settings.per_address
             mine = self._by_address[address]
@@ -229,11 +230,23 @@ class Arena:
                     "resource_exhausted",
                     f"{share} entrants from your address are in the arena, its share",
                 )
-            if len(self.entrants) >= self.settings.max_entrants and not self._make_room(mine):
-                raise LobbyError(
-                    "resource_exhausted", f"the arena holds {self.settings.max_entrants} entrants"
-                )
+            if len(self.entrants) >= self.settings.max_entrants:
+                evicted = self._to_make_room(mine)
+                if evicted is None:
+                    raise LobbyError(
+                        "resource_exhausted",
+                        f"the arena holds {self.settings.max_entrants} entrants",
+                    )
         standing, new_secret = self.book.enter(name, secret, address, self.entrants)
+        if evicted is not None:  # (only once the name is let in)
+            self.drop(
+                evicted,
+                Gone(
+                    "resource_exhausted",
+                    "the arena is full: your address holds the most entries, and "
+                    "this one made room for another address",
+                ),
+            )
         if entrant is None:
             entrant = self.entrants[key] = Entrant(key, standing, address)
             self._by_address[address] += 1
@@ -252,24 +265,17 @@ class Arena:
                 raise
         return entrant, outbox, new_secret
 
-    def _make_room(self, mine: int) -> bool:
-        """The arena is full: the latest waiting entry of the address holding
-        the most leaves, if fair to an address holding ``mine``. True if done."""
+    def _to_make_room(self, mine: int) -> Entrant | None:
+        """The arena is full: the entry that leaves to make room for an
+        address holding ``mine``, if that is fair (:func:`.ratings.fair_to_take`):
+        the latest waiting entry of the address holding the most. None if none."""
         for address, most in self._by_address.most_common():
             if not fair_to_take(most, mine):
-                return False
+                return None
             for entrant in reversed(self.entrants.values()):
                 if entrant.address == address and entrant.waiting:
-                    self.drop(
-                        entrant,
-                        Gone(
-                            "resource_exhausted",
-                            "the arena is full: your address holds the most entries, and "
-                            "this one made room for another address",
-                        ),
-                    )
-                    return True
-        return False
+                    return entrant
+        return None
 
     def drop(self, entrant: Entrant, why: Gone) -> None:
         """``entrant`` leaves the arena now: its stream ends with ``why``; a
