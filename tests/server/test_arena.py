@@ -494,7 +494,7 @@ async def test_idle_entries_of_one_address_leave_room_for_a_newcomer():
                 except ServerError as err:
                     assert err.status == "RESOURCE_EXHAUSTED"
                     refused += 1
-            assert len(idle) == settings.per_address == 2 and refused == 14
+            assert len(idle) == 2 == settings.per_address and refused == 14
             async with Connection(b) as newcomer:
                 stream = newcomer.enter_arena("newcomer")
                 assert isinstance(await anext(stream), ArenaWelcome)
