@@ -604,3 +604,46 @@ async def test_look_alike_and_invisible_names_are_refused():
         assert [r.name for r in await _standings(server.address)] == ["zoe"]
     finally:
         await server.stop(None)
+
+
+def test_uno_arena_reset_prints_a_new_secret_and_forget_removes_the_name(tmp_path):
+    """The operator's commands on a store's file: `uno arena reset NAME`
+    prints the new secret (and only it enters); `uno arena forget NAME`
+    removes the name; an unknown name is one line on stderr, exit 1."""
+
+    async def register() -> str:
+        server = await start_server("127.0.0.1", 0, store=str(db), arena=QUICK)
+        try:
+            return (await _enter(server.address, "eve")).secret
+        finally:
+            await server.stop(None)
+
+    def uno(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "unoplay.client.cli", "arena", *args, "--db", str(db)],
+            capture_output=True,
+            text=True,
+            timeout=WAIT,
+        )
+
+    db = tmp_path / "games.sqlite3"
+    first = asyncio.run(register())
+    done = uno("reset", "EVE")
+    assert done.returncode == 0, done.stderr
+    handed = done.stdout.split("new secret is ")[1].split()[0]
+    assert handed and handed != first
+
+    async def enter_with(secret: str) -> ArenaWelcome:
+        server = await start_server("127.0.0.1", 0, store=str(db), arena=QUICK)
+        try:
+            return await _enter(server.address, "eve", secret)
+        finally:
+            await server.stop(None)
+
+    assert asyncio.run(enter_with(handed)).name == "eve"
+    with pytest.raises(SeatGone):
+        asyncio.run(enter_with(first))
+    assert uno("forget", "eve").returncode == 0
+    assert asyncio.run(enter_with("")).secret  # anyone may register it again
+    gone = uno("forget", "nobody")
+    assert gone.returncode == 1 and gone.stderr.strip().startswith("uno arena: ")
