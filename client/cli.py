@@ -278,6 +278,7 @@ def _arena_settings(args: argparse.Namespace):
         target=args.arena_target,
         turn_seconds=args.arena_turn_seconds,
         fill_after=args.arena_fill,
+        forget_after=args.arena_forget_days * 86400.0 if args.arena_forget_days else None,
     )
     try:
         settings.check()
@@ -565,7 +566,18 @@ def _standings(args: argparse.Namespace) -> int:
 
     rows = asyncio.run(main())  # a server's failure: main() says it
     if args.json:
-        fields = ("name", "games", "wins", "rating", "mu", "sigma", "waiting", "playing")
+        fields = (
+            "name",
+            "games",
+            "wins",
+            "rating",
+            "mu",
+            "sigma",
+            "waiting",
+            "playing",
+            "opponents",
+            "provisional",
+        )
         print(json.dumps([{f: getattr(r, f) for f in fields} for r in rows], indent=1))
         return 0
     from rich.console import Console
@@ -573,7 +585,7 @@ def _standings(args: argparse.Namespace) -> int:
     from rich.text import Text
 
     table = RichTable(title=f"Arena of {args.server}")
-    for column in ("#", "name", "games", "won", "rating", "mu ± sigma", "now"):
+    for column in ("#", "name", "games", "opp.", "won", "rating", "mu ± sigma", "now"):
         table.add_column(column, justify="left" if column in ("name", "now") else "right")
     for rank, r in enumerate(rows, 1):
         win_rate = f"{r.wins / r.games:.0%}" if r.games else "-"
@@ -582,8 +594,9 @@ def _standings(args: argparse.Namespace) -> int:
             str(rank),
             Text(r.name),
             str(r.games),
+            str(r.opponents),
             win_rate,
-            f"{r.rating:.2f}",
+            f"{r.rating:.2f}" + ("?" if r.provisional else ""),
             f"{r.mu:.2f} ± {r.sigma:.2f}",
             now,
         )
@@ -591,20 +604,34 @@ def _standings(args: argparse.Namespace) -> int:
         print(f"uno standings: nobody has entered the arena of {args.server} yet")
         return 0
     Console().print(table)
+    print("opp.: distinct opponents in rated games; ?: a provisional rating (fewer than 5)")
     return 0
 
 
-def _arena_reset(args: argparse.Namespace) -> int:
-    """``uno arena reset NAME``: the operator forgets a name's secret."""
-    from unoplay.server.ratings import reset_secret
+def _arena_tool(args: argparse.Namespace) -> int:
+    """``uno arena reset NAME``: the operator gives a name a new secret and
+    prints it, to hand to the name's owner; ``uno arena forget NAME``: the
+    operator removes a name (anyone may register it again). Both work on
+    the store's file, a running server's too (it ends the name's entry)."""
+    from unoplay.server.ratings import forget_name, reset_secret
     from unoplay.server.storage import default_db_path
 
     path = str(args.db or default_db_path())
     if not os.path.exists(path):
         raise SystemExit(f"uno arena: no game store at {path}")
-    if not reset_secret(path, args.name):
+    if args.arena_command == "forget":
+        if not forget_name(path, args.name):
+            raise SystemExit(f"uno arena: {args.name!r} is not registered in {path}")
+        print(f"uno arena: {args.name} is removed: anyone may register it again")
+        return 0
+    secret = reset_secret(path, args.name)
+    if secret is None:
         raise SystemExit(f"uno arena: {args.name!r} is not registered in {path}")
-    print(f"uno arena: {args.name}'s secret is forgotten: its next entry registers a new one")
+    print(
+        f"uno arena: {args.name}'s new secret is {secret}\n"
+        "Hand it to the name's owner only (uno bot --arena --name NAME --secret SECRET): "
+        "the old secret no longer enters, and nobody else can take the name."
+    )
     return 0
 
 
@@ -630,6 +657,9 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
 
     async def once(conn: Connection) -> bool:
         """One stay in the arena; True once --games are played."""
+        if args.secret:  # the operator's new secret (uno arena reset): kept from now on
+            secrets_.put(args.server, name, args.secret)
+            args.secret = ""
         secret = secrets_.get(args.server, name)
         rules = None
         async for message in conn.enter_arena(name, secret):
@@ -994,6 +1024,13 @@ def build_parser() -> argparse.ArgumentParser:
         "left (default: never; bots are not rated)",
     )
     serve.add_argument(
+        "--arena-forget-days",
+        type=float,
+        default=30.0,
+        metavar="DAYS",
+        help="release an arena name nobody used for this many days (default 30; 0: never)",
+    )
+    serve.add_argument(
         "--web-allow-host",
         action="append",
         default=[],
@@ -1067,12 +1104,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     arena = sub.add_parser("arena", help="the server operator's arena tools")
     arena_sub = arena.add_subparsers(dest="arena_command", required=True)
-    reset = arena_sub.add_parser(
-        "reset", help="forget NAME's secret: its next entry registers a new one (rating kept)"
-    )
-    reset.add_argument("name")
-    reset.add_argument("--db", help="the server's SQLite file (default: the one uno serve uses)")
-    reset.set_defaults(func=_arena_reset)
+    for command, what in (
+        ("reset", "give NAME a new secret and print it, for its owner (rating kept)"),
+        ("forget", "remove NAME from the arena (its rating too): anyone may register it"),
+    ):
+        tool = arena_sub.add_parser(command, help=what)
+        tool.add_argument("name")
+        tool.add_argument("--db", help="the server's SQLite file (default: the one uno serve uses)")
+        tool.set_defaults(func=_arena_tool)
 
     bot = sub.add_parser("bot", help="seat a bot at a table on a server, or in its arena")
     bot.add_argument(
@@ -1103,6 +1142,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=arguments.player_name,
         default="",
         help="display name, 24 characters at most (default: the kind)",
+    )
+    bot.add_argument(
+        "--secret",
+        default="",
+        help="with --arena: the name's secret the server's operator handed you (uno arena "
+        "reset); kept in arena.json from then on",
     )
     bot.add_argument("--token", default="", help="seat token of a seat already taken")
     bot.set_defaults(func=_bot)

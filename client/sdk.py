@@ -156,8 +156,9 @@ async def _answer(call: Awaitable[_T]) -> _T:
 class ArenaStanding:
     """A name's record in a server's arena: games finished and won, the
     OpenSkill estimate ``mu`` and its uncertainty ``sigma``, ``rating`` =
-    ``mu - 3 sigma`` (what the standings rank by), and whether it waits in
-    the queue or plays now."""
+    ``mu - 3 sigma`` (what the standings rank by), whether it waits in
+    the queue or plays now, the distinct names it met in rated games and
+    whether its rating is still provisional (too few of them)."""
 
     name: str
     games: int
@@ -167,13 +168,16 @@ class ArenaStanding:
     rating: float
     waiting: bool = False
     playing: bool = False
+    opponents: int = 0
+    provisional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ArenaWelcome:
     """The first message of an arena entry: the name, its new ``secret`` on
     its first entry ("" after: keep the first one), what the arena plays,
-    and the name's standing."""
+    the name's standing, and the arena's turn timer in seconds (a seat the
+    clock plays for twice in a row is given up; 0 from an older server)."""
 
     name: str
     secret: str
@@ -181,6 +185,7 @@ class ArenaWelcome:
     rules: str
     target_score: int
     standing: ArenaStanding
+    turn_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +201,16 @@ class ArenaSeat:
 
 def _standing(msg: Any) -> ArenaStanding:
     return ArenaStanding(
-        msg.name, msg.games, msg.wins, msg.mu, msg.sigma, msg.rating, msg.waiting, msg.playing
+        msg.name,
+        msg.games,
+        msg.wins,
+        msg.mu,
+        msg.sigma,
+        msg.rating,
+        msg.waiting,
+        msg.playing,
+        msg.opponents,
+        msg.provisional,
     )
 
 
@@ -417,7 +431,13 @@ class Connection:
                 if message.HasField("welcome"):
                     w = message.welcome
                     yield ArenaWelcome(
-                        w.name, w.secret, w.seats, w.rules, w.target_score, _standing(w.standing)
+                        w.name,
+                        w.secret,
+                        w.seats,
+                        w.rules,
+                        w.target_score,
+                        _standing(w.standing),
+                        w.turn_seconds,
                     )
                 else:
                     a = message.seat

@@ -19,6 +19,11 @@ otherwise share (and take each other's seats through) ``seats.json``.
 The web server binds to loopback unless told otherwise; the page's websocket
 is refused to pages of other origins, so a site the user visits cannot open
 a session in the background, and past :data:`MAX_SESSIONS` tabs at once.
+Each page carries a one-time token in its websocket's URL (``/ws/<token>``,
+:class:`PageTokens`): a websocket without one, or with one used or made for
+another address, is refused, so every tab comes from a page. One address
+holds at most its share of the tabs (:data:`TAB_SHARES`). Directories under
+``/static/`` are not listed.
 """
 
 from __future__ import annotations
@@ -30,14 +35,19 @@ import secrets
 import shlex
 import socket
 import sys
+import time
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
+import aiohttp_jinja2
+import jinja2
 from aiohttp import web
 from textual_serve.server import Server
 
 from unoplay.channel import TAB_TAG_ENV, tab_tag
+from unoplay.server.limits import network_of, uncount
 
 from .webguard import (
     ALL_INTERFACES,
@@ -54,6 +64,63 @@ from .webtab import QUIT_GRACE, Tab
 TITLE = "UNO"  #: the page's title (and the name on its loading screen)
 #: tabs served at once: each is a process of about 70 MB on this machine
 MAX_SESSIONS = 32
+#: one address may hold 1/TAB_SHARES of the tabs (at least one)
+TAB_SHARES = 4
+#: seconds a page's websocket token lasts (the page opens its websocket as it loads)
+TOKEN_TTL = 120.0
+
+
+def tabs_per_address() -> int:
+    """The tabs one address may hold at once: its share of :data:`MAX_SESSIONS`."""
+    return max(1, MAX_SESSIONS // TAB_SHARES)
+
+
+class PageTokens:
+    """The one-time tokens of the pages served: each page's websocket URL
+    carries one (``/ws/<token>``), good for one websocket from the address
+    that got the page, within :data:`TOKEN_TTL` seconds. At most twice an
+    address's share of tabs wait per address, and four times
+    :data:`MAX_SESSIONS` in all: the oldest go first."""
+
+    def __init__(self) -> None:
+        self._tokens: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        self._by_address: Counter[str] = Counter()
+
+    def issue(self, address: str) -> str:
+        """A new token for a page served to ``address``."""
+        self._expire()
+        while self._by_address[address] >= 2 * tabs_per_address():
+            oldest = next(t for t, (a, _) in self._tokens.items() if a == address)
+            self._drop(oldest)
+        while len(self._tokens) >= max(1, 4 * MAX_SESSIONS):
+            self._drop(next(iter(self._tokens)))
+        token = secrets.token_urlsafe(16)
+        self._tokens[token] = (address, time.monotonic() + TOKEN_TTL)
+        self._by_address[address] += 1
+        return token
+
+    def take(self, token: str, address: str) -> bool:
+        """Whether ``token`` was issued to ``address`` and is still good; it
+        is used up either way."""
+        self._expire()
+        entry = self._tokens.get(token)
+        if entry is None:
+            return False
+        self._drop(token)
+        return secrets.compare_digest(entry[0], address)
+
+    def _drop(self, token: str) -> None:
+        address, _ = self._tokens.pop(token)
+        uncount(self._by_address, address)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        while self._tokens:
+            token, (_, expires) = next(iter(self._tokens.items()))
+            if expires > now:
+                break
+            self._drop(token)
+
 
 log = logging.getLogger("unoplay.web")
 
@@ -98,12 +165,27 @@ class UnoWebServer(Server):
         self.hosts = hosts
         self.tab_key = tab_key
         self.tabs: set[Tab] = set()  #: tabs whose process has not been reaped yet
+        self.tabs_of: Counter[str] = Counter()  #: those tabs, by address (network_of)
+        self.tokens = PageTokens()
         #: the connections' guard, once listening (a request marks its connection served)
         self.guard: ConnectionGuard | None = None
 
     async def _make_app(self) -> web.Application:
-        app = await super()._make_app()
-        app.middlewares.append(self._only_own_hosts)
+        """textual-serve's routes, but: the websocket at ``/ws/<token>`` only
+        (``/ws``, which the template names, is refused), no downloads (the
+        game has none), no directory listings under ``/static/``."""
+        app = web.Application(middlewares=[self._only_own_hosts])
+        aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
+        app.add_routes(
+            [
+                web.get("/", self.handle_index, name="index"),
+                web.get("/ws", self.handle_tokenless, name="websocket"),
+                web.get("/ws/{token}", self.handle_websocket, name="tab"),
+                web.static("/static", self.statics_path, show_index=False, name="static"),
+            ]
+        )
+        app.on_startup.append(self.on_startup)
+        app.on_shutdown.append(self.on_shutdown)
         return app
 
     @web.middleware
@@ -142,22 +224,47 @@ class UnoWebServer(Server):
         if isinstance(response, web.Response) and response.text:
             page = response.text.replace("<head>", f"<head>\n    <title>{TITLE}</title>", 1)
             page = page.replace("</body>", _FOCUS + "  </body>", 1)
+            token = self.tokens.issue(network_of(request.remote or ""))
+            page = re.sub(
+                r'(data-session-websocket-url="[^"]*/ws)"', rf'\1/{token}"', page, count=1
+            )
             # The template asks Google Fonts for Roboto Mono: a request to the
             # internet from every LAN browser, which without one can hold the
             # page's start. The terminal falls back to the system's monospace.
             response.text = re.sub(r"<link[^>]*fonts\.googleapis\.com[^>]*>\s*", "", page)
         return response
 
+    async def handle_tokenless(self, request: web.Request) -> web.StreamResponse:
+        """A websocket without its page's token: refused."""
+        raise web.HTTPForbidden(text="uno web: a tab is opened by its page only")
+
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
+        """A tab: its page's one-time token (403 without), within the caps:
+        :data:`MAX_SESSIONS` in all (503), an address's share
+        (:func:`tabs_per_address`, 429)."""
+        address = network_of(request.remote or "")
+        if not self.tokens.take(request.match_info.get("token", ""), address):
+            log_every(logging.WARNING, "token", "refused a tab without its page's token")
+            raise web.HTTPForbidden(text="uno web: a tab is opened by its page only")
         if len(self.tabs) >= MAX_SESSIONS:
             log_every(logging.WARNING, "tabs", "refused a tab: %d tabs are open", len(self.tabs))
             raise web.HTTPServiceUnavailable(text=f"uno web: {MAX_SESSIONS} tabs at most")
+        share = tabs_per_address()
+        if self.tabs_of[address] >= share:
+            log_every(logging.WARNING, "share", "refused a tab: %s has %d tabs", address, share)
+            raise web.HTTPTooManyRequests(text=f"uno web: {share} tabs an address at most")
         env = {}
         if self.tab_key is not None:  # a client of its own to the game server (unoplay.channel)
             env[TAB_TAG_ENV] = tab_tag(self.tab_key, secrets.token_hex(8))
         tab = Tab(self.command, env)
         self.tabs.add(tab)
-        tab.finished.add_done_callback(lambda _: self.tabs.discard(tab))
+        self.tabs_of[address] += 1
+
+        def reaped(_: object) -> None:
+            self.tabs.discard(tab)
+            uncount(self.tabs_of, address)
+
+        tab.finished.add_done_callback(reaped)
         return await tab.run(request)
 
 

@@ -24,7 +24,6 @@ import contextlib
 import logging
 import resource
 import socket
-import time
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -32,6 +31,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
+
+from unoplay.server.quiet import LogEvery
 
 log = logging.getLogger("unoplay.web")
 
@@ -198,31 +199,8 @@ class ConnectionGuard:
         return len(self._address)
 
 
-class LogEvery:
-    """Log lines of one kind (a key) at most once per ``every`` seconds, the
-    next one saying how many were not logged: a flood of bad requests or
-    accept errors writes a line an interval, not one each."""
-
-    def __init__(self, every: float = ACCEPT_LOG_EVERY) -> None:
-        self.every = every
-        self._last: dict[str, float] = {}
-        self._skipped: Counter[str] = Counter()
-
-    def __call__(self, level: int, key: str, message: str, *args: object) -> None:
-        """Log ``message % args`` at ``level`` unless a line of ``key`` was
-        logged less than ``every`` seconds ago."""
-        now = time.monotonic()
-        if now - self._last.get(key, -self.every) < self.every:
-            self._skipped[key] += 1
-            return
-        self._last[key] = now
-        skipped = self._skipped.pop(key, 0)
-        more = f" ({skipped} more since the last line)" if skipped else ""
-        log.log(level, message + more, *args)
-
-
-#: uno web's rate-limited lines
-log_every = LogEvery()
+#: uno web's rate-limited lines (one a key every ACCEPT_LOG_EVERY seconds)
+log_every = LogEvery(log, ACCEPT_LOG_EVERY)
 
 
 def quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:

@@ -18,7 +18,12 @@ a tab that stops reading (a send that does not complete in
 :data:`SEND_TIMEOUT`, or more than :data:`MAX_UNSENT` bytes waiting) is ended;
 and a tab that ends, however it ends, asks its child to quit, then terminates
 and kills it after :data:`QUIT_GRACE` seconds each, and waits for it, so a
-live tab is a live process and nothing else.
+live tab is a live process and nothing else. A tab's keys and mouse reach its
+child at a bounded rate (:data:`KEYS_PER_SECOND` messages and
+:data:`KEY_BYTES_PER_SECOND` bytes, beyond a burst: the rest are dropped),
+so a flood of input cannot pile up in the child's queue, and the child's
+data is capped (:data:`MAX_SESSION_DATA`, ``ulimit -d``): past it, it fails
+and the tab ends, whatever it is sent.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ from importlib.metadata import version
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from unoplay.server.limits import TokenBucket
 
 log = logging.getLogger("unoplay.web")
 
@@ -57,6 +64,14 @@ MAX_MESSAGE = 64 * 1024
 STDERR_KEPT = 16 * 1024
 #: seconds between pings on the websocket; a tab that misses one is closed
 HEARTBEAT = 10.0
+#: keys and mouse events (``stdin`` messages) a tab may send its child a
+#: second, and bytes of them, each beyond a burst; the rest are dropped (a
+#: person types a few keys a second; a mouse sends tens of moves)
+KEYS_PER_SECOND, KEY_BURST = 60.0, 240.0
+KEY_BYTES_PER_SECOND, KEY_BYTES_BURST = 4096.0, 16384.0
+#: the most data (heap and other private memory) a tab's child may hold, in
+#: bytes: ``uno play`` holds about 110 MB of it
+MAX_SESSION_DATA = 384 * 1024 * 1024
 
 
 def clamp_size(width: object, height: object) -> tuple[int, int]:
@@ -100,6 +115,10 @@ class Tab:
         self._over = asyncio.Event()  # the tab is over: stop sending, end the child
         self._stderr: deque[bytes] = deque()
         self.why = ""  #: why the tab ended (for the log)
+        now = asyncio.get_running_loop().time()
+        self._keys = TokenBucket(KEYS_PER_SECOND, KEY_BURST, now)
+        self._key_bytes = TokenBucket(KEY_BYTES_PER_SECOND, KEY_BYTES_BURST, now)
+        self.dropped = 0  #: stdin messages dropped over the rate
 
     def _environment(self, width: int, height: int) -> dict[str, str]:
         env = dict(os.environ)
@@ -127,7 +146,7 @@ class Tab:
             )
             await websocket.prepare(request)
             self.process = await asyncio.create_subprocess_shell(
-                self.command,
+                f"ulimit -d {MAX_SESSION_DATA // 1024}; {self.command}",
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -268,6 +287,8 @@ class Tab:
             )
         else:
             log.info("a tab ended: %s", self.why)
+        if self.dropped:
+            log.info("that tab sent %d keys over the rate; they were dropped", self.dropped)
 
     # -------------------------------------------------------------- the tab
 
@@ -340,7 +361,12 @@ class Tab:
             return
         kind, data = envelope[0], (envelope[1] if len(envelope) > 1 else None)
         if kind == "stdin" and isinstance(data, str):
-            await self._to_child(b"D", data.encode("utf-8", "replace"))
+            payload = data.encode("utf-8", "replace")
+            now = asyncio.get_running_loop().time()
+            if self._key_bytes.take(now, len(payload)) and self._keys.take(now):
+                await self._to_child(b"D", payload)
+            else:
+                self.dropped += 1
         elif kind == "resize" and isinstance(data, dict):
             width, height = clamp_size(data.get("width"), data.get("height"))
             meta = {"type": "resize", "width": width, "height": height}

@@ -3,14 +3,17 @@
 
 An entrant enters under a name (the book checks its secret,
 :mod:`.ratings`) and waits in the queue. Whenever enough entrants wait, the
-one that has waited longest is seated with those nearest it in rating, at a
-new table of the arena's settings, dealt from a secret seed like every
-table with people; its seats are shuffled. After ``fill_after`` seconds
-alone (when the operator allows it), the waiting are seated with server
-bots in the seats left (bots are not rated). When a game ends, every seat
-held by an entrant is rated by the game's result (a seat a stand-in played
-ranks last: leaving a game loses it) and the entrants still connected go
-back to the queue. Nobody is seated twice at once.
+one that has waited longest is seated with those nearest it in rating, one
+per address (unless only one address waits), at a new table of the arena's
+settings, dealt from a secret seed like every table with people; its seats
+are shuffled. After ``fill_after`` seconds (when the operator allows it), a
+group short of seats is seated with server bots in the seats left (bots are
+not rated). Arena tables are strict (:attr:`.table.Table.strict`): a seat
+the clock plays for twice in a row, or whose player stays away past the
+grace, is given up for the rest of the game and its entry leaves the queue.
+When a game ends it is rated by :meth:`Arena.rate_game`'s rule and the
+entrants still connected go back to the queue. Nobody is seated twice at
+once; no address holds more than its share of the queue.
 """
 
 from __future__ import annotations
@@ -20,14 +23,16 @@ import logging
 import math
 import random
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 
+from .limits import network_of
 from .lobby import Lobby, holder_of
-from .ratings import ArenaBook, Standing
-from .seats import MAX_NAME, LobbyError, clean_text
+from .quiet import LogEvery
+from .ratings import ArenaBook, Standing, fair_to_take
+from .seats import LobbyError, clean_name
 from .settings import (
     DEFAULT_AWAY_GRACE,
     DEFAULT_MAX_ROUND_ACTIONS,
@@ -37,22 +42,41 @@ from .settings import (
 from .table import Table
 
 log = logging.getLogger("unoplay.arena")
+#: the arena's lines that entrants can cause (refusals, dropped entries)
+log_every = LogEvery(log, 60.0)
 
 _shuffle = random.SystemRandom().shuffle
 #: the owner of the arena's tables in the lobby (its per-client limits)
 ARENA_OWNER = "arena"
 #: seconds before the arena tries again to open a table the lobby refused
 RETRY = 1.0
+#: the queue's share an address may hold: 1/ENTRANT_SHARES of its entrants
+#: (at least a table's seats)
+ENTRANT_SHARES = 16
+
+
+def address_of(client: str) -> str:
+    """The address an entrant counts against: the client's (``_client`` of
+    the service: "ipv4:1.2.3.4", a ``uno web`` tab's "tab:<id>"), an IPv6
+    address by its /64 network (:func:`.limits.network_of`)."""
+    kind, _, host = client.partition(":")
+    if kind in ("ipv4", "ipv6") and host:
+        network = network_of(host)
+        return f"{'ipv6' if ':' in network else 'ipv4'}:{network}"
+    return client
 
 
 @dataclass(frozen=True)
 class ArenaSettings:
     """What the arena plays and its bounds: ``seats`` a table, the ``rules``
     preset and ``target`` score (0: single rounds), ``turn_seconds`` of the
-    turn timer, ``fill_after`` seconds before the waiting are seated with
-    server bots (None: never), and the caps of the queue: entrants at once,
-    entries from one client address, names one address may register while
-    the server runs (the book is shared: one client must not fill it)."""
+    turn timer, ``fill_after`` seconds before a group short of seats is
+    seated with server bots (None: never); the queue's caps: entrants at
+    once, and from one address (None: 1/:data:`ENTRANT_SHARES` of them, at
+    least ``seats``); the book's: names in all, names one address may have
+    registered (None: 1/:data:`.ratings.NAME_SHARES` of them), and
+    ``forget_after`` seconds a name may go unused before it is released
+    (None: never)."""
 
     seats: int = 4
     rules: str = "official"
@@ -60,18 +84,25 @@ class ArenaSettings:
     turn_seconds: int = 10
     fill_after: float | None = None
     max_entrants: int = 256
-    max_per_client: int = 16
-    max_names_per_client: int = 64
+    max_per_client: int | None = None
+    max_names: int = 10_000
+    max_names_per_client: int | None = None
+    forget_after: float | None = 30 * 86400.0
 
     def ruleset(self) -> RuleSet:
         """The rules of the arena's tables."""
         return PRESETS[self.rules].replace(target_score=self.target)
 
+    @property
+    def per_address(self) -> int:
+        """Entrants one address may have in the queue at once."""
+        return self.max_per_client or max(self.seats, self.max_entrants // ENTRANT_SHARES)
+
     def check(self) -> None:
         """Raise ValueError for settings no arena table can have (seats
         outside 2..10, no turn timer or one past a table's bound, a fill time
-        that is not a finite number of seconds, 0 or more), or RuleError (a
-        ValueError) for rules its seats cannot play."""
+        or a forget time that is not a finite number of seconds, 0 or more),
+        or RuleError (a ValueError) for rules its seats cannot play."""
         if self.rules not in PRESETS:
             raise ValueError(f"rules must be one of {', '.join(PRESETS)}, not {self.rules!r}")
         rules = self.ruleset()
@@ -90,9 +121,9 @@ class ArenaSettings:
             )
         except LobbyError as err:
             raise ValueError(str(err)) from None
-        fill = self.fill_after
-        if fill is not None and not (math.isfinite(fill) and fill >= 0):
-            raise ValueError(f"fill_after must be 0 or more seconds, not {fill}")
+        for what, value in (("fill_after", self.fill_after), ("forget_after", self.forget_after)):
+            if value is not None and not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{what} must be 0 or more seconds, not {value}")
 
 
 @dataclass(frozen=True)
@@ -105,15 +136,29 @@ class Assignment:
     game: int
 
 
+@dataclass(frozen=True)
+class Gone:
+    """The end of an entry's stream by the server: ``status`` (a LobbyError
+    kind: "failed_precondition" a stalled seat, "resource_exhausted" room
+    made for another address, "unauthenticated" the name's secret reset or
+    the name forgotten) and why."""
+
+    status: str
+    message: str
+
+
+Message = Assignment | Gone | None  # None: the stream ends OK (another took over)
+
+
 class Entrant:
     """A name in the arena: its standing, its open stream (if any), where it
-    waits or plays."""
+    waits or plays, the address it counts against."""
 
-    def __init__(self, key: str, standing: Standing, client: str) -> None:
+    def __init__(self, key: str, standing: Standing, address: str) -> None:
         self.key = key
         self.standing = standing
-        self.client = client
-        self.outbox: asyncio.Queue[Assignment | None] | None = None  # the open stream's
+        self.address = address
+        self.outbox: asyncio.Queue[Message] | None = None  # the open stream's
         self.since = 0.0  # when it joined the queue (loop time)
         self.assignment: Assignment | None = None  # the game it plays now
 
@@ -121,6 +166,14 @@ class Entrant:
     def waiting(self) -> bool:
         """In the queue: a stream open and no game under way."""
         return self.outbox is not None and self.assignment is None
+
+
+@dataclass
+class ArenaGame:
+    """An arena game under way: seat -> entrant key, and each seat's address."""
+
+    seated: dict[int, str] = field(default_factory=dict)
+    addresses: dict[int, str] = field(default_factory=dict)
 
 
 class Arena:
@@ -134,10 +187,9 @@ class Arena:
         settings.check()
         self.rules = settings.ruleset()
         self.entrants: dict[str, Entrant] = {}
-        self.games: dict[str, dict[int, str]] = {}  # table id -> seat -> entrant key
+        self.games: dict[str, ArenaGame] = {}  # by table id
         self.played = 0  # arena games started
-        self._by_client: Counter[str] = Counter()
-        self._registered_by: Counter[str] = Counter()  # names registered, by address
+        self._by_address: Counter[str] = Counter()
         self._timer: asyncio.TimerHandle | None = None
         previous = lobby.on_finish
 
@@ -152,41 +204,55 @@ class Arena:
 
     def enter(
         self, name: str, secret: str, client: str
-    ) -> tuple[Entrant, asyncio.Queue[Assignment | None], str]:
-        """Let ``name`` in (``client``: its address, for the per-client cap):
-        ``(its entrant, the queue its stream reads, a new secret or "")``.
-        A stream already open for the name is ended (a reconnection); a game
-        under way is sent again at once. Raises LobbyError (a bad name, a
-        wrong secret, the arena full, the server closing)."""
+    ) -> tuple[Entrant, asyncio.Queue[Message], str]:
+        """Let ``name`` in (``client``: who asks, :func:`address_of` its
+        address): ``(its entrant, the queue its stream reads, a new secret or
+        "")``. A stream already open for the name is ended (a reconnection); a
+        game under way is sent again at once. When the arena is full, the
+        latest waiting entry of the address holding the most leaves to make
+        room, if that is fair (:func:`.ratings.fair_to_take`). Raises
+        LobbyError (a bad name, a wrong secret, a look-alike name, the
+        address's share of the queue or of the book taken, the arena full,
+        the server closing)."""
         if self.lobby.closing:
             raise LobbyError("unavailable", "the server is shutting down")
-        name = clean_text("name", name, MAX_NAME)
+        self.sync()
+        name = clean_name(name)
         key = name.casefold()
+        address = address_of(client)
         entrant = self.entrants.get(key)
+        evicted = None
         if entrant is None:
-            if len(self.entrants) >= self.settings.max_entrants:
-                raise LobbyError(
-                    "resource_exhausted", f"the arena holds {self.settings.max_entrants} entrants"
-                )
-            if self._by_client[client] >= self.settings.max_per_client:
+            share = self.settings.per_address
+            mine = self._by_address[address]
+            if mine >= share:
                 raise LobbyError(
                     "resource_exhausted",
-                    f"{self.settings.max_per_client} entrants from your address are in the arena",
+                    f"{share} entrants from your address are in the arena, its share",
                 )
-        new_name = key not in self.book.standing
-        if new_name and self._registered_by[client] >= self.settings.max_names_per_client:
-            raise LobbyError(
-                "resource_exhausted",
-                f"your address registered {self.settings.max_names_per_client} names already",
+            if len(self.entrants) >= self.settings.max_entrants:
+                evicted = self._to_make_room(mine)
+                if evicted is None:
+                    raise LobbyError(
+                        "resource_exhausted",
+                        f"the arena holds {self.settings.max_entrants} entrants",
+                    )
+        standing, new_secret = self.book.enter(name, secret, address, self.entrants)
+        if evicted is not None:  # (only once the name is let in)
+            self.drop(
+                evicted,
+                Gone(
+                    "resource_exhausted",
+                    "the arena is full: your address holds the most entries, and "
+                    "this one made room for another address",
+                ),
             )
-        standing, new_secret = self.book.enter(name, secret)
-        self._registered_by[client] += new_name
         if entrant is None:
-            entrant = self.entrants[key] = Entrant(key, standing, client)
-            self._by_client[client] += 1
+            entrant = self.entrants[key] = Entrant(key, standing, address)
+            self._by_address[address] += 1
         elif entrant.outbox is not None:
             entrant.outbox.put_nowait(None)  # the old stream ends
-        outbox: asyncio.Queue[Assignment | None] = asyncio.Queue()
+        outbox: asyncio.Queue[Message] = asyncio.Queue()
         entrant.outbox = outbox
         entrant.since = asyncio.get_running_loop().time()
         if entrant.assignment is not None:
@@ -199,7 +265,31 @@ class Arena:
                 raise
         return entrant, outbox, new_secret
 
-    def left(self, entrant: Entrant, outbox: asyncio.Queue[Assignment | None]) -> None:
+    def _to_make_room(self, mine: int) -> Entrant | None:
+        """The arena is full: the entry that leaves to make room for an
+        address holding ``mine``, if that is fair (:func:`.ratings.fair_to_take`):
+        the latest waiting entry of the address holding the most. None if none."""
+        for address, most in self._by_address.most_common():
+            if not fair_to_take(most, mine):
+                return None
+            for entrant in reversed(self.entrants.values()):
+                if entrant.address == address and entrant.waiting:
+                    return entrant
+        return None
+
+    def drop(self, entrant: Entrant, why: Gone) -> None:
+        """``entrant`` leaves the arena now: its stream ends with ``why``; a
+        game of it under way goes on without it (it is not sent again)."""
+        log_every(
+            logging.INFO, why.status, "arena: %s leaves: %s", entrant.standing.name, why.message
+        )
+        if entrant.outbox is not None:
+            entrant.outbox.put_nowait(why)
+            entrant.outbox = None
+        entrant.assignment = None
+        self._forget_if_idle(entrant)
+
+    def left(self, entrant: Entrant, outbox: asyncio.Queue[Message]) -> None:
         """The stream that read ``outbox`` closed: out of the queue (a game
         under way goes on). An entrant with no stream and no game is dropped."""
         if entrant.outbox is not outbox:
@@ -209,45 +299,79 @@ class Arena:
 
     def _forget_if_idle(self, entrant: Entrant) -> None:
         idle = entrant.outbox is None and entrant.assignment is None
-        if idle and self.entrants.pop(entrant.key, None) is entrant:
-            self._by_client[entrant.client] -= 1
-            if self._by_client[entrant.client] <= 0:
-                del self._by_client[entrant.client]
+        if idle and self.entrants.get(entrant.key) is entrant:
+            del self.entrants[entrant.key]
+            self._by_address[entrant.address] -= 1
+            if self._by_address[entrant.address] <= 0:
+                del self._by_address[entrant.address]
+
+    def sync(self) -> None:
+        """Take the operator's changes to the book (a secret reset, a name
+        forgotten): the entries of those names leave (UNAUTHENTICATED)."""
+        for key in self.book.sync():
+            entrant = self.entrants.get(key)
+            if entrant is not None:
+                self.drop(
+                    entrant,
+                    Gone(
+                        "unauthenticated",
+                        "the operator reset this name's secret or removed the name",
+                    ),
+                )
 
     # ------------------------------------------------------------ pairing
 
+    def _group(self, waiting: list[Entrant]) -> list[Entrant]:
+        """The next table's entrants: the longest waiting (``waiting[0]``)
+        and those nearest it in rating (ties: who waited longer), one per
+        address unless every one waiting has the same address."""
+        first = waiting[0]
+        alone = all(e.address == first.address for e in waiting)
+        rest = sorted(
+            waiting[1:],
+            key=lambda e: (abs(e.standing.rating - first.standing.rating), e.since),
+        )
+        group, addresses = [first], {first.address}
+        for entrant in rest:
+            if len(group) == self.settings.seats:
+                break
+            if alone or entrant.address not in addresses:
+                group.append(entrant)
+                addresses.add(entrant.address)
+        return group
+
     def pair(self) -> None:
-        """Seat the waiting: groups of ``seats``, each the longest waiting
-        and those nearest it in rating; then, if allowed, those who waited
-        ``fill_after`` seconds with server bots."""
-        seats = self.settings.seats
+        """Seat the waiting: full groups (:meth:`_group`) at once; a group
+        short of seats, once its first has waited ``fill_after`` seconds, with
+        server bots (if the operator allows it); the others wait."""
+        settings = self.settings
         loop = asyncio.get_running_loop()
         waiting = sorted((e for e in self.entrants.values() if e.waiting), key=lambda e: e.since)
-        while len(waiting) >= seats:
-            first, rest = waiting[0], waiting[1:]
-            rest.sort(key=lambda e: (abs(e.standing.rating - first.standing.rating), e.since))
-            group = [first, *rest[: seats - 1]]
+        fill = settings.fill_after
+        while waiting:
+            group = self._group(waiting)
+            due = fill is not None and loop.time() >= waiting[0].since + fill
+            if len(group) < settings.seats and not due:
+                break
             if not self._seat(group):
                 return
             waiting = [e for e in waiting if e not in group]
-        if not waiting or self.settings.fill_after is None:
+        if not waiting or fill is None:
             return
-        due = waiting[0].since + self.settings.fill_after
-        if loop.time() >= due:
-            self._seat(waiting)
-        elif self._timer is None or self._timer.when() > due:
+        due_at = waiting[0].since + fill
+        if self._timer is None or self._timer.when() > due_at:
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = loop.call_at(due, self._fill)
+            self._timer = loop.call_at(due_at, self._fill)
 
     def _fill(self) -> None:
         self._timer = None
         self.pair()
 
     def _seat(self, group: list[Entrant]) -> bool:
-        """Seat ``group`` (and server bots in the seats left) at a new table
-        and start its game; False when the server has no room for a table
-        (tried again in :data:`RETRY` seconds, or when a game ends)."""
+        """Seat ``group`` (and server bots in the seats left) at a new strict
+        table and start its game; False when the server has no room for a
+        table (tried again in :data:`RETRY` seconds, or when a game ends)."""
         settings = self.settings
         try:
             # owned by "arena": as any client's, its finished tables beyond
@@ -262,81 +386,141 @@ class Arena:
                 owner=ARENA_OWNER,
             )
         except LobbyError as err:
-            log.warning("the arena cannot open a table now (tried again in %gs): %s", RETRY, err)
+            log_every(
+                logging.WARNING,
+                "no-table",
+                "the arena cannot open a table now (tried again in %gs): %s",
+                RETRY,
+                err,
+            )
             if self._timer is None:
                 self._timer = asyncio.get_running_loop().call_later(RETRY, self._fill)
             return False
         self.played += 1
         order = list(range(settings.seats))
         _shuffle(order)
-        seated: dict[int, str] = {}
+        game = ArenaGame()
         tokens = []
         table.rematches = False  # one game: its players are back in the queue after it
+        table.strict = True
+        table.on_give_up = self._given_up
         for entrant, seat in zip(group, order):
             # Counted apart from the name's seats at the lobby's tables: seats
             # held there under the name (by anyone) must not keep it from its
             # one arena seat.
             name = entrant.standing.name
             taken = table.join(name, seat, holder=holder_of(name, ARENA_OWNER))
-            seated[seat] = entrant.key
+            game.seated[seat] = entrant.key
+            game.addresses[seat] = entrant.address
             tokens.append((entrant, taken.token))
         for i, seat in enumerate(order[len(group) :]):
             table.add_bot(make_bot("greedy", rules=self.rules), f"greedy-{i + 1}", seat)
-        self.games[table.table_id] = seated
+        self.games[table.table_id] = game
         table.start()
         for (entrant, token), seat in zip(tokens, order):
             entrant.assignment = Assignment(table.table_id, token, seat, self.played)
             if entrant.outbox is not None:
                 entrant.outbox.put_nowait(entrant.assignment)
-        log.info("arena game %d: %s", self.played, ", ".join(e.standing.name for e in group))
+        log.debug("arena game %d: %s", self.played, ", ".join(e.standing.name for e in group))
         return True
+
+    def _given_up(self, table: Table, seat: int, why: str) -> None:
+        """A seat of an arena game was given up by the server (it stalled or
+        stayed away: ``why``): its entry leaves the queue (FAILED_PRECONDITION)
+        until it enters again."""
+        game = self.games.get(table.table_id)
+        key = game.seated.get(seat) if game is not None else None
+        entrant = self.entrants.get(key) if key is not None else None
+        if entrant is None or entrant.assignment is None:
+            return
+        if entrant.assignment.table_id != table.table_id:
+            return
+        self.drop(
+            entrant,
+            Gone(
+                "failed_precondition",
+                f"your seat at arena game {entrant.assignment.game} was given up ({why}; "
+                f"the turn timer is {self.settings.turn_seconds}s): the game counts as a loss, "
+                "and you left the queue: enter again to play",
+            ),
+        )
 
     # ------------------------------------------------------------ results
 
     def _finished(self, table: Table) -> None:
         """An arena game is over: rate it, and put its entrants back in the
         queue (those still connected)."""
-        seated = self.games.pop(table.table_id, None)
-        if seated is None:
+        game = self.games.pop(table.table_id, None)
+        if game is None:
             return
-        game = table.game
-        outcome = game.outcome() if game is not None else None
-        if outcome is not None and outcome.winners:
-            played_out = {
-                seat
-                for (seat, _), source in zip(table.history, table.history.sources)
-                if source == "stand_in"
-            }
-            ranks = {}
-            winners = set()
-            bots = [
-                1 if seat in outcome.winners else 2
-                for seat in range(len(table.seats))
-                if seat not in seated
-            ]
-            for seat, key in seated.items():
-                if seat in played_out or not table.seats[seat].token:
-                    ranks[key] = 3  # it left its game: a loss below every other
-                elif seat in outcome.winners:
-                    ranks[key] = 1
-                    winners.add(key)
-                else:
-                    ranks[key] = 2
-            self.book.rate(ranks, winners, bots)
+        self.sync()
+        self.rate_game(table, game)
         now = asyncio.get_running_loop().time()
-        for key in seated.values():
+        for key in game.seated.values():
             entrant = self.entrants.get(key)
-            if entrant is None:
+            if entrant is None or entrant.assignment is None:
+                continue
+            if entrant.assignment.table_id != table.table_id:
                 continue
             entrant.assignment = None
             entrant.since = now
             self._forget_if_idle(entrant)
         self.pair()
 
+    def rate_game(self, table: Table, game: ArenaGame) -> None:
+        """Rate a finished arena game (RULES.md, "The arena": Ratings):
+
+        * an address holding two seats or more: nobody is rated;
+        * else, a seat played more by the server (the clock, a stand-in, the
+          bot of a seat given up) than by its player, a seat that never
+          acted included, is *absent*: if there is one, the absent seats
+          alone are rated, each a loss below every other seat, against the
+          others' ratings as they stand (the others gain nothing);
+        * else every seat is rated: the winner first, the others second
+          (tied), a seat given up or played by a stand-in at any point third.
+
+        Server bots take part at a first rating and are never updated. A game
+        with no winner (the server stopped) is not rated."""
+        outcome = table.game.outcome() if table.game is not None else None
+        if outcome is None or not outcome.winners:
+            return
+        if len(set(game.addresses.values())) < len(game.addresses):
+            return
+        tally = table.history.tally()
+        ranks: dict[str, int] = {}
+        winners: set[str] = set()
+        absent: set[str] = set()
+        for seat, key in game.seated.items():
+            own = tally.get((seat, "player"), 0)
+            made = sum(tally.get((seat, source), 0) for source in ("timer", "stand_in", "bot"))
+            helped = tally.get((seat, "stand_in"), 0) + tally.get((seat, "bot"), 0)
+            if made > own:
+                absent.add(key)
+                ranks[key] = 4
+            elif helped or not table.seats[seat].token:
+                ranks[key] = 3  # it left its game: a loss below every other
+            elif seat in outcome.winners:
+                ranks[key] = 1
+                winners.add(key)
+            else:
+                ranks[key] = 2
+        bots = [
+            1 if seat in outcome.winners else 2
+            for seat in range(len(table.seats))
+            if seat not in game.seated
+        ]
+        if absent:
+            ranks = {k: (4 if k in absent else min(r, 2)) for k, r in ranks.items()}
+            self.book.rate(ranks, set(), bots, only=absent)
+        else:
+            self.book.rate(ranks, winners, bots)
+
     # ------------------------------------------------------------ standings
 
     def standings(self, limit: int = 0) -> list[tuple[Standing, bool, bool]]:
         """``(standing, waiting, playing)`` of every registered name, best first."""
+        self.sync()
+        self.book.release_unused(self.entrants)
         rows = []
         for standing in self.book.standings(limit):
             entrant = self.entrants.get(standing.name.casefold())

@@ -67,6 +67,9 @@ class Away:
             or table.closing
         ):
             return
+        if table.strict:  # an arena's seat: given up, not kept for their return
+            table.give_up(index, f"away past the grace of {table.away_grace:g}s")
+            return
         limits = table.limits
         seat.stand_in = make_bot(limits.stand_in, rules=table.rules, max_ms=limits.bot_ms)
         log.info("table %s: seat %d is away; a bot plays for them", table.table_id, index)

@@ -70,6 +70,14 @@ class History:
         sources = self._sources
         return _SERVER_CODES[0] in sources or _SERVER_CODES[1] in sources
 
+    def tally(self) -> dict[tuple[int, str], int]:
+        """How many actions each ``(seat, source)`` made (sources: :data:`SOURCES`)."""
+        counts: dict[tuple[int, str], int] = {}
+        for seat, code in zip(self._seats, self._sources):
+            key = (seat, SOURCES[code])
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def __iter__(self) -> Iterator[tuple[int, Action]]:
         odd = self._odd
         for i, (seat, ident) in enumerate(zip(self._seats, self._ids)):

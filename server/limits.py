@@ -8,6 +8,7 @@ options both sides use are in ``unoplay.channel``.
 
 from __future__ import annotations
 
+import ipaddress
 from collections import Counter
 from dataclasses import dataclass
 
@@ -113,14 +114,33 @@ class TokenBucket:
     def credit(self, tokens: float) -> None:
         self.tokens = min(self.burst, self.tokens + tokens)
 
-    def take(self, now: float) -> bool:
+    def take(self, now: float, cost: float = 1.0) -> bool:
+        """Take ``cost`` tokens (refilled at ``rate`` a second since the last
+        take, up to ``burst``) if the bucket holds them; False (nothing
+        taken) otherwise."""
         tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
         self.stamp = now
-        if tokens < 1.0:
+        if tokens < cost:
             self.tokens = tokens
             return False
-        self.tokens = tokens - 1.0
+        self.tokens = tokens - cost
         return True
+
+
+def network_of(host: str) -> str:
+    """What per-address limits count ``host`` (an IP address as text) as:
+    itself, an IPv4-mapped IPv6 address as its IPv4 address, any other IPv6
+    address as its /64 network (one machine gets a /64 to itself). Anything
+    that is not an IP address is itself."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]").split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def uncount(counts: Counter[str], key: str) -> None:

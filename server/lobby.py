@@ -28,7 +28,7 @@ from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
 from .limits import Limits, uncount
-from .seats import MAX_NAME, LobbyError, Seat, clean_text
+from .seats import LobbyError, Seat, clean_name
 from .settings import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS
 from .table import Table
 
@@ -363,7 +363,7 @@ class Lobby:
         if self.closing:
             raise LobbyError("unavailable", "the server is shutting down")
         table = self.get(table_id)
-        name = clean_text("name", name, MAX_NAME)
+        name = clean_name(name)
         if self.seats_held(name, client) >= self.limits.max_seats_per_name:
             raise LobbyError(
                 "resource_exhausted",

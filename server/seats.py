@@ -19,6 +19,7 @@ from typing import Any
 
 from unoplay.game.messages import SeatInfo
 
+from .names import invisible
 from .streamlog import StreamLog
 
 MAX_NAME = 24
@@ -111,6 +112,18 @@ def clean_text(what: str, text: str, limit: int) -> str:
     if problem:
         raise LobbyError("invalid", f"{what} {problem}")
     return text
+
+
+def clean_name(name: str) -> str:
+    """A player's name, cleaned as :func:`clean_text` does (1..:data:`MAX_NAME`
+    characters), with no character that prints as nothing
+    (:func:`.names.invisible`: ``zoe`` and a Hangul filler would show as
+    ``zoe``). Raises LobbyError("invalid"). RULES.md, "The arena": Names."""
+    name = clean_text("name", name, MAX_NAME)
+    hidden = invisible(name)
+    if hidden:
+        raise LobbyError("invalid", f"name may not contain {hidden}: it prints as nothing")
+    return name
 
 
 @dataclass
@@ -258,10 +271,10 @@ class Seats(list[Seat]):
         raise LobbyError("failed_precondition", "the table is full")
 
     def take(self, name: str, wanted: int | None = None) -> Seat:
-        """Seat a person named ``name`` (cleaned: :func:`clean_text`) with a new
+        """Seat a person named ``name`` (cleaned: :func:`clean_name`) with a new
         secret token (128 random bits). Raises LobbyError (:meth:`free`,
         a bad name)."""
-        name = clean_text("name", name, MAX_NAME)
+        name = clean_name(name)
         seat = self.free(wanted)
         seat.name = name
         seat.token = secrets.token_urlsafe(16)
@@ -273,7 +286,7 @@ class Seats(list[Seat]):
         """Seat a server-side bot for good (no token: no stream ever opens for
         it). Raises LobbyError (:meth:`free`, a bad name)."""
         seat = self.free(wanted)
-        seat.name = clean_text("name", name, MAX_NAME)
+        seat.name = clean_name(name)
         seat.bot = bot
         seat.token = ""
         seat.token_hash = b""

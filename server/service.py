@@ -44,7 +44,7 @@ from unoplay.v1 import game_service_pb2_grpc as gs_grpc
 from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
-from .arena import Arena, ArenaSettings
+from .arena import Arena, ArenaSettings, Gone
 from .durable import Journal, restore
 from .limits import Limits, TokenBucket, uncount
 from .lobby import Lobby
@@ -457,9 +457,12 @@ class ArenaServicer(as_grpc.ArenaServiceServicer):
                     rules=settings.rules,
                     target_score=settings.target,
                     standing=_standing_pb(entrant.standing, entrant.waiting, False),
+                    turn_seconds=settings.turn_seconds,
                 )
             )
             while (seat := await outbox.get()) is not None:
+                if isinstance(seat, Gone):  # the server ended the entry (arena.Gone)
+                    await _abort(context, LobbyError(seat.status, seat.message))
                 yield arena_pb.EnterResponse(
                     seat=arena_pb.ArenaSeat(
                         table_id=seat.table_id,
@@ -490,6 +493,8 @@ def _standing_pb(standing: Standing, waiting: bool, playing: bool) -> arena_pb.S
         rating=standing.rating,
         waiting=waiting,
         playing=playing,
+        opponents=standing.opponents,
+        provisional=standing.provisional,
     )
 
 
@@ -861,7 +866,9 @@ async def start_server(
         book_path = str(store.path)
     elif store is not None:
         book_path = str(store)
-    the_arena = Arena(lobby, ArenaBook(book_path), arena or ArenaSettings())
+    arena = arena or ArenaSettings()
+    book = ArenaBook(book_path, arena.max_names, arena.max_names_per_client, arena.forget_after)
+    the_arena = Arena(lobby, book, arena)
     _add_guarded(
         as_grpc.add_ArenaServiceServicer_to_server, ArenaServicer(the_arena, tab_key), server
     )

@@ -65,6 +65,10 @@ from .window import HeldIntent
 
 log = logging.getLogger("unoplay.table")
 
+#: At a strict table (an arena's): the moves in a row the clock may make for a
+#: seat before the seat is given up (RULES.md, "The arena": No seat that stalls).
+STALL_MOVES = 2
+
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
 SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
@@ -137,6 +141,12 @@ class Table:
         self.restarting = False  # the server stops to start again: the game is kept
         self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
         self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
+        #: An arena's table: a seat the clock plays for :data:`STALL_MOVES`
+        #: times in a row, or whose person stays away past the grace, is given
+        #: up (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
+        self.strict = False
+        self.on_give_up: Callable[[Table, int, str], None] | None = None
+        self._clock_moves: dict[int, int] = {}  # seat -> the clock's moves for it in a row
         self._deadline = 0.0
         self._version = 0  # bumps on every change; stale timers and bot turns check it
         self._turn_timer: asyncio.TimerHandle | None = None
@@ -257,7 +267,23 @@ class Table:
     def leave(self, token: str) -> None:
         """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
         Streams opened with the token end (the service checks :meth:`holds`)."""
-        seat = self.seat_for_token(token)
+        self._hand_over(self.seat_for_token(token))
+
+    def give_up(self, index: int, why: str) -> None:
+        """The server gives up seat ``index`` for its person during the game
+        (a strict table's seat that stalled or stayed away: ``why``), as if
+        they had left (:meth:`leave`): a bot plays it to the end, its token
+        stops working; then ``on_give_up`` is told. Nothing for a seat
+        without a person or after the game."""
+        seat = self.seats[index]
+        if not seat.token or seat.bot is not None or self.state is not TableState.PLAYING:
+            return
+        log.info("table %s: seat %d is given up (%s)", self.table_id, index, why)
+        self._hand_over(seat)
+        if self.on_give_up is not None:
+            self.on_give_up(self, index, why)
+
+    def _hand_over(self, seat: Seat) -> None:
         seat.token = ""
         seat.token_hash = b""
         if self.state is TableState.WAITING:
@@ -335,6 +361,7 @@ class Table:
             raise LobbyError("invalid", "the position must have the table's seats and rules")
         self.games_started += 1
         self.history = History()
+        self._clock_moves.clear()
         for s in self.seats:
             s.forget_refusals()
         self.rematch.clear()
@@ -409,7 +436,20 @@ class Table:
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
         self._check_cap()
+        if self.strict:
+            self._count_clock(seat, source)
         return True
+
+    def _count_clock(self, seat: int, source: str) -> None:
+        """At a strict table: the seat's own action clears its count of the
+        clock's moves in a row; the clock's :data:`STALL_MOVES`-th gives the
+        seat up (:meth:`give_up`)."""
+        if source == "player":
+            self._clock_moves.pop(seat, None)
+        elif source == "timer":
+            moves = self._clock_moves[seat] = self._clock_moves.get(seat, 0) + 1
+            if moves >= STALL_MOVES:
+                self.give_up(seat, f"the clock played for it {moves} times in a row")
 
     def act_id(self, seat: int, ident: int) -> None:
         """Take an intent sent as a wire id (``Intent.action_id``): the action

@@ -328,3 +328,51 @@ async def a_game_the_server_stops(launch: Callable[[str, str], asyncio.Task], na
         return await running
     finally:
         await srv.stop(None)
+
+
+class AddressRelay:
+    """A TCP relay on loopback whose connections reach ``127.0.0.1:port``
+    from the loopback address ``source`` (127.0.0.N: all of 127/8 is this
+    machine's): a client connected through it is, for the server, a client
+    at ``source``. ``async with AddressRelay(port, "127.0.0.2") as address``
+    gives the ``host:port`` to connect to."""
+
+    def __init__(self, port: int, source: str) -> None:
+        self.port, self.source = port, source
+        self.listener: asyncio.Server | None = None
+        self.pipes: set[asyncio.Task] = set()
+
+    async def __aenter__(self) -> str:
+        self.listener = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        return f"127.0.0.1:{self.listener.sockets[0].getsockname()[1]}"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.listener is not None
+        self.listener.close()
+        for task in self.pipes:
+            task.cancel()
+        await asyncio.gather(*self.pipes, return_exceptions=True)
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(
+                "127.0.0.1", self.port, local_addr=(self.source, 0)
+            )
+        except OSError:
+            writer.close()
+            return
+        for src, dst in ((reader, up_writer), (up_reader, writer)):
+            task = asyncio.ensure_future(self._pipe(src, dst))
+            self.pipes.add(task)
+            task.add_done_callback(self.pipes.discard)
+
+    @staticmethod
+    async def _pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+        try:
+            while data := await src.read(65536):
+                dst.write(data)
+                await dst.drain()
+        except (ConnectionError, OSError):
+            pass
+        finally:
+            dst.close()

@@ -4,11 +4,14 @@ again, and Ctrl-C ends it with one line (no traceback)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
 import signal
 import sys
+
+from helpers import AddressRelay
 
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game import RuleSet, make_bot
@@ -135,12 +138,24 @@ async def test_ctrl_c_ends_the_process_even_when_the_cleanup_hangs():
 
 async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
     """`uno bot --arena`: two greedy and two random bots, each a process of
-    its own, play the server's arena until `uno standings --json` ranks both
-    greedy ones above both random ones with five games or more each; each
-    keeps its name's secret (arena.json); Ctrl-C ends each with one line."""
+    its own at an address of its own (a relay from 127.0.0.N: one address's
+    entrants are not rated together), play the server's arena until `uno
+    standings --json` ranks both greedy ones above both random ones with
+    five games or more each; each keeps its name's secret (arena.json);
+    Ctrl-C ends each with one line."""
+    async with contextlib.AsyncExitStack() as relays:
+        await _four_arena_bots(server, tmp_path, relays)
+
+
+async def _four_arena_bots(server, tmp_path, relays: contextlib.AsyncExitStack) -> None:
     bots = []
-    for name, kind in (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random")):
-        bots.append(await _arena_bot(server.address, name, kind, tmp_path / name))
+    addresses = {}
+    for i, (name, kind) in enumerate(
+        (("g1", "greedy"), ("r1", "random"), ("g2", "greedy"), ("r2", "random"))
+    ):
+        relay = AddressRelay(server.port, f"127.0.0.{i + 2}")
+        addresses[name] = await relays.enter_async_context(relay)
+        bots.append(await _arena_bot(addresses[name], name, kind, tmp_path / name))
     try:
         async with Connection(server.address) as conn, asyncio.timeout(4 * WAIT):
             while True:
@@ -165,7 +180,7 @@ async def test_four_arena_bots_rank_greedy_above_random(server, tmp_path):
         assert {row["name"] for row in table[:2]} == {"g1", "g2"}
         for name in ("g1", "r1", "g2", "r2"):
             kept = json.loads((tmp_path / name / "arena.json").read_text())
-            assert list(kept) == [f"{server.address}|{name}"] and all(kept.values())
+            assert list(kept) == [f"{addresses[name]}|{name}"] and all(kept.values())
     finally:
         for bot in bots:
             if bot.returncode is None:

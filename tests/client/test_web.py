@@ -511,6 +511,16 @@ def test_web_sessions_keep_seat_tokens_in_memory(tmp_path, monkeypatch):
     assert not (tmp_path / "seats.json").exists()
 
 
+async def page_ws_url(http, host: str, query: str = "") -> str:
+    """The websocket URL of the page ``http`` gets from ``host``: with the
+    page's one-time token (client/web.py, PageTokens)."""
+    async with http.get(f"http://{host}/") as page:
+        text = await page.text()
+    found = re.search(r'data-session-websocket-url="[^"]*/ws/([^"/]+)"', text)
+    assert found, text[:200]
+    return f"ws://{host}/ws/{found.group(1)}?{query}"
+
+
 async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
     """Every tab is a process of its own: past MAX_SESSIONS a new one is refused (503)."""
     import aiohttp
@@ -522,10 +532,9 @@ async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
     port = await site.start("127.0.0.1", 0)
     try:
         async with aiohttp.ClientSession() as http:
+            url = await page_ws_url(http, f"127.0.0.1:{port}")
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-                await http.ws_connect(
-                    f"ws://127.0.0.1:{port}/ws", timeout=aiohttp.ClientWSTimeout(ws_close=WAIT)
-                )
+                await http.ws_connect(url, timeout=aiohttp.ClientWSTimeout(ws_close=WAIT))
         assert refused.value.status == 503
     finally:
         await site.stop()
@@ -533,66 +542,82 @@ async def test_tabs_beyond_the_limit_are_refused(monkeypatch):
 
 def test_every_tab_is_a_player_of_its_own_after_open_close_cycles(uno_web):
     """Tabs opened and closed at once leave no process behind and lock
-    nobody out; then MAX_SESSIONS tabs (all from 127.0.0.1, all named
-    "player") each get a table of their own at once: the embedded server
-    counts every tab as a client of its own (its tag), not as one address
-    and one name (16 seats, 16 waiting tables)."""
+    nobody out; then MAX_SESSIONS tabs (from 127.0.0.1 to 127.0.0.4, each
+    address its share, all named "player") each get a table of their own
+    at once: the embedded server counts every tab as a client of its own
+    (its tag), not as one address and one name (16 seats, 16 waiting
+    tables)."""
     import aiohttp
 
-    from unoplay.client.web import MAX_SESSIONS
+    from unoplay.client.web import MAX_SESSIONS, tabs_per_address
     from unoplay.game.messages import TableState
 
     web = uno_web("--bots", "1", "--target", "0")
     host = web.url.split("/")[2]
-    url = f"ws://{host}/ws?width=40&height=12"
+    query = "width=40&height=12"
     timeout = aiohttp.ClientWSTimeout(ws_close=WAIT)
 
     async def main() -> list:
-        async with aiohttp.ClientSession() as http:
-            for _ in range(10):
-                async with http.ws_connect(url, timeout=timeout) as ws:
-                    await ws.receive(timeout=WAIT)  # its process runs
-            async with asyncio.timeout(WAIT):
-                while web.sessions():  # (polled: the tabs' processes quit on their own)
-                    await asyncio.sleep(0.05)
-            tabs = [await http.ws_connect(url, timeout=timeout) for _ in range(MAX_SESSIONS)]
+        sources = [f"127.0.0.{i + 1}" for i in range(MAX_SESSIONS // tabs_per_address())]
+        https = [
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(local_addr=(source, 0)))
+            for source in sources
+        ]
+        try:
+            return await open_tabs(https)
+        finally:
+            for http in https:
+                await http.close()
 
-            async def read(ws) -> None:
-                async for _ in ws:
-                    pass
+    async def open_tabs(https: list) -> list:
+        http = https[0]
+        for _ in range(10):
+            url = await page_ws_url(http, host, query)
+            async with http.ws_connect(url, timeout=timeout) as ws:
+                await ws.receive(timeout=WAIT)  # its process runs
+        async with asyncio.timeout(WAIT):
+            while web.sessions():
+                await asyncio.sleep(0.05)
+        tabs = [
+            await http.ws_connect(await page_ws_url(http, host, query), timeout=timeout)
+            for http in https
+            for _ in range(tabs_per_address())
+        ]
 
-            readers = [asyncio.create_task(read(ws)) for ws in tabs]
-            conn = Connection(web.game_server(), timeout=WAIT)
-            playing: list = []
-            try:
-                # 32 `uno play` processes start at once: ~25 s on 2 idle cores,
-                # ~45 s beside two CPU hogs; the bound is ten times that.
-                async with asyncio.timeout(WAIT + MAX_SESSIONS * 12):
-                    while True:
-                        tables = await conn.list_tables()
-                        playing = [
-                            t
-                            for t in tables
-                            if t.state is TableState.PLAYING
-                            and any(
-                                s.name == "player" and s.connected and not s.bot for s in t.seats
-                            )
-                        ]
-                        if len(playing) >= MAX_SESSIONS:
-                            break
-                        await asyncio.sleep(0.2)
-            except TimeoutError:
-                raise AssertionError(
-                    f"{len(playing)} of {MAX_SESSIONS} tabs at a table of their own in time; "
-                    f"sessions: {len(web.sessions())}; uno web's log ends:\n{web.log()[-3000:]}"
-                ) from None
-            finally:
-                await conn.close()
-                for ws in tabs:
-                    await ws.close()
-                for task in readers:
-                    task.cancel()
-            return playing
+        async def read(ws) -> None:
+            async for _ in ws:
+                pass
+
+        readers = [asyncio.create_task(read(ws)) for ws in tabs]
+        conn = Connection(web.game_server(), timeout=WAIT)
+        playing: list = []
+        try:
+            # 32 `uno play` processes start at once: ~25 s on 2 idle cores,
+            # ~45 s beside two CPU hogs; the bound is ten times that.
+            async with asyncio.timeout(WAIT + MAX_SESSIONS * 12):
+                while True:
+                    tables = await conn.list_tables()
+                    playing = [
+                        t
+                        for t in tables
+                        if t.state is TableState.PLAYING
+                        and any(s.name == "player" and s.connected and not s.bot for s in t.seats)
+                    ]
+                    if len(playing) >= MAX_SESSIONS:
+                        break
+                    await asyncio.sleep(0.2)
+        except TimeoutError:
+            raise AssertionError(
+                f"{len(playing)} of {MAX_SESSIONS} tabs at a table of their own in time; "
+                f"sessions: {len(web.sessions())}; uno web's log ends:\n{web.log()[-3000:]}"
+            ) from None
+        finally:
+            await conn.close()
+            for ws in tabs:
+                await ws.close()
+            for task in readers:
+                task.cancel()
+        return playing
 
     playing = asyncio.run(main())
     assert len({t.table_id for t in playing}) == MAX_SESSIONS

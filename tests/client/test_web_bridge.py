@@ -17,6 +17,7 @@ import base64
 import json
 import logging
 import os
+import re
 import socket
 import struct
 import sys
@@ -30,7 +31,7 @@ WAIT = 30.0
 
 CHILD = textwrap.dedent(
     """
-    import json, os, signal, sys, threading, time
+    import json, os, resource, signal, sys, threading, time
     out, lock = sys.stdout.buffer, threading.Lock()
     def send(kind, payload):
         with lock:
@@ -40,6 +41,8 @@ CHILD = textwrap.dedent(
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     out.write(b"__GANGLION__\\n")
     send(b"D", ("size %sx%s" % (os.environ["COLUMNS"], os.environ["ROWS"])).encode())
+    if os.environ.get("LIMITS"):
+        send(b"D", b"data %d" % resource.getrlimit(resource.RLIMIT_DATA)[0])
     def read():
         stdin = sys.stdin.buffer
         while len(head := stdin.read(5)) == 5:
@@ -93,15 +96,45 @@ def alive(pid: int) -> bool:
         return False
 
 
-async def open_tab(
-    port: int, query: str = "width=80&height=24", host: str | None = None, origin: str = ""
-) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
-    """Do a websocket handshake by hand; returns the streams and the status line."""
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    key = base64.b64encode(os.urandom(16)).decode()
+async def get(port: int, path: str = "/", host: str = "", source: str = "127.0.0.1") -> bytes:
+    """The whole answer to a GET of ``path`` (from the address ``source``)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
     host = host or f"127.0.0.1:{port}"
+    writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
+    async with asyncio.timeout(WAIT):
+        answer = await reader.read()
+    writer.close()
+    return answer
+
+
+async def page_token(port: int, host: str = "", source: str = "127.0.0.1") -> str:
+    """The one-time token in the websocket URL of a page served to ``source``
+    ("" when no page is served)."""
+    found = re.search(
+        rb'data-session-websocket-url="[^"]*/ws/([^"/]+)"', await get(port, "/", host, source)
+    )
+    return found.group(1).decode() if found else ""
+
+
+async def open_tab(
+    port: int,
+    query: str = "width=80&height=24",
+    host: str | None = None,
+    origin: str = "",
+    token: str | None = None,
+    source: str = "127.0.0.1",
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter, bytes]:
+    """Do a websocket handshake by hand, from the address ``source``, with
+    ``token`` (None: a page's, fetched first; "": none); returns the streams
+    and the status line."""
+    host = host or f"127.0.0.1:{port}"
+    if token is None:
+        token = await page_token(port, host, source)
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    key = base64.b64encode(os.urandom(16)).decode()
+    path = f"/ws/{token}" if token else "/ws"
     lines = [
-        f"GET /ws?{query} HTTP/1.1",
+        f"GET {path}?{query} HTTP/1.1",
         f"Host: {host}",
         "Upgrade: websocket",
         "Connection: Upgrade",
@@ -231,15 +264,6 @@ async def test_only_its_own_hosts_are_served(serve):
     --allow-host names are served; a foreign Origin gets 403."""
     site, port = await serve(allow_hosts=["uno.lan"])
     try:
-
-        async def get(host: str) -> bytes:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode())
-            async with asyncio.timeout(WAIT):
-                answer = await reader.read()
-            writer.close()
-            return answer
-
         for host in (
             f"attacker.example:{port}",
             "127.0.0.1:1",
@@ -250,11 +274,11 @@ async def test_only_its_own_hosts_are_served(serve):
             f"127.0.0.1:{port}?x",
             f"127.0.0.1:{port}#x",
         ):
-            answer = await get(host)
+            answer = await get(port, "/", host)
             assert answer.startswith(b"HTTP/1.1 421"), (host, answer[:80])
             assert b"/ws" not in answer
         for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"uno.lan:{port}"):
-            answer = await get(host)
+            answer = await get(port, "/", host)
             assert answer.startswith(b"HTTP/1.1 200"), (host, answer[:80])
             assert f"ws://{host}/ws".encode() in answer
         attacker = f"attacker.example:{port}"
@@ -354,3 +378,102 @@ def test_a_tab_tag_verifies_only_under_its_key():
     assert tab_of(key, f"{TAB_AGENT}ab13.{tag.split('.')[1]}") is None
     assert tab_of(key, "grpc-python-asyncio/1.70.0") is None
     assert tab_of(key, f"{TAB_AGENT}../x.{tag.split('.')[1]}") is None
+
+
+async def test_a_websocket_needs_its_page_s_one_time_token(serve):
+    """A websocket opened without the page (no token, a made-up one, one
+    already used, one given to another address's page) is refused (403)
+    and starts no process; the page's own token opens one tab."""
+    site, port = await serve()
+    try:
+        for token in ("", "made-up"):
+            *_, status = await open_tab(port, token=token)
+            assert b"403" in status, status
+        token = await page_token(port, source="127.0.0.2")
+        *_, status = await open_tab(port, token=token)  # from 127.0.0.1
+        assert b"403" in status, status
+        token = await page_token(port)
+        _reader, writer, status = await open_tab(port, token=token)
+        assert b"101" in status, status
+        await started(site)
+        *_, status = await open_tab(port, token=token)
+        assert b"403" in status, status
+        assert len(site.server.tabs) == 1
+        writer.close()
+    finally:
+        await site.stop()
+
+
+async def test_one_address_holds_at_most_its_share_of_tabs(serve, monkeypatch):
+    """Of MAX_SESSIONS tabs, one address holds its share
+    (MAX_SESSIONS // TAB_SHARES): the next from it is refused (429), while
+    another address still opens one; a tab closed gives its place back."""
+    monkeypatch.setattr(web, "MAX_SESSIONS", 8)
+    share = 2  # a quarter
+    site, port = await serve()
+    try:
+        tabs = []
+        for _ in range(share):
+            reader, writer, status = await open_tab(port)
+            assert b"101" in status, status
+            tabs.append((reader, writer))
+        *_, status = await open_tab(port)
+        assert b"429" in status, status
+        _, other, status = await open_tab(port, source="127.0.0.2")
+        assert b"101" in status, status
+        await until(lambda: len(site.server.tabs) == share + 1, "the tabs")
+        reader, writer = tabs.pop()
+        writer.write(bytes([0x88, 0x80]) + os.urandom(4))  # close
+        await writer.drain()
+        await until(lambda: len(site.server.tabs) == share, "a tab ended")
+        _, again, status = await open_tab(port)
+        assert b"101" in status, status
+        assert web.tabs_per_address() == share == web.MAX_SESSIONS // web.TAB_SHARES
+        for _, writer in tabs:
+            writer.close()
+        other.close()
+        again.close()
+    finally:
+        await site.stop()
+
+
+async def test_static_directories_are_not_listed(serve):
+    """/static/ and its folders list nothing; its files are served."""
+    site, port = await serve()
+    try:
+        for path in ("/static/", "/static/js/", "/static/css"):
+            answer = await get(port, path)
+            assert not answer.startswith(b"HTTP/1.1 200"), (path, answer[:80])
+            assert b"textual.js" not in answer and b"xterm.css" not in answer
+        assert (await get(port, "/static/js/textual.js")).startswith(b"HTTP/1.1 200")
+    finally:
+        await site.stop()
+
+
+async def test_a_key_flood_reaches_the_process_at_a_bounded_rate(serve, monkeypatch):
+    """A tab that sends keys far past KEYS_PER_SECOND: beyond the burst they
+    are dropped (here with no refill: exactly the burst gets through), a
+    paste beyond KEY_BYTES_BURST too, and the resize after them still comes;
+    the process runs under the data cap (MAX_SESSION_DATA)."""
+    monkeypatch.setattr(webtab, "KEYS_PER_SECOND", 0.0)
+    monkeypatch.setattr(webtab, "KEY_BURST", 20.0)
+    site, port = await serve("LIMITS=1")
+    try:
+        reader, writer, status = await open_tab(port)
+        assert b"101" in status
+        assert (await read_frame(reader)).startswith(b"size")
+        assert await read_frame(reader) == b"data %d" % webtab.MAX_SESSION_DATA
+        writer.write(frame(json.dumps(["stdin", "v" * int(webtab.KEY_BYTES_BURST + 1)])))
+        for _ in range(500):
+            writer.write(frame(json.dumps(["stdin", "k"])))
+        writer.write(frame(json.dumps(["resize", {"width": 81, "height": 25}])))
+        await writer.drain()
+        keys = 0
+        while not (got := await read_frame(reader)).startswith(b"got M"):
+            assert got == b"got Dk", got[:40]
+            keys += 1
+        assert keys == 20
+        assert only_tab(site).dropped == 481
+        writer.close()
+    finally:
+        await site.stop()

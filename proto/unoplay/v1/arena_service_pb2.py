@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eunoplay/v1/arena_service.proto\x12\nunoplay.v1\",\n\x0c\x45nterRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\t\"k\n\rEnterResponse\x12+\n\x07welcome\x18\x01 \x01(\x0b\x32\x18.unoplay.v1.ArenaWelcomeH\x00\x12%\n\x04seat\x18\x02 \x01(\x0b\x32\x15.unoplay.v1.ArenaSeatH\x00\x42\x06\n\x04\x62ody\"\x88\x01\n\x0c\x41renaWelcome\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\r\x12\r\n\x05rules\x18\x04 \x01(\t\x12\x14\n\x0ctarget_score\x18\x05 \x01(\r\x12&\n\x08standing\x18\x06 \x01(\x0b\x32\x14.unoplay.v1.Standing\"M\n\tArenaSeat\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04game\x18\x04 \x01(\x04\"!\n\x10StandingsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\"<\n\x11StandingsResponse\x12\'\n\tstandings\x18\x01 \x03(\x0b\x32\x14.unoplay.v1.Standing\"\x82\x01\n\x08Standing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\r\x12\x0c\n\x04wins\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\x0f\n\x07waiting\x18\x07 \x01(\x08\x12\x0f\n\x07playing\x18\x08 \x01(\x08\x32\x98\x01\n\x0c\x41renaService\x12>\n\x05\x45nter\x12\x18.unoplay.v1.EnterRequest\x1a\x19.unoplay.v1.EnterResponse0\x01\x12H\n\tStandings\x12\x1c.unoplay.v1.StandingsRequest\x1a\x1d.unoplay.v1.StandingsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eunoplay/v1/arena_service.proto\x12\nunoplay.v1\",\n\x0c\x45nterRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\t\"k\n\rEnterResponse\x12+\n\x07welcome\x18\x01 \x01(\x0b\x32\x18.unoplay.v1.ArenaWelcomeH\x00\x12%\n\x04seat\x18\x02 \x01(\x0b\x32\x15.unoplay.v1.ArenaSeatH\x00\x42\x06\n\x04\x62ody\"\x9e\x01\n\x0c\x41renaWelcome\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06secret\x18\x02 \x01(\t\x12\r\n\x05seats\x18\x03 \x01(\r\x12\r\n\x05rules\x18\x04 \x01(\t\x12\x14\n\x0ctarget_score\x18\x05 \x01(\r\x12&\n\x08standing\x18\x06 \x01(\x0b\x32\x14.unoplay.v1.Standing\x12\x14\n\x0cturn_seconds\x18\x07 \x01(\r\"M\n\tArenaSeat\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x0c\n\x04game\x18\x04 \x01(\x04\"!\n\x10StandingsRequest\x12\r\n\x05limit\x18\x01 \x01(\r\"<\n\x11StandingsResponse\x12\'\n\tstandings\x18\x01 \x03(\x0b\x32\x14.unoplay.v1.Standing\"\xaa\x01\n\x08Standing\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\r\x12\x0c\n\x04wins\x18\x03 \x01(\r\x12\n\n\x02mu\x18\x04 \x01(\x01\x12\r\n\x05sigma\x18\x05 \x01(\x01\x12\x0e\n\x06rating\x18\x06 \x01(\x01\x12\x0f\n\x07waiting\x18\x07 \x01(\x08\x12\x0f\n\x07playing\x18\x08 \x01(\x08\x12\x11\n\topponents\x18\t \x01(\r\x12\x13\n\x0bprovisional\x18\n \x01(\x08\x32\x98\x01\n\x0c\x41renaService\x12>\n\x05\x45nter\x12\x18.unoplay.v1.EnterRequest\x1a\x19.unoplay.v1.EnterResponse0\x01\x12H\n\tStandings\x12\x1c.unoplay.v1.StandingsRequest\x1a\x1d.unoplay.v1.StandingsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,15 +36,15 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ENTERRESPONSE']._serialized_start=92
   _globals['_ENTERRESPONSE']._serialized_end=199
   _globals['_ARENAWELCOME']._serialized_start=202
-  _globals['_ARENAWELCOME']._serialized_end=338
-  _globals['_ARENASEAT']._serialized_start=340
-  _globals['_ARENASEAT']._serialized_end=417
-  _globals['_STANDINGSREQUEST']._serialized_start=419
-  _globals['_STANDINGSREQUEST']._serialized_end=452
-  _globals['_STANDINGSRESPONSE']._serialized_start=454
-  _globals['_STANDINGSRESPONSE']._serialized_end=514
-  _globals['_STANDING']._serialized_start=517
-  _globals['_STANDING']._serialized_end=647
-  _globals['_ARENASERVICE']._serialized_start=650
-  _globals['_ARENASERVICE']._serialized_end=802
+  _globals['_ARENAWELCOME']._serialized_end=360
+  _globals['_ARENASEAT']._serialized_start=362
+  _globals['_ARENASEAT']._serialized_end=439
+  _globals['_STANDINGSREQUEST']._serialized_start=441
+  _globals['_STANDINGSREQUEST']._serialized_end=474
+  _globals['_STANDINGSRESPONSE']._serialized_start=476
+  _globals['_STANDINGSRESPONSE']._serialized_end=536
+  _globals['_STANDING']._serialized_start=539
+  _globals['_STANDING']._serialized_end=709
+  _globals['_ARENASERVICE']._serialized_start=712
+  _globals['_ARENASERVICE']._serialized_end=864
 # @@protoc_insertion_point(module_scope)

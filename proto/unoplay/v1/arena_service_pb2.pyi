@@ -23,20 +23,22 @@ class EnterResponse(_message.Message):
     def __init__(self, welcome: _Optional[_Union[ArenaWelcome, _Mapping]] = ..., seat: _Optional[_Union[ArenaSeat, _Mapping]] = ...) -> None: ...
 
 class ArenaWelcome(_message.Message):
-    __slots__ = ("name", "secret", "seats", "rules", "target_score", "standing")
+    __slots__ = ("name", "secret", "seats", "rules", "target_score", "standing", "turn_seconds")
     NAME_FIELD_NUMBER: _ClassVar[int]
     SECRET_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     TARGET_SCORE_FIELD_NUMBER: _ClassVar[int]
     STANDING_FIELD_NUMBER: _ClassVar[int]
+    TURN_SECONDS_FIELD_NUMBER: _ClassVar[int]
     name: str
     secret: str
     seats: int
     rules: str
     target_score: int
     standing: Standing
-    def __init__(self, name: _Optional[str] = ..., secret: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[str] = ..., target_score: _Optional[int] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ...) -> None: ...
+    turn_seconds: int
+    def __init__(self, name: _Optional[str] = ..., secret: _Optional[str] = ..., seats: _Optional[int] = ..., rules: _Optional[str] = ..., target_score: _Optional[int] = ..., standing: _Optional[_Union[Standing, _Mapping]] = ..., turn_seconds: _Optional[int] = ...) -> None: ...
 
 class ArenaSeat(_message.Message):
     __slots__ = ("table_id", "seat_token", "seat", "game")
@@ -63,7 +65,7 @@ class StandingsResponse(_message.Message):
     def __init__(self, standings: _Optional[_Iterable[_Union[Standing, _Mapping]]] = ...) -> None: ...
 
 class Standing(_message.Message):
-    __slots__ = ("name", "games", "wins", "mu", "sigma", "rating", "waiting", "playing")
+    __slots__ = ("name", "games", "wins", "mu", "sigma", "rating", "waiting", "playing", "opponents", "provisional")
     NAME_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
     WINS_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +74,8 @@ class Standing(_message.Message):
     RATING_FIELD_NUMBER: _ClassVar[int]
     WAITING_FIELD_NUMBER: _ClassVar[int]
     PLAYING_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     games: int
     wins: int
@@ -80,4 +84,6 @@ class Standing(_message.Message):
     rating: float
     waiting: bool
     playing: bool
-    def __init__(self, name: _Optional[str] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating: _Optional[float] = ..., waiting: _Optional[bool] = ..., playing: _Optional[bool] = ...) -> None: ...
+    opponents: int
+    provisional: bool
+    def __init__(self, name: _Optional[str] = ..., games: _Optional[int] = ..., wins: _Optional[int] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., rating: _Optional[float] = ..., waiting: _Optional[bool] = ..., playing: _Optional[bool] = ..., opponents: _Optional[int] = ..., provisional: _Optional[bool] = ...) -> None: ...

@@ -58,9 +58,9 @@ class ArenaServiceServicer:
         Closing the stream leaves the queue, nothing more: a game of yours under
         way goes on, and while you play it over its own GameService.Play stream it
         is rated as any other; when it ends you are not seated again. (Leaving
-        the game itself loses it: its Play stream closed past the away grace, so
-        that a stand-in plays for you, or the seat given up.) To stop after N
-        games, close the stream when the Nth ArenaSeat comes, then play that game.
+        the game itself loses it: its Play stream closed past the away grace,
+        when the seat is given up, or the seat given up.) To stop after N games,
+        close the stream when the Nth ArenaSeat comes, then play that game.
         Entering again while a game of yours is under way sends that game's
         ArenaSeat again at once, so a dropped bot goes back to its seat.
         """
