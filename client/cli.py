@@ -640,7 +640,14 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
     and play every game it seats the bot at (a dropped connection is
     entered again, and a game under way taken back), until ``--games`` are
     played or Ctrl-C; a line per game (seat, place, points, new rating) and
-    a summary when it stops. The name's secret is kept (:class:`ArenaSecrets`)."""
+    a summary when it stops. The name's secret is kept (:class:`ArenaSecrets`).
+
+    It leaves well (proto/README.md, section 13): the queue is left before
+    the last game is played (closing ``Enter`` seats it at no further game,
+    and the game under way goes on), so ``--games N`` plays exactly N, none
+    lost to a stand-in. Ctrl-C leaves the queue at once and finishes the game
+    under way (none: it stops now); a second Ctrl-C leaves that game too (a
+    loss)."""
     from unoplay.game.bots import make_bot
     from unoplay.game.rules import PRESETS
 
@@ -655,14 +662,34 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
         key = name.casefold()
         return next((r for r in await conn.standings() if r.name.casefold() == key), None)
 
+    leaving = asyncio.Event()  # Ctrl-C: no game after the one under way
+    stay: dict[str, Any] = {}  # the stream of the stay in the arena, while a game is played
+
+    def interrupted(main_task: asyncio.Task[int]) -> None:
+        """Ctrl-C: the first leaves the queue (the game under way is finished),
+        the second the game too."""
+        stream = stay.get("playing")
+        if leaving.is_set() or stream is None:
+            leaving.set()
+            main_task.cancel()
+            return
+        leaving.set()
+        print(
+            f"uno bot: {name} leaves the arena after this game (Ctrl-C again: now, a loss)",
+            file=sys.stderr,
+            flush=True,
+        )
+        stay["closing"] = asyncio.ensure_future(stream.aclose())  # (suspended: it can be)
+
     async def once(conn: Connection) -> bool:
-        """One stay in the arena; True once --games are played."""
+        """One stay in the arena; True once --games are played (or Ctrl-C)."""
         if args.secret:  # the operator's new secret (uno arena reset): kept from now on
             secrets_.put(args.server, name, args.secret)
             args.secret = ""
         secret = secrets_.get(args.server, name)
         rules = None
-        async for message in conn.enter_arena(name, secret):
+        stream = conn.enter_arena(name, secret)
+        async for message in stream:
             if isinstance(message, ArenaWelcome):
                 if message.secret:
                     secrets_.put(args.server, name, message.secret)
@@ -676,21 +703,37 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
                     flush=True,
                 )
                 continue
+            last = bool(args.games) and record.games + 1 >= args.games
+            if last:  # leave the queue first: no game after this one
+                await stream.aclose()
             bot = make_bot(args.kind, seed=secrets.randbits(32), rules=rules)
-            state = await run_bot(bot, conn.session(message.table_id, message.seat_token))
+            stay["playing"] = stream
+            try:
+                state = await run_bot(bot, conn.session(message.table_id, message.seat_token))
+            finally:
+                stay.pop("playing", None)
             standing = await standing_now(conn) if state.game_over else None
             line = record.game(message, state.view, state.game_over, standing)
             print(f"uno bot: {line}", flush=True)
-            if args.games and record.games >= args.games:
+            if last or leaving.is_set():
                 return True
-        return False
+        return leaving.is_set()
 
     async def main() -> int:
         pause = 0.5
+        main_task = asyncio.current_task()
+        assert main_task is not None
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, interrupted, main_task)
         async with Connection(args.server) as conn:
             while True:
                 try:
                     if await once(conn):
+                        if leaving.is_set():  # Ctrl-C, once its game was over
+                            print(
+                                f"uno bot: {name} left the arena: {record.summary()}",
+                                file=sys.stderr,
+                            )
+                            return 130
                         print(f"uno bot: {name} stops: {record.summary()}", file=sys.stderr)
                         return 0
                 except SeatGone as err:
@@ -712,7 +755,7 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
 
     try:
         return asyncio.run(main())  # a server's failure: main() says it
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         print(f"uno bot: {name} left the arena: {record.summary()}", file=sys.stderr)
         return 130
 

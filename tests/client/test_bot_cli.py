@@ -15,6 +15,7 @@ from helpers import AddressRelay
 
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game import RuleSet, make_bot
+from unoplay.game.messages import TableState
 from unoplay.server.arena import ArenaSettings
 from unoplay.server.service import start_server
 
@@ -212,6 +213,10 @@ async def test_an_arena_bot_says_each_game_and_stops_after_its_games(tmp_path):
         said = [await asyncio.wait_for(bot.communicate(), 4 * WAIT) for bot in bots]
         async with Connection(server.address) as conn:
             final = {row.name: row for row in await conn.standings()}
+        # they left the queue before their last game: none was seated at a
+        # third (it would be in play now, lost to the stand-ins)
+        assert [t for t in server.lobby.tables.values() if t.state is not TableState.FINISHED] == []
+        assert final["ann"].games == final["bob"].games == 2
     finally:
         await server.stop(None)
     for name, bot, (out, err) in zip(("ann", "bob"), bots, said):
