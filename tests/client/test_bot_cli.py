@@ -205,11 +205,14 @@ async def test_an_arena_bot_says_each_game_and_stops_after_its_games(tmp_path):
     winner placed first with the points), then a summary line, and exits 0;
     the ratings it printed are the standings' at the end."""
     server = await start_server("127.0.0.1", 0, arena=ArenaSettings(seats=2, turn_seconds=5))
+    relays = contextlib.AsyncExitStack()  # each at an address of its own: their games are rated
     try:
-        bots = [
-            await _arena_bot(server.address, name, "greedy", tmp_path / name, "--games", "2")
-            for name in ("ann", "bob")
-        ]
+        bots = []
+        for i, name in enumerate(("ann", "bob")):
+            address = await relays.enter_async_context(
+                AddressRelay(server.port, f"127.0.0.{i + 2}")
+            )
+            bots.append(await _arena_bot(address, name, "greedy", tmp_path / name, "--games", "2"))
         said = [await asyncio.wait_for(bot.communicate(), 4 * WAIT) for bot in bots]
         async with Connection(server.address) as conn:
             final = {row.name: row for row in await conn.standings()}
@@ -218,6 +221,7 @@ async def test_an_arena_bot_says_each_game_and_stops_after_its_games(tmp_path):
         assert [t for t in server.lobby.tables.values() if t.state is not TableState.FINISHED] == []
         assert final["ann"].games == final["bob"].games == 2
     finally:
+        await relays.aclose()
         await server.stop(None)
     for name, bot, (out, err) in zip(("ann", "bob"), bots, said):
         assert bot.returncode == 0, err.decode()
