@@ -26,7 +26,7 @@ import logging
 import os
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 
@@ -418,7 +418,7 @@ class Connection:
 
     async def enter_arena(
         self, name: str, secret: str = ""
-    ) -> AsyncIterator[ArenaWelcome | ArenaSeat]:
+    ) -> AsyncGenerator[ArenaWelcome | ArenaSeat, None]:
         """Enter the server's arena under ``name`` (``secret``: the one the
         name's first entry was given; "" to register a new name) and stay in
         its queue: an :class:`ArenaWelcome`, then an :class:`ArenaSeat` for
