@@ -135,13 +135,14 @@ async def watch(session: SpectatorSession, seen: Seen):
 
 
 TABLES = [
-    # (settings, spectator?)
-    ({"rules": RuleSet(target_score=200)}, False),
+    # (settings, spectator?): games to 500, so that every game spans the stops
+    # (to 200 a game of one lucky round, 22 actions, ended before the third)
+    ({"rules": RuleSet(target_score=500)}, False),
     (
-        {"rules": RuleSet(target_score=200, stacking=Stacking.ANY, seven_zero=True, uno_penalty=4)},
+        {"rules": RuleSet(target_score=500, stacking=Stacking.ANY, seven_zero=True, uno_penalty=4)},
         True,
     ),
-    ({"rules": RuleSet(target_score=200), "turn_seconds": 5}, False),
+    ({"rules": RuleSet(target_score=500), "turn_seconds": 5}, False),
 ]
 
 
