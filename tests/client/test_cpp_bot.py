@@ -2,7 +2,7 @@
 of ``uno match``, under the official rules and the "house" preset, checking
 every game's deals itself; joins by name and resumes after dropped streams;
 ends cleanly on a game the server's stop interrupted; creates a table of its
-own, speaks TLS, exits 1 when refused and 2 for a bad command line. Its deal
+own, speaks TLS, enters the arena (``--arena``) and keeps its name, exits 1 when refused and 2 for a bad command line. Its deal
 check (``uno-cpp-deals``, the same code) agrees with the engine under many
 rule sets and reports a tampered deal; its heuristic and the guide's test
 vectors pass (``strategy-test``).
@@ -28,6 +28,7 @@ from external_bots import (
     BAD_COMMAND_LINES,
     assert_deals_fair,
     assert_finished_cleanly,
+    check_arena_mode,
     check_deal_checker,
     check_forged_token,
     check_house_match,
@@ -172,6 +173,11 @@ async def test_cpp_bot_exits_2_for_a_bad_command_line(args):
     run = await run_cpp(*args)
     assert run.returncode == 2, run.stderr
     assert run.summary == {}
+
+
+async def test_cpp_bot_enters_the_arena_plays_its_games_and_keeps_its_name(tmp_path):
+    """`uno-cpp-bot --arena` (external_bots.check_arena_mode)."""
+    await check_arena_mode(run_cpp, tmp_path / "cplusplus.secret", "cplusplus")
 
 
 def test_cpp_bot_heuristic_and_the_guides_test_vectors():
