@@ -2,7 +2,7 @@
 of ``uno match``, under the official rules and the "house" preset, checking
 every game's deals itself; joins by name and resumes after dropped streams;
 ends cleanly on a game the server's stop interrupted; creates a table of its
-own, speaks TLS, exits 1 when refused and 2 for a bad command line. Its deal
+own, speaks TLS, enters the arena (``--arena``) and keeps its name, exits 1 when refused and 2 for a bad command line. Its deal
 check (``uno-cpp-deals``, the same code) agrees with the engine under many
 rule sets and reports a tampered deal; its heuristic and the guide's test
 vectors pass (``strategy-test``).
@@ -28,6 +28,7 @@ from external_bots import (
     BAD_COMMAND_LINES,
     assert_deals_fair,
     assert_finished_cleanly,
+    check_arena_mode,
     check_deal_checker,
     check_forged_token,
     check_house_match,
@@ -169,6 +170,51 @@ async def test_cpp_bot_exits_with_an_error_for_a_forged_token(server, conn):
 
 @pytest.mark.parametrize("args", BAD_COMMAND_LINES)
 async def test_cpp_bot_exits_2_for_a_bad_command_line(args):
+    run = await run_cpp(*args)
+    assert run.returncode == 2, run.stderr
+    assert run.summary == {}
+
+
+async def test_cpp_bot_enters_the_arena_plays_its_games_and_keeps_its_name(tmp_path):
+    """`uno-cpp-bot --arena` (external_bots.check_arena_mode)."""
+    await check_arena_mode(run_cpp, tmp_path / "cplusplus.secret", "cplusplus")
+
+
+async def test_cpp_bot_arena_keeps_its_secret_private_and_exits_1_when_refused(tmp_path):
+    import dataclasses
+
+    from unoplay.server.arena import ArenaSettings
+
+    settings = dataclasses.replace(ArenaSettings(), seats=2, fill_after=0.0)
+    srv = await start_server("127.0.0.1", 0, arena=settings)
+    try:
+        secret = tmp_path / "cpp.secret"
+        args = ("--arena", "--server", srv.address, "--name", "cplusplus", "--games", "1")
+        run = await run_cpp(*args, "--secret-file", str(secret))
+        assert run.returncode == 0 and run.summary["game_over"], run.stderr[-3000:]
+        assert secret.stat().st_mode & 0o777 == 0o600
+        # Under the name without its secret: refused, one line, exit 1.
+        other = tmp_path / "other.secret"
+        other.write_text("not-the-secret\n")
+        refused = await run_cpp(*args, "--secret-file", str(other))
+        assert refused.returncode == 1 and refused.summary == {}, refused.stderr
+        assert refused.stderr.count("Enter refused") == 1, refused.stderr
+    finally:
+        await srv.stop(None)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--arena", "--table", "t1"],
+        ["--arena", "--bots", "2"],
+        ["--arena", "--games", "-1"],
+        ["--arena", "--games", "x"],
+        ["--games", "2"],
+        ["--secret-file", "f"],
+    ],
+)
+async def test_cpp_bot_exits_2_for_a_bad_arena_command_line(args):
     run = await run_cpp(*args)
     assert run.returncode == 2, run.stderr
     assert run.summary == {}

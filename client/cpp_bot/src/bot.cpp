@@ -14,7 +14,6 @@ namespace unobot {
 namespace {
 
 constexpr auto kUnaryTimeout = std::chrono::seconds(10);  // deadline of each lobby call
-constexpr int kMaxRetries = 8;          // consecutive failed (re)connections before giving up
 constexpr int kMaxReceive = 16 << 20;   // batches of a long resume can be large
 // The status message of UNAVAILABLE when the server stops (proto/README.md, section 2).
 constexpr const char* kShuttingDown = "the server is shutting down";
@@ -75,8 +74,9 @@ const grpc::Status kDropped(grpc::StatusCode::CANCELLED, "cut for testing");
 
 }  // namespace
 
-Bot::Bot(Options options, std::ostream& out, std::ostream& err)
-    : opts_(std::move(options)), out_(out), err_(err),
+Bot::Bot(Options options, std::ostream& out, std::ostream& err,
+         std::shared_ptr<grpc::Channel> channel)
+    : opts_(std::move(options)), out_(out), err_(err), channel_(std::move(channel)),
       table_(opts_.table), token_(opts_.token), seat_(opts_.seat) {
   summary_.table = table_;
 }
@@ -85,12 +85,17 @@ void Bot::log(const std::string& text) {
   err_ << "[cpp-bot seat " << seat_ << "] " << text << std::endl;
 }
 
-int Bot::run() {
+std::string describe_status(const grpc::Status& status) { return describe(status); }
+
+std::shared_ptr<grpc::Channel> make_channel(const Options& opts, std::string& error) {
   // Plain HTTP/2 unless given a CA (or self-signed certificate) to trust for TLS.
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-  if (!opts_.tls_ca.empty()) {
-    std::ifstream pem(opts_.tls_ca);
-    if (!pem) return fail("cannot use " + opts_.tls_ca + " for TLS: cannot read it");
+  if (!opts.tls_ca.empty()) {
+    std::ifstream pem(opts.tls_ca);
+    if (!pem) {
+      error = "cannot use " + opts.tls_ca + " for TLS: cannot read it";
+      return nullptr;
+    }
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs.assign(std::istreambuf_iterator<char>(pem), {});
     credentials = grpc::SslCredentials(ssl);
@@ -103,9 +108,17 @@ int Bot::run() {
   args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 5000);
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetMaxReceiveMessageSize(kMaxReceive);
-  const auto channel = grpc::CreateCustomChannel(opts_.server, credentials, args);
-  lobby_ = pb::LobbyService::NewStub(channel);
-  games_ = pb::GameService::NewStub(channel);
+  return grpc::CreateCustomChannel(opts.server, credentials, args);
+}
+
+int Bot::run() {
+  if (!channel_) {
+    std::string error;
+    channel_ = make_channel(opts_, error);
+    if (!channel_) return fail(error);
+  }
+  lobby_ = pb::LobbyService::NewStub(channel_);
+  games_ = pb::GameService::NewStub(channel_);
   if (token_.empty()) {
     const bool seated = table_.empty() ? create_table() : join_table();
     if (!seated) return 1;
@@ -381,12 +394,13 @@ std::optional<uint32_t> Bot::decide() {
   return choice->id();
 }
 
-// 50 ms doubling up to 2 s, jittered (half to all of it).
-std::chrono::milliseconds Bot::backoff(int attempt) {
+std::chrono::milliseconds backoff(std::mt19937& rng, int attempt) {
   const long base = attempt >= 6 ? 2000 : std::min(2000L, 50L << attempt);
   std::uniform_int_distribution<long> jitter(base / 2, base);
-  return std::chrono::milliseconds(jitter(rng_));
+  return std::chrono::milliseconds(jitter(rng));
 }
+
+std::chrono::milliseconds Bot::backoff(int attempt) { return unobot::backoff(rng_, attempt); }
 
 // Print the summary line; exit code 0.
 int Bot::done() {

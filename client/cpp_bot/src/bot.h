@@ -21,9 +21,24 @@
 
 namespace unobot {
 
+// The channel to opts.server: plain HTTP/2, or TLS trusting opts.tls_ca; null
+// (with the reason in `error`) when the CA cannot be read.
+std::shared_ptr<grpc::Channel> make_channel(const Options& opts, std::string& error);
+
+// "CODE: message", the code by its canonical name (as the guide writes it).
+std::string describe_status(const grpc::Status& status);
+
+// Consecutive failed (re)connections before giving up.
+constexpr int kMaxRetries = 8;
+
+// 50 ms doubling up to 2 s, jittered (half to all of it).
+std::chrono::milliseconds backoff(std::mt19937& rng, int attempt);
+
 class Bot {
  public:
-  Bot(Options options, std::ostream& out, std::ostream& err);
+  // Without a channel it opens its own (make_channel).
+  Bot(Options options, std::ostream& out, std::ostream& err,
+      std::shared_ptr<grpc::Channel> channel = nullptr);
   // Plays one game; returns the exit code (0 game over or interrupted by the
   // server's stop, 1 refused or the stream could not be restored).
   int run();
@@ -56,6 +71,7 @@ class Bot {
   std::ostream& out_;
   std::ostream& err_;
   std::mt19937 rng_{std::random_device{}()};
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<pb::LobbyService::Stub> lobby_;
   std::unique_ptr<pb::GameService::Stub> games_;
 

@@ -14,13 +14,18 @@
 //     seq it saw and dropping any message it has already seen;
 //   - checks the deals when the server reveals the seed (deals.cpp, from the
 //     guide's section 11);
+//   - with --arena (arena.cpp), enters the server's arena under --name
+//     (ArenaService.Enter, proto/README.md section 13), keeping the name's
+//     secret in --secret-file (default NAME.arena-secret, written 0600), and
+//     plays every game it is seated at as above, until --games N are played
+//     (it closes Enter when the Nth seat comes, so no further game is seated);
 //   - exits 0 when the stream ends after game over, or when the server's stop
 //     interrupted the game (deal_revealed without GAME_OVER, or UNAVAILABLE
 //     "the server is shutting down": it does not reconnect), printing one line
 //     of JSON to stdout: seat, final scores, winners, errors, the deal check.
 //
 // Files: main.cpp (this), options.cpp (command line and environment),
-// bot.cpp (seat, stream, resume), strategy.cpp (choose(): edit it),
+// bot.cpp (seat, stream, resume), arena.cpp (--arena), strategy.cpp (choose(): edit it),
 // deals.cpp (the deal check), summary.cpp (the JSON line).
 //
 // Environment (as `uno match --seat client/cpp_bot/build/uno-cpp-bot` sets
@@ -30,10 +35,13 @@
 //
 // Exit codes: 0 game over or interrupted by the server's stop, 1 the server
 // refused us (bad token, unknown table, ...) or the stream could not be
-// restored, 2 bad command line.
+// restored, 2 bad command line. With --arena: 0 the games are played or the
+// name entered elsewhere took over (Enter ended OK), 1 Enter refused (or
+// UNAVAILABLE too many times in a row) or a game ended badly.
 #include <cstdlib>
 #include <iostream>
 
+#include "arena.h"
 #include "bot.h"
 #include "options.h"
 
@@ -45,5 +53,6 @@ int main(int argc, char** argv) {
   };
   const unobot::Parsed parsed = unobot::parse_options(args, getenv, std::cerr);
   if (!parsed.options) return parsed.exit_code;
+  if (parsed.options->arena) return unobot::run_arena(*parsed.options, std::cout, std::cerr);
   return unobot::Bot(*parsed.options, std::cout, std::cerr).run();
 }

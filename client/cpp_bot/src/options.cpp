@@ -11,6 +11,11 @@ constexpr const char* kUsage =
     "usage: uno-cpp-bot [--server HOST:PORT] [--table ID] [--token TOKEN] [--name NAME]\n"
     "                   [--tls-ca PEM] [--verbose]\n"
     "                   [--bots N] [--bot-kind greedy|random] [--rules PRESET] [--target N]\n"
+    "       uno-cpp-bot --arena --name NAME [--games N] [--secret-file FILE] [--server HOST:PORT]\n"
+    "                   [--tls-ca PEM] [--verbose]\n"
+    "  (--arena: enter the server's arena under NAME and play every game it seats the\n"
+    "  bot at, stopping after --games N (0: never); the name's secret is kept in FILE,\n"
+    "  by default NAME.arena-secret)\n"
     "  (--bots, --bot-kind, --rules and --target only when it creates the table;\n"
     "  testing only: --drop-after N[,N...] cuts the stream after the Nth message\n"
     "  received, --drop-after-intent N[,N...] right after the Nth intent sent)\n"
@@ -63,7 +68,8 @@ Parsed parse_options(const std::vector<std::string>& args, const Getenv& getenv,
     }
   }
   try {
-    std::set<std::string> creating;  // options only for a table of our own
+    std::set<std::string> creating;    // options only for a table of our own
+    std::set<std::string> arena_only;  // options only with --arena
     for (size_t i = 0; i < args.size(); ++i) {
       std::string arg = args[i], value;
       bool has_value = false;
@@ -104,6 +110,14 @@ Parsed parse_options(const std::vector<std::string>& args, const Getenv& getenv,
       } else if (arg == "--target") {
         o.target = number(next(), arg);
         creating.insert(arg);
+      } else if (arg == "--arena") {
+        o.arena = true;
+      } else if (arg == "--games") {
+        o.games = number(next(), arg);
+        arena_only.insert(arg);
+      } else if (arg == "--secret-file") {
+        o.secret_file = next();
+        arena_only.insert(arg);
       } else if (arg == "--drop-after") {
         o.drop_after = counts(next(), arg);
       } else if (arg == "--drop-after-intent") {
@@ -120,6 +134,18 @@ Parsed parse_options(const std::vector<std::string>& args, const Getenv& getenv,
     if (!o.table.empty() && !creating.empty()) {
       throw BadCommandLine("--bots, --bot-kind, --rules and --target are only for a new table (no --table)");
     }
+    if (o.arena && (!o.table.empty() || !o.token.empty())) {
+      throw BadCommandLine("--arena seats the bot itself: no --table or --token");
+    }
+    if (o.arena && !creating.empty()) {
+      throw BadCommandLine("--bots, --bot-kind, --rules and --target are not for --arena");
+    }
+    if (!o.arena && !arena_only.empty()) {
+      throw BadCommandLine("--games and --secret-file are only for --arena");
+    }
+    if (o.games < 0) throw BadCommandLine("--games must be 0 or more");
+    if (o.arena && o.name.empty()) throw BadCommandLine("--arena needs a --name");
+    if (o.arena && o.secret_file.empty()) o.secret_file = o.name + ".arena-secret";
     if (o.bots < 1 || o.bots > 9) throw BadCommandLine("--bots must be 1..9");
     if (o.target > 100000) throw BadCommandLine("--target must be 0..100000");
   } catch (const BadCommandLine& problem) {

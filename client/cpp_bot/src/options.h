@@ -18,6 +18,10 @@ struct Options {
   std::string tls_ca;                       // UNOPLAY_TLS_CA: a PEM file to trust (TLS)
   bool verbose = false;                     // UNO_VERBOSE: log every decision
   int seat = -1;                            // UNO_SEAT, for the log until we know
+  // The arena (arena.cpp): enter it under `name` and play every game it seats us at.
+  bool arena = false;
+  int games = 0;            // with arena: stop after this many games (0: never)
+  std::string secret_file;  // with arena: keeps the name's secret (default NAME.arena-secret)
   // Only when it creates a table of its own (no --table):
   int bots = 3;
   std::string bot_kind = "greedy";
