@@ -360,3 +360,44 @@ def check_deal_checker(command: list[str]) -> None:
     code, result = run_deal_check(command, recorded.SerializeToString())
     assert code == 1 and result["fair"] is None and result["checked"] == 0
     assert "a gap in the stream" in result["problems"][0]
+
+
+async def check_interrupted_game(run, name: str) -> BotRun:
+    """A starter's game interrupted by the server's stop for good
+    (deal_revealed without GAME_OVER, then UNAVAILABLE "the server is
+    shutting down"): the game will never go on, so the bot exits 0 at once,
+    never retrying a dead server. Returns the run for checks of its own."""
+    from helpers import a_game_the_server_stops
+
+    def launch(address: str, table_id: str) -> asyncio.Task:
+        return asyncio.create_task(run("--server", address, "--table", table_id, "--name", name))
+
+    result = await a_game_the_server_stops(launch, name)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.summary["interrupted"] and not result.summary["game_over"], result.summary
+    assert result.summary["reconnects"] == 0 and "interrupted" in result.stderr
+    return result
+
+
+async def check_own_table_over_tls(run, tmp_path: Path) -> None:
+    """A starter creates a table of its own with two server bots over TLS
+    (the CA from UNOPLAY_TLS_CA) and plays it out; without trusting the
+    certificate there is no way in: it gives up (exit 1)."""
+    from helpers import make_certificate
+
+    from unoplay.server.service import start_server
+
+    cert, key = make_certificate(tmp_path)
+    srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
+    try:
+        result = await run(
+            "--bots", "2", "--target", "0", UNO_SERVER=srv.address, UNOPLAY_TLS_CA=str(cert)
+        )
+        table = srv.lobby.get(result.summary["table"])
+        assert_finished_cleanly(table, result, 0)
+        assert [s.bot is not None for s in table.seats] == [False, True, True]
+        assert result.summary["errors"] == 0  # greedy bots always call UNO: no catch race
+        plain = await run("--server", srv.address, "--bots", "1")
+        assert plain.returncode == 1 and "CreateTable refused" in plain.stderr
+    finally:
+        await srv.stop(None)

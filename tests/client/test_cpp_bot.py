@@ -32,10 +32,12 @@ from external_bots import (
     check_deal_checker,
     check_forged_token,
     check_house_match,
+    check_interrupted_game,
     check_official_match,
+    check_own_table_over_tls,
     run_bot_binary,
 )
-from helpers import a_game_the_server_stops, greedy_bots_beside, make_certificate
+from helpers import greedy_bots_beside
 
 from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
@@ -131,37 +133,13 @@ async def test_cpp_bot_joins_by_name_and_resumes_after_dropped_streams(server, c
 
 
 async def test_cpp_bot_exits_0_on_a_game_interrupted_by_the_server_stop():
-    # deal_revealed without GAME_OVER, then UNAVAILABLE "the server is shutting
-    # down": the game will never go on; the bot must not retry a dead server.
-    def launch(address: str, table_id: str) -> asyncio.Task:
-        return asyncio.create_task(
-            run_cpp("--server", address, "--table", table_id, "--name", "cplusplus")
-        )
-
-    run = await a_game_the_server_stops(launch, "cplusplus")
-    assert run.returncode == 0, run.stderr[-3000:]
-    assert run.summary["interrupted"] and not run.summary["game_over"], run.summary
-    assert run.summary["reconnects"] == 0 and "interrupted" in run.stderr
+    run = await check_interrupted_game(run_cpp, "cplusplus")
     # The seed is revealed on an interrupted game too: its deals so far are checked.
     assert run.summary["deals"]["fair"] is True, run.summary
 
 
 async def test_cpp_bot_creates_a_table_of_its_own_and_speaks_tls(tmp_path):
-    cert, key = make_certificate(tmp_path)
-    srv = await start_server("127.0.0.1", 0, tls=(cert.read_bytes(), key.read_bytes()))
-    try:
-        run = await run_cpp(
-            "--bots", "2", "--target", "0", UNO_SERVER=srv.address, UNOPLAY_TLS_CA=str(cert)
-        )
-        table = srv.lobby.get(run.summary["table"])
-        assert_finished_cleanly(table, run, 0)
-        assert [s.bot is not None for s in table.seats] == [False, True, True]
-        assert run.summary["errors"] == 0  # greedy bots always call UNO: no catch race
-        # Without trusting the certificate there is no way in: the bot gives up.
-        plain = await run_cpp("--server", srv.address, "--bots", "1")
-        assert plain.returncode == 1 and "CreateTable refused" in plain.stderr
-    finally:
-        await srv.stop(None)
+    await check_own_table_over_tls(run_cpp, tmp_path)
 
 
 async def test_cpp_bot_exits_with_an_error_for_a_forged_token(server, conn):
