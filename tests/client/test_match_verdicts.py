@@ -115,7 +115,7 @@ async def test_forfeiting_when_about_to_lose_is_a_loss_never_an_h1(bots):
     assert cheat["forfeits"] == cheat["illegal_forfeits"]
     # no deal was dropped: every deal played to its end was an observation
     # (at most one was cut short by the decision, its other game in flight)
-    assert report["deals"]["complete"] == sprt["observations"]
+    assert report["deals"]["complete"] - sprt["observations"] in (0, 1)
     assert report["deals"]["incomplete"] <= 1
     assert sprt["games"] == 2 * sprt["observations"]
     assert cheat["win_rate"] < 0.5 < greedy["win_rate"]  # the forfeits are greedy's wins
@@ -130,7 +130,9 @@ async def test_sleeping_past_the_clock_when_about_to_lose_is_a_loss_never_an_h1(
     # its forfeits are its time forfeits (under heavy load one more game was
     # once counted a forfeit of the cheat: still a loss of its own)
     assert cheat["forfeits"] >= cheat["timeouts"] and greedy["forfeits"] == 0
-    assert report["deals"]["complete"] == sprt["observations"]
+    # every deal was an observation (but one its games in flight at the decision
+    # may have completed after it)
+    assert report["deals"]["complete"] - sprt["observations"] in (0, 1)
 
 
 async def test_a_bot_of_this_process_that_sleeps_past_the_clock_forfeits_every_game(bots):
