@@ -326,21 +326,31 @@ def _bot_exit(spec: GameSpec, culprit: dict[str, Any], entrants: list[Entrant]) 
             spec, entrants
         )
         reason = f"a bot ended its worker process: {what}; its in-process bots: {suspects}"
-    return GameResult(
-        spec.index,
-        spec.deal,
-        spec.rotation,
-        spec.seed,
-        list(spec.seats),
+    return _given_up(
+        spec,
         CRASHED,
-        reason=reason,
-        crash={
+        reason,
+        {
             "seat": seat,
             "label": label,
             "code": culprit.get("code"),
             "stderr": culprit.get("stack", ""),
             "exit": True,
         },
+    )
+
+
+def _given_up(spec: GameSpec, status: str, reason: str, crash: dict[str, Any] | None) -> GameResult:
+    """The record of game ``spec``, given up unplayed by its worker."""
+    return GameResult(
+        spec.index,
+        spec.deal,
+        spec.rotation,
+        spec.seed,
+        list(spec.seats),
+        status,
+        reason=reason,
+        crash=crash,
         attempt=spec.attempt,
     )
 
@@ -348,16 +358,11 @@ def _bot_exit(spec: GameSpec, culprit: dict[str, Any], entrants: list[Entrant]) 
 def _hung(spec: GameSpec, err: WorkerLost, entrants: list[Entrant]) -> GameResult:
     """Game ``spec``, crashed: its worker gave no answer within its bound
     (``err.hung``: its threads' stacks, which show where a bot's code was)."""
-    return GameResult(
-        spec.index,
-        spec.deal,
-        spec.rotation,
-        spec.seed,
-        list(spec.seats),
+    return _given_up(
+        spec,
         CRASHED,
-        reason=f"{err}; its in-process bots: {_in_process(spec, entrants) or 'none'}",
-        crash={"seat": None, "label": None, "code": None, "stderr": err.hung or ""},
-        attempt=spec.attempt,
+        f"{err}; its in-process bots: {_in_process(spec, entrants) or 'none'}",
+        {"seat": None, "label": None, "code": None, "stderr": err.hung or ""},
     )
 
 
@@ -375,17 +380,7 @@ def _lost(spec: GameSpec, err: WorkerLost, entrants: list[Entrant]) -> GameResul
         crash: dict[str, Any] | None = {"seat": None, "label": None, "code": err.code, "stderr": ""}
     else:
         status, reason, crash = ERROR, f"its worker was lost {MAX_ATTEMPTS} times: {err}", None
-    return GameResult(
-        spec.index,
-        spec.deal,
-        spec.rotation,
-        spec.seed,
-        list(spec.seats),
-        status,
-        reason=reason,
-        crash=crash,
-        attempt=spec.attempt,
-    )
+    return _given_up(spec, status, reason, crash)
 
 
 def match_settings(
