@@ -43,6 +43,7 @@ from .screens import (
     StartingScreen,
     WatchScreen,
 )
+from .screens.host import NewGame, ShowConnect, ShowFinal, ShowLobby, ShowTable, ShowWatch
 from .screens.prompts import QuitPrompt
 from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
 from .words import address_problem, plural
@@ -130,7 +131,9 @@ def _default_name() -> str:
 
 
 class UnoApp(App[None]):
-    """UNO in the terminal."""
+    """UNO in the terminal. Its screens never import it: they reach it through
+    :class:`~.screens.host.Host` and say where to go next with the messages of
+    :mod:`.screens.host`, handled here."""
 
     CSS_PATH = "uno.tcss"
     TITLE = "UNO"
@@ -217,11 +220,12 @@ class UnoApp(App[None]):
 
     def show_connect(self, address: str) -> None:
         """The connect screen (``address`` typed in already)."""
-        self._show(ConnectScreen(address))
+        self._show(ConnectScreen(address, self.options.name))
 
     def show_lobby(self, target: str) -> None:
         """The lobby of ``target``."""
-        self._show(LobbyScreen(target))
+        options = self.options
+        self._show(LobbyScreen(target, options.name, options.bot_delay, self.prefs))
 
     def show_table(self, seating: Seating) -> None:
         """Sit at a table: the game screen of ``seating``."""
@@ -252,6 +256,42 @@ class UnoApp(App[None]):
             await self.push_screen(final)
 
         self.call_later(push)
+
+    # ------------------------------------------------------------- what the screens ask
+    # (the messages of .screens.host, and the connect screen's own)
+
+    def on_show_connect(self, message: ShowConnect) -> None:
+        self.show_connect(message.address)
+
+    def on_show_lobby(self, message: ShowLobby) -> None:
+        self.show_lobby(message.target)
+
+    def on_show_table(self, message: ShowTable) -> None:
+        self.show_table(message.seating)
+
+    def on_show_watch(self, message: ShowWatch) -> None:
+        self.show_watch(message.target, message.table_id, message.last_seq)
+
+    def on_show_final(self, message: ShowFinal) -> None:
+        self.show_final(
+            message.result,
+            message.embedded,
+            message.target,
+            message.seating,
+            message.last_seq,
+            message.table_id,
+        )
+
+    def on_new_game(self, message: NewGame) -> None:
+        self.start_embedded()
+
+    def on_connect_screen_connected(self, message: ConnectScreen.Connected) -> None:
+        self.options.name = message.name
+        self.show_lobby(message.target)
+
+    def on_connect_screen_play_locally(self, message: ConnectScreen.PlayLocally) -> None:
+        self.options.name = message.name
+        self.start_embedded()
 
     # ------------------------------------------------------------- embedded game
 

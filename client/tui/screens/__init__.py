@@ -4,7 +4,8 @@ watching (a spectator), the final standings, and the modal prompts."""
 from .connect import ConnectScreen, StartingScreen
 from .create import CreateTableScreen, NewTable
 from .final import FinalScreen
-from .game import GameScreen, Seating
+from .game import GameScreen
+from .host import Seating
 from .lobby import LobbyScreen
 from .watch import WatchHelpScreen, WatchScreen
 

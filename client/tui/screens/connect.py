@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
@@ -18,17 +19,13 @@ from ...address import server_target
 from ...discovery import Browser, FoundServer
 from ...sdk import ServerError
 from ..words import address_problem, error_words, plural
-
-if TYPE_CHECKING:
-    from ..app import UnoApp
+from .host import host
 
 log = logging.getLogger("unoplay.tui")
 
 
 class StartingScreen(Screen[None]):
     """Shown while the embedded server and table are being set up."""
-
-    app: UnoApp
 
     BINDINGS = [Binding("q", "app.quit_now", "Quit")]
 
@@ -46,18 +43,34 @@ class ConnectScreen(Screen[None]):
 
     Its widgets are kept as attributes, never looked up: the LAN browser calls
     back from outside the screen's life (before it is composed, while it is
-    taken apart), and a lookup there fails (``No nodes match '#servers'``)."""
+    taken apart), and a lookup there fails (``No nodes match '#servers'``).
 
-    app: UnoApp
+    The name typed goes with what is chosen: :class:`Connected` (a server
+    that answered) or :class:`PlayLocally` (F2)."""
+
+    @dataclass
+    class Connected(Message):
+        """``name`` reached the server ``target``: its lobby is next."""
+
+        target: str
+        name: str
+
+    @dataclass
+    class PlayLocally(Message):
+        """``name`` plays a local game with bots."""
+
+        name: str
 
     BINDINGS = [
         Binding("escape", "app.quit_now", "Quit"),
         Binding("f2", "local", "Play locally with bots"),
     ]
 
-    def __init__(self, address: str = "") -> None:
+    def __init__(self, address: str = "", name: str = "") -> None:
+        """``address``: typed in already; ``name``: the player's, to change."""
         super().__init__()
         self.address = address
+        self.player = name
         self.browser: Browser | None = None
         self.found: list[FoundServer] = []
         self.name_input = Input(id="name", max_length=24)
@@ -75,7 +88,7 @@ class ConnectScreen(Screen[None]):
                 classes="title",
             )
             yield Label("Your name")
-            self.name_input.value = self.app.options.name
+            self.name_input.value = self.player
             yield self.name_input
             yield Label("Servers on the LAN (↑/↓, Enter to connect)")
             yield self.servers
@@ -160,7 +173,7 @@ class ConnectScreen(Screen[None]):
             self.notify("Type your name first", severity="warning")
             self.name_input.focus()
             return False
-        self.app.options.name = name
+        self.player = name
         return True
 
     def _connect(self, target: str) -> None:
@@ -179,14 +192,14 @@ class ConnectScreen(Screen[None]):
         """Reach ``target`` (its list of tables), then open its lobby."""
         self.notify(f"Connecting to {target}…", timeout=2)
         try:
-            await self.app.connection(target).list_tables()
+            await host(self).connection(target).list_tables()
         except ServerError as err:
-            await self.app.drop_connection(target)
+            await host(self).drop_connection(target)
             self.notify(error_words(err, target), title="Cannot connect", severity="error")
             return
-        self.app.show_lobby(target)
+        self.post_message(self.Connected(target, self.player))
 
     def action_local(self) -> None:
         """F2: a local game against bots."""
         if self._take_name():
-            self.app.start_embedded()
+            self.post_message(self.PlayLocally(self.player))

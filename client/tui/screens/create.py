@@ -10,7 +10,7 @@ option) in the form.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -27,10 +27,8 @@ from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 from ...sdk import ServerError
 from ..ruleinfo import OPTIONS, OptionInfo, in_form_words, option_label
 from ..seats import Prefs
+from .host import host
 from .prompts import Modal
-
-if TYPE_CHECKING:
-    from ..app import UnoApp
 
 
 @dataclass
@@ -89,8 +87,6 @@ def _yes_no(value: bool) -> str:
 class CreateTableScreen(Modal[NewTable]):
     """A form for a new table on server ``target``. Dismisses with a
     :class:`NewTable` once the server created it, or None when cancelled."""
-
-    app: UnoApp
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -318,7 +314,8 @@ class CreateTableScreen(Modal[NewTable]):
         options: dict[str, Any],
     ) -> None:
         try:
-            table = await self.app.connection(self.target).create_table(
+            conn = host(self).connection(self.target)
+            table = await conn.create_table(
                 seats=seats,
                 preset=preset_name,
                 options=options,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -18,10 +17,7 @@ from unoplay.game.messages import TableInfo, TableState
 from ...sdk import ServerError
 from ..model import FinalResult
 from ..words import error_words
-from .game import Seating
-
-if TYPE_CHECKING:
-    from ..app import UnoApp
+from .host import NewGame, Seating, ShowLobby, ShowTable, host
 
 
 def rematch_text(table: TableInfo, me: int = -1) -> Text:
@@ -56,8 +52,6 @@ class FinalScreen(Screen[None]):
 
     Enter does the obvious thing: a seated player's is to play again (a
     vote, once), a spectator's to go back to the lobby."""
-
-    app: UnoApp
 
     BINDINGS = [
         # Enter: before the standings' table, which would take it (priority)
@@ -167,9 +161,8 @@ class FinalScreen(Screen[None]):
         seating = self.seating
         assert seating is not None
         try:
-            table = await self.app.connection(seating.target).rematch(
-                seating.table_id, seating.token
-            )
+            conn = host(self).connection(seating.target)
+            table = await conn.rematch(seating.table_id, seating.token)
         except ServerError as err:
             self.notify(
                 error_words(err, seating.target), title="Cannot play again", severity="error"
@@ -183,7 +176,7 @@ class FinalScreen(Screen[None]):
     async def watch_table(self) -> None:
         """The table as the lobby lists it: the votes, or the next game begun
         (the votes reach nobody's stream: players and spectators look here)."""
-        table = await self.app.table_now(self.target, self.table_id)
+        table = await host(self).table_now(self.target, self.table_id)
         if table is not None:
             self.show_table(table)
 
@@ -212,20 +205,21 @@ class FinalScreen(Screen[None]):
         assert seating is not None
         if not seating.embedded and self.table is not None:
             seat = next((s.seat for s in self.table.seats if s.name == seating.name), 0)
-            self.app.store.put(seating.target, seating.table_id, seating.name, seating.token, seat)
-        self.app.show_table(replace(seating, last_seq=self.last_seq))
+            store = host(self).store
+            store.put(seating.target, seating.table_id, seating.name, seating.token, seat)
+        self.post_message(ShowTable(replace(seating, last_seq=self.last_seq)))
 
     # ------------------------------------------------------------- leaving
 
     def action_again(self) -> None:
         """n: a new game with bots."""
         if self.embedded:
-            self.app.start_embedded()
+            self.post_message(NewGame())
 
     def action_lobby(self) -> None:
         """l: back to the lobby."""
         if not self.embedded and self.target:
-            self.app.show_lobby(self.target)
+            self.post_message(ShowLobby(self.target))
 
     def action_leave(self) -> None:
         """Enter (a spectator): back to the lobby."""

@@ -12,12 +12,12 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer
@@ -43,6 +43,7 @@ from ..model import (
     TableModel,
 )
 from ..widgets import HandView, PileView, TableBoard
+from .host import Seating, ShowFinal, ShowLobby, host
 from .prompts import (
     ColourPrompt,
     DrawnChoice,
@@ -57,9 +58,6 @@ from .prompts import (
     TargetPrompt,
 )
 
-if TYPE_CHECKING:
-    from ..app import UnoApp
-
 log = logging.getLogger("unoplay.tui")
 
 #: The key of the hand's order in the app's Prefs.
@@ -69,18 +67,6 @@ WIDE_FOOTER = 60
 
 PLAY, DRAW, KEEP = ActionKind.PLAY, ActionKind.DRAW, ActionKind.KEEP
 CHALLENGE, ACCEPT = ActionKind.CHALLENGE, ActionKind.ACCEPT
-
-
-@dataclass
-class Seating:
-    """Where a GameScreen plays: a server, a table and the seat's token."""
-
-    target: str
-    table_id: str
-    token: str
-    name: str
-    embedded: bool = False
-    last_seq: int = 0  #: resume the table's stream after this message (a rematch)
 
 
 def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[..., None]) -> None:
@@ -105,7 +91,7 @@ def log_deal_check(board: TableBoard, state: SessionState, notify: Callable[...,
         notify(check.problems[0], title="Unfair deal", severity="error", timeout=30)
 
 
-def push_round_result(app: UnoApp, model: TableModel, shown: int, moves: bool = False) -> int:
+def push_round_result(app: App[Any], model: TableModel, shown: int, moves: bool = False) -> int:
     """At a round's end, push its results (once: ``shown`` is the round whose
     results were pushed last); once the next round is under way, move them
     aside (at once when it wants a move: ``moves``), and then hold the keys
@@ -196,8 +182,6 @@ class BoardScreen(Screen[None]):
 class GameScreen(BoardScreen):
     """A seat at a table. With a :class:`Seating` it streams the game; without
     one it only shows ``state`` (for snapshots and screenshots)."""
-
-    app: UnoApp
 
     BINDINGS = [
         Binding("left", "move(-1)", "◀", show=False),
@@ -351,14 +335,15 @@ class GameScreen(BoardScreen):
         """The seat's token is of no more use (the seat is gone or its game over)."""
         seating = self.seating
         if seating is not None and not seating.embedded:
-            self.app.store.forget(seating.target, seating.table_id, seating.name)
+            host(self).store.forget(seating.target, seating.table_id, seating.name)
 
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the seat's game stream until the game is over."""
         seating = self.seating
         assert seating is not None
-        self.session = session = self.app.connection(seating.target).session(
+        conn = host(self).connection(seating.target)
+        self.session = session = conn.session(
             seating.table_id, seating.token, last_seq=seating.last_seq
         )
         session.on_status = self.connection_status
@@ -671,7 +656,7 @@ class GameScreen(BoardScreen):
             self._leave_seat(choice)
             return
         if choice is QuitChoice.QUIT:
-            self.app.call_later(self.app.action_quit_now)
+            self.app.call_later(self.app.run_action, "quit_now")
         elif choice is QuitChoice.LOBBY and self.seating is not None:
             self._to_lobby(self.seating.target)
 
@@ -679,12 +664,14 @@ class GameScreen(BoardScreen):
         """The final standings, over this screen."""
         seating = self.seating
         embedded = seating is None or seating.embedded
-        self.app.show_final(
-            self.model.final_result(),
-            embedded,
-            seating.target if seating is not None else "",
-            seating,
-            self.session.last_seq if self.session is not None else 0,
+        self.post_message(
+            ShowFinal(
+                self.model.final_result(),
+                embedded,
+                seating.target if seating is not None else "",
+                seating,
+                self.session.last_seq if self.session is not None else 0,
+            )
         )
 
     def _to_lobby(self, target: str) -> None:
@@ -692,7 +679,7 @@ class GameScreen(BoardScreen):
         call and so detaches the seat): it must not draw on this screen while
         Textual takes it apart."""
         self.workers.cancel_group(self, "stream")
-        self.app.show_lobby(target)
+        self.post_message(ShowLobby(target))
 
     @work(exclusive=True, group="lobby")
     async def _leave_seat(self, then: QuitChoice) -> None:
@@ -701,14 +688,13 @@ class GameScreen(BoardScreen):
         model = self.model
         if seating is not None and not seating.embedded and not model.finished and not model.failed:
             try:
-                await self.app.connection(seating.target).leave_table(
-                    seating.table_id, seating.token
-                )
-                self.app.store.forget(seating.target, seating.table_id, seating.name)
+                conn = host(self).connection(seating.target)
+                await conn.leave_table(seating.table_id, seating.token)
+                host(self).store.forget(seating.target, seating.table_id, seating.name)
             except ServerError as err:
                 self.notify(f"Could not leave: {err}", severity="error")
         if then is QuitChoice.QUIT:
-            self.app.call_later(self.app.action_quit_now)
+            self.app.call_later(self.app.run_action, "quit_now")
         elif seating is not None:
             self._to_lobby(seating.target)
 
@@ -722,7 +708,7 @@ class GameScreen(BoardScreen):
     async def _refresh_table(self) -> None:
         seating = self.seating
         assert seating is not None
-        table = await self.app.table_now(seating.target, seating.table_id)
+        table = await host(self).table_now(seating.target, seating.table_id)
         if table is not None:
             self.model.table = table
         if self.state.view is None:
@@ -742,7 +728,7 @@ class GameScreen(BoardScreen):
     async def _lobby_call(self, what: str) -> None:
         seating = self.seating
         assert seating is not None
-        conn = self.app.connection(seating.target)
+        conn = host(self).connection(seating.target)
         try:
             if what == "bot":
                 self.model.table = (await conn.add_bot(seating.table_id, "greedy")).table

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import TYPE_CHECKING
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -18,14 +17,12 @@ from unoplay.game.messages import TableInfo, TableState
 
 from ...sdk import ServerError
 from ..render import SEEDED_NOTE, rules_label
+from ..seats import Prefs
 from ..words import error_words, plural
 from .create import CreateTableScreen, NewTable
-from .game import Seating
+from .host import Seating, ShowConnect, ShowTable, ShowWatch, host
 from .prompts import HelpScreen
 from .standings import StandingsScreen
-
-if TYPE_CHECKING:
-    from ..app import UnoApp
 
 log = logging.getLogger("unoplay.tui")
 
@@ -129,8 +126,6 @@ class LobbyScreen(Screen[None]):
     while the lobby is being taken apart (you just sat down) draws on widgets
     no longer shown, harmlessly, instead of failing to find them."""
 
-    app: UnoApp
-
     BINDINGS = [
         Binding("enter", "sit", "Sit", priority=True),
         Binding("n", "new", "New table"),
@@ -145,9 +140,14 @@ class LobbyScreen(Screen[None]):
         Binding("q", "app.quit_now", "Quit"),
     ]
 
-    def __init__(self, target: str) -> None:
+    def __init__(
+        self, target: str, name: str, bot_delay: float = 0.0, prefs: Prefs | None = None
+    ) -> None:
+        """``name``: the player's, who sits down; ``bot_delay`` (seconds) and
+        ``prefs``: the create-table form's."""
         super().__init__()
-        self.target = target
+        self.target, self.player = target, name
+        self.bot_delay, self.prefs = bot_delay, prefs
         self.listing: list[TableInfo] = []  #: every table of the server, as it sent them
         self.tables: list[TableInfo] = []  #: the tables listed, in the order of the rows
         self.arena_games = 0  #: the arena's tables the server has
@@ -167,7 +167,7 @@ class LobbyScreen(Screen[None]):
     def on_mount(self) -> None:
         top = Text(" UNO ", style="bold")
         top.append(f" lobby of {self.target}", style="bold")
-        top.append(f" · you are {self.app.options.name}")
+        top.append(f" · you are {self.player}")
         self.topbar.update(top)
         self.grid.focus()
         self.show_status()
@@ -182,7 +182,7 @@ class LobbyScreen(Screen[None]):
     async def refresh_tables(self) -> None:
         """List the server's tables and show them."""
         try:
-            tables = await self.app.connection(self.target).list_tables()
+            tables = await host(self).connection(self.target).list_tables()
         except ServerError as err:
             self.problem = error_words(err, self.target)
             self.show_status()
@@ -256,7 +256,7 @@ class LobbyScreen(Screen[None]):
         """The cells of ``table``'s row, in full."""
         taken = sum(1 for s in table.seats if s.occupied)
         state = state_text(table)
-        if self.app.store.get(self.target, table.table_id, self.app.options.name):
+        if host(self).store.get(self.target, table.table_id, self.player):
             state += " (yours)"
         return (
             table.title,
@@ -321,9 +321,9 @@ class LobbyScreen(Screen[None]):
     @work(exclusive=True, group="sit")
     async def sit(self, table_id: str, bots: int = 0, start: bool = False) -> None:
         """Take a seat (or the stored one back), seat ``bots``, start if asked."""
-        conn = self.app.connection(self.target)
-        name = self.app.options.name
-        store = self.app.store
+        conn = host(self).connection(self.target)
+        name = self.player
+        store = host(self).store
         token = store.get(self.target, table_id, name)
         listed = next((t for t in self.listing if t.table_id == table_id), None)
         if token is not None and listed is not None and listed.state is TableState.WAITING:
@@ -344,12 +344,12 @@ class LobbyScreen(Screen[None]):
         except ServerError as err:
             self.notify(error_words(err, self.target), title="Cannot sit there", severity="error")
             return
-        self.app.show_table(Seating(self.target, table_id, token, name))
+        self.post_message(ShowTable(Seating(self.target, table_id, token, name)))
 
     def action_new(self) -> None:
         """n: the create-table form."""
         self.app.push_screen(
-            CreateTableScreen(self.target, self.app.options.bot_delay, self.app.prefs),
+            CreateTableScreen(self.target, self.bot_delay, self.prefs),
             self._created,
         )
 
@@ -369,7 +369,7 @@ class LobbyScreen(Screen[None]):
     async def add_bot(self, table_id: str) -> None:
         """Seat a greedy bot at ``table_id``."""
         try:
-            await self.app.connection(self.target).add_bot(table_id, "greedy")
+            await host(self).connection(self.target).add_bot(table_id, "greedy")
         except ServerError as err:
             self.notify(error_words(err, self.target), title="Cannot add a bot", severity="error")
             return
@@ -383,8 +383,8 @@ class LobbyScreen(Screen[None]):
         elif table.state == TableState.FINISHED:
             self.notify("That game is over: nothing left to watch", severity="warning")
         else:
-            self.app.show_watch(self.target, table.table_id)
+            self.post_message(ShowWatch(self.target, table.table_id))
 
     def action_servers(self) -> None:
         """Esc: the connect screen (other servers)."""
-        self.app.show_connect(self.target)
+        self.post_message(ShowConnect(self.target))

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from ...sdk import ArenaStanding, ServerError
 from ..words import error_words, plural
+from .host import host
 
 #: Columns of the standings: rank, name, games, won (a rate), rating, mu ± sigma, now.
 COLUMNS = ("#", "Name", "Games", "Won", "Rating", "mu ± sigma", "Now")
@@ -83,7 +84,7 @@ class StandingsScreen(Screen[None]):
     async def fetch(self) -> None:
         """Ask the server for the standings and show them."""
         try:
-            rows = await self.app.connection(self.target).standings()  # type: ignore[attr-defined]
+            rows = await host(self).connection(self.target).standings()
         except ServerError as err:
             self.problem = error_words(err, self.target)
         else:

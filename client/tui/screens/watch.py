@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -31,10 +30,8 @@ from ...sdk import Received, SeatGone, ServerError, SpectatorSession, TableNotFo
 from ..model import Role, TableModel
 from ..widgets import TableBoard
 from .game import BoardScreen, log_deal_check, push_round_result
+from .host import ShowFinal, ShowLobby, ShowWatch, host
 from .prompts import HelpScreen
-
-if TYPE_CHECKING:
-    from ..app import UnoApp
 
 log = logging.getLogger("unoplay.tui")
 
@@ -61,8 +58,6 @@ class WatchHelpScreen(HelpScreen):
 class WatchScreen(BoardScreen):
     """A table watched as a spectator: the table board without a hand, no
     game keys, a status line saying so."""
-
-    app: UnoApp
 
     BINDINGS = [
         Binding("q", "leave", "Lobby"),
@@ -122,7 +117,7 @@ class WatchScreen(BoardScreen):
     @work(exclusive=True, group="stream")
     async def stream(self) -> None:
         """Read the table's spectator stream until the game is over."""
-        conn = self.app.connection(self.target)
+        conn = host(self).connection(self.target)
         self.session = session = conn.spectate(self.table_id, last_seq=self.last_seq)
         session.on_status = self.connection_status
         self.model.state = session.state
@@ -146,7 +141,7 @@ class WatchScreen(BoardScreen):
     async def _look_for_next_game(self) -> None:
         """The game is over: once the table has begun its next one (a rematch),
         watch that, the stream going on where this one ended."""
-        table = await self.app.table_now(self.target, self.table_id)
+        table = await host(self).table_now(self.target, self.table_id)
         watched = self.model.table.games if self.model.table is not None else 0
         if (
             table is None
@@ -158,7 +153,7 @@ class WatchScreen(BoardScreen):
             return
         self._following = True
         last_seq = self.session.last_seq if self.session is not None else 0
-        self.app.show_watch(self.target, self.table_id, last_seq=last_seq)
+        self.post_message(ShowWatch(self.target, self.table_id, last_seq=last_seq))
 
     def handle(self, received: Received) -> None:
         """Apply one message of the spectator stream (already tracked in ``state``)."""
@@ -180,8 +175,13 @@ class WatchScreen(BoardScreen):
             view = model.view
             if view is not None and view.phase is Phase.GAME_OVER and not self._final_shown:
                 self._final_shown = True
-                self.app.show_final(
-                    model.final_result(), embedded=False, target=self.target, table_id=self.table_id
+                self.post_message(
+                    ShowFinal(
+                        model.final_result(),
+                        embedded=False,
+                        target=self.target,
+                        table_id=self.table_id,
+                    )
                 )
             self._results_round = push_round_result(self.app, model, self._results_round)
 
@@ -193,4 +193,4 @@ class WatchScreen(BoardScreen):
         """Back to the lobby (the stream cancelled first: it must not draw on
         this screen while Textual takes it apart)."""
         self.workers.cancel_group(self, "stream")
-        self.app.show_lobby(self.target)
+        self.post_message(ShowLobby(self.target))
