@@ -43,7 +43,15 @@ from .screens import (
     StartingScreen,
     WatchScreen,
 )
-from .screens.host import NewGame, ShowConnect, ShowFinal, ShowLobby, ShowTable, ShowWatch
+from .screens.host import (
+    Host,
+    NewGame,
+    ShowConnect,
+    ShowFinal,
+    ShowLobby,
+    ShowTable,
+    ShowWatch,
+)
 from .screens.prompts import QuitPrompt
 from .seats import MemorySeatStore, Prefs, SeatStore, data_dir
 from .words import address_problem, plural
@@ -409,6 +417,11 @@ class UnoApp(App[None]):
                         async with asyncio.timeout(2.0):
                             await worker.wait()
             await self._leave_held_seats()
+
+
+#: What the screens ask of the app (their door, screens/host.py): mypy checks
+#: here that UnoApp keeps it, since no screen names UnoApp.
+_DOOR: type[Host] = UnoApp
 
 
 def setup_logging(verbose: bool = False) -> str:
