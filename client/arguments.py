@@ -35,6 +35,21 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+class CommandParser(Parser):
+    """The parser of one subcommand (``uno play``, ``uno arena reset``: the
+    ``parser_class`` of ``add_subparsers``): the words it does not know are
+    refused by it, so the line names the subcommand, ``uno play:
+    unrecognized arguments: --bogus (see uno play --help)``; argparse would
+    leave them to the top parser, whose line names only ``uno``."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        """Parse ``args`` as argparse does; exit 2 (:meth:`error`) on a word left over."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
 def server(text: str) -> str:
     """``--server HOST[:PORT]``: the canonical ``host:port`` (the default
     port when none is given; :func:`unoplay.client.address.parse_server`)."""

@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="connect with TLS, trusting the certificates in FILE (PEM): the "
         "server's self-signed certificate or its CA (also $UNOPLAY_TLS_CA)",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=arguments.CommandParser)
     for command in COMMANDS:
         name = command.__name__.rpartition(".")[2]
         command_parser = sub.add_parser(name, help=command.HELP)
