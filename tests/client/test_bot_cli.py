@@ -112,7 +112,7 @@ async def test_ctrl_c_ends_the_process_even_when_the_cleanup_hangs():
     grace, with the stop line and exit status 130."""
     script = (
         "import asyncio\n"
-        "from unoplay.client.cli import _exit_if_cleanup_hangs\n"
+        "from unoplay.client.cli.bot import _exit_if_cleanup_hangs\n"
         "async def main():\n"
         "    _exit_if_cleanup_hangs('uno bot: stopped', grace=0.5)\n"
         "    print('ready', flush=True)\n"

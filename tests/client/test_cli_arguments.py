@@ -99,9 +99,7 @@ def _refusal(env: dict[str, str], *argv: str) -> tuple[int, str]:
     assert run.returncode != 0, run
     assert "Traceback" not in run.stderr + run.stdout, run.stderr
     assert len(said) == 1 and len(said[0]) <= SHORT, run.stderr
-    assert said[0].startswith("uno"), (
-        said
-    )  # ("uno: unrecognized arguments: ..." names no subcommand)
+    assert said[0].startswith("uno"), said
     assert not run.stdout.strip(), run.stdout
     return run.returncode, said[0]
 
@@ -134,6 +132,24 @@ def test_every_checked_option_refuses_a_bad_value_in_one_line_naming_it(capsys):
             assert stop.value.code == 2 and len(said) == 1 and flag in said[0], (words, said)
             walked += 1
     assert walked >= 40  # the walk reached the options (the parser has ~60 checked ones)
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["play", "--bogus"], "uno play: unrecognized arguments: --bogus (see uno play --help)"),
+        (["bot", "--server", "h", "x", "y"], "uno bot: unrecognized arguments: x y"),
+        (["arena", "reset", "ann", "more"], "uno arena reset: unrecognized arguments: more"),
+        (["--bogus", "play"], "uno: unrecognized arguments: --bogus (see uno --help)"),
+    ],
+)
+def test_a_word_no_option_takes_is_refused_naming_its_subcommand(argv, says, capsys):
+    """Words left over are refused by the subcommand they follow, which the
+    line names; those before any subcommand, by ``uno`` itself."""
+    with pytest.raises(SystemExit) as stop:
+        build_parser().parse_args(argv)
+    said = capsys.readouterr().err.strip().splitlines()
+    assert stop.value.code == 2 and len(said) == 1 and said[0].startswith(says), said
 
 
 #: The subcommands that take --server: what else each needs to run, one

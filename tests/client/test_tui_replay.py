@@ -112,7 +112,7 @@ async def test_the_list_of_games_has_a_header_date_and_winner_and_opens_one(tmp_
 
 
 async def test_a_game_of_a_match_opens_from_its_results_file_and_ends_as_it_did(tmp_path):
-    from unoplay.client.cli import _MatchGames
+    from unoplay.client.cli.replay import _MatchGames
     from unoplay.client.match import parse_entrants, run_match
 
     out = tmp_path / "match.sqlite3"
@@ -248,7 +248,7 @@ def test_a_crash_of_the_replay_app_is_a_non_zero_exit(monkeypatch, capsys):
     a game without its columns) ends the process with 1, not 0."""
     from textual.app import App
 
-    from unoplay.client.cli import _run_app
+    from unoplay.client.cli.replay import _run_app
 
     monkeypatch.setattr(ReplayApp, "run", lambda self: App.run(self, headless=True))
     assert _run_app(ReplayApp(games=[{"id": 1}], load=None)) == 1

@@ -1,0 +1,7 @@
+"""``python -m unoplay.client.cli``: the ``uno`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
