@@ -109,7 +109,11 @@ class Outcome:
 
 
 def adjudicate(result: GameResult, outcome: Outcome, entrants: Sequence[Entrant]) -> None:
-    """Set the result's status and reason from what the watch saw."""
+    """Set ``result``'s status and reason from what its watch saw
+    (``outcome``): void when the server played a seat (its turn timer, its
+    stand-in: each such seat named), adjudicated when a round or the game
+    reached its cap of actions, finished when the game ended, else an error.
+    ``entrants``: the match's, for the seats' labels."""
     labels = [entrants[e].label for e in result.seats]
     server_played = [
         f"seat {s + 1} ({labels[s]}): "
