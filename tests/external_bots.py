@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.match import MatchConfig, parse_entrants, run_match
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState
 from unoplay.game.rules import PRESETS, RuleSet
@@ -120,7 +120,10 @@ async def match_with_seat(
     shell = f'exec "$0" >> {shlex.quote(str(lines))}'
     entrants = parse_entrants(bots, [f"sh -c {shlex.quote(shell)} {shlex.quote(str(binary))}"])
     report = await asyncio.wait_for(
-        run_match(entrants, games=games, seed=seed, rules=rules, server=server.address), WAIT
+        run_match(
+            MatchConfig(entrants, games=games, seed=seed, rules=rules, server=server.address)
+        ),
+        WAIT,
     )
     summaries = [json.loads(line) for line in lines.read_text().splitlines()]
     n = len(entrants)

@@ -152,17 +152,20 @@ def _one_run(seed: int, spec: dict[str, Any], max_games: int) -> dict[str, Any]:
     """One SPRT of the A/A test (in this process; a worker of the pool runs it)."""
     from unoplay.game.rules import preset
 
+    from .config import MatchConfig
     from .entrants import parse_entrants
     from .runner import run_match
 
     report = asyncio.run(
         run_match(
-            parse_entrants(ENTRANTS),
-            max_games,
-            seed,
-            preset("official").replace(target_score=0),
-            workers="inline",
-            sprt=SprtSpec(**spec),
+            MatchConfig(
+                tuple(parse_entrants(ENTRANTS)),
+                max_games,
+                seed,
+                preset("official").replace(target_score=0),
+                workers="inline",
+                sprt=SprtSpec(**spec),
+            )
         )
     )
     sprt = report["sprt"]

@@ -29,6 +29,7 @@ from unoplay.game.bots import play_game
 from unoplay.game.deals import game_seed
 from unoplay.game.rules import preset
 
+from .config import MatchConfig
 from .entrants import new_bot, parse_entrants
 from .runner import run_match
 from .schedule import make_schedule
@@ -54,7 +55,7 @@ async def run_bench(
     games. Raises ValueError for counts below 1 (as :func:`.runner.run_match`)."""
     if runs < 1:
         raise ValueError("runs must be 1 or more")
-    field = parse_entrants("greedy,random,random,random")
+    field = tuple(parse_entrants("greedy,random,random,random"))
     official = preset("official")
     speed: dict[str, Any] = {"games": games, "concurrency": concurrency, "runs": runs}
     specs = make_schedule([e.identity for e in field]).specs(games, seed)
@@ -67,7 +68,7 @@ async def run_bench(
             ]
             play_game(bots, official, seed=game_seed(str(spec.seed), 1))  # the table's first
         engine_runs.append(time.perf_counter() - start)
-        report = await run_match(field, games, seed, official, workers="inline")
+        report = await run_match(MatchConfig(field, games, seed, official, workers="inline"))
         inline_runs.append(report["elapsed"])
     for name, times in (("engine", engine_runs), ("inline", inline_runs)):
         seconds = statistics.median(times)
@@ -82,7 +83,7 @@ async def run_bench(
         ),
     )
     for name, options in others:
-        report = await run_match(field, games, seed, official, **options)
+        report = await run_match(MatchConfig(field, games, seed, official, **options))
         speed[name] = {
             "seconds": report["elapsed"],
             "games_per_second": report["games_per_second"],
@@ -92,12 +93,14 @@ async def run_bench(
     speed["share_of_engine"] = statistics.median(speed["shares"])
     speed["wire_gain"] = rate["inline"] / rate["inline_network"]
     speed["wire_gain_concurrent"] = rate["concurrent"] / rate["concurrent_network"]
-    pair = parse_entrants("greedy,random")
+    pair = tuple(parse_entrants("greedy,random"))
     rounds = official.replace(target_score=0)
     interval: dict[str, Any] = {"games": interval_games, "bots": "greedy,random", "target": 0}
     for name, duplicate in (("plain", ""), ("duplicate", "rotations")):
         report = await run_match(
-            pair, interval_games, seed, rounds, concurrency=concurrency, duplicate=duplicate
+            MatchConfig(
+                pair, interval_games, seed, rounds, concurrency=concurrency, duplicate=duplicate
+            )
         )
         greedy = report["entrants"][0]
         low, high = greedy["deal_ci95"] if duplicate else greedy["ci95"]

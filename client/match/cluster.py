@@ -40,9 +40,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from .config import MatchConfig
 from .entrants import adopt_bot_file, is_plugin
 from .errors import MatchError
-from .game import Setup
 from .pool import WorkerLost, play_bound
 from .result import GameResult
 from .schedule import GameSpec
@@ -192,7 +192,7 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-def shipped_bots(setup: Setup) -> tuple[dict[str, Any], dict[str, str]]:
+def shipped_bots(config: MatchConfig) -> tuple[dict[str, Any], dict[str, str]]:
     """What the nodes may lack of the bots of one's own, and how the actors
     find it: Ray's runtime environment (``{"py_modules": [paths]}``, or {}
     for none) and, per bot file as written in its kind (``file.py`` of
@@ -203,7 +203,7 @@ def shipped_bots(setup: Setup) -> tuple[dict[str, Any], dict[str, str]]:
     paths: list[str] = []
     files: dict[str, str] = {}
     installed = importlib.metadata.packages_distributions()
-    for kind in {e.kind for e in setup.entrants if is_plugin(e.kind)}:
+    for kind in {e.kind for e in config.entrants if is_plugin(e.kind)}:
         where = kind.rpartition(":")[0]
         if where.endswith(".py"):
             path = Path(where).resolve()
@@ -242,13 +242,13 @@ class MatchActor:
     copies Ray shipped to this node, wherever the runner's paths point here;
     a missing copy raises RuntimeError."""
 
-    def __init__(self, setup: dict[str, Any], name: str, files: dict[str, str]) -> None:
+    def __init__(self, config: MatchConfig, name: str, files: dict[str, str]) -> None:
         for where, digest in files.items():
             copy = _find_shipped(Path(where).name, digest)
             if copy is None:
                 raise RuntimeError(f"the bot file {where} did not reach this node")
             adopt_bot_file(where, copy)
-        self.runner = GameRunner(Setup.from_dict(setup), name)
+        self.runner = GameRunner(config, name)
 
     async def start(self) -> str:
         """Start the actor's server and connection; returns ``host:pid``, where it runs."""
@@ -291,8 +291,8 @@ def _lost_errors(ray: Any) -> tuple[type[BaseException], ...]:
 class RayWorker:
     """One Ray actor, seen from the runner."""
 
-    def __init__(self, setup: Setup, name: str, files: dict[str, str] | None = None) -> None:
-        self.setup = setup
+    def __init__(self, config: MatchConfig, name: str, files: dict[str, str] | None = None) -> None:
+        self.config = config
         self.name = name
         self.files = files or {}  #: the bot files shipped (:func:`shipped_bots`)
         self.actor: Any = None
@@ -302,7 +302,7 @@ class RayWorker:
         """Create the actor and start it. Raises WorkerLost when it cannot
         start, or does not within :data:`START_TIMEOUT` seconds (it is killed)."""
         ray = _ray()
-        self.actor = _remote_class().remote(self.setup.to_dict(), self.name, self.files)
+        self.actor = _remote_class().remote(self.config, self.name, self.files)
         try:
             self.where = await asyncio.wait_for(_awaited(self.actor.start.remote()), START_TIMEOUT)
         except TimeoutError:
@@ -319,7 +319,7 @@ class RayWorker:
         """Play ``spec`` on the actor. Raises WorkerLost when the actor died
         with it, or gave no answer within :func:`.pool.play_bound` seconds."""
         ray = _ray()
-        bound = play_bound(self.setup)
+        bound = play_bound(self.config)
         try:
             data = await asyncio.wait_for(_awaited(self.actor.play.remote(spec.to_dict())), bound)
         except TimeoutError:
@@ -367,7 +367,7 @@ async def _awaited(ref: Any) -> Any:
 
 
 async def ray_workers(
-    setup: Setup, count: int, address: str | None, limit: int | None = None
+    config: MatchConfig, count: int, address: str | None, limit: int | None = None
 ) -> list[Any]:
     """``count`` actors (0: one per CPU of the cluster, at most ``limit``),
     started, the bots of one's own shipped to them when this call
@@ -376,7 +376,7 @@ async def ray_workers(
     :data:`START_TIMEOUT` seconds (a cluster with fewer free CPUs) are left
     out. Raises MatchError when Ray cannot connect (:func:`connect`) or no
     actor starts."""
-    runtime_env, files = shipped_bots(setup)
+    runtime_env, files = shipped_bots(config)
     if not connect(address, runtime_env):
         files = {}
     if count <= 0:
@@ -390,7 +390,7 @@ async def ray_workers(
             free,
             START_TIMEOUT,
         )
-    workers = [RayWorker(setup, f"ray{i}", files) for i in range(count)]
+    workers = [RayWorker(config, f"ray{i}", files) for i in range(count)]
     started = await asyncio.gather(*(w.start() for w in workers), return_exceptions=True)
     failures = [r for r in started if isinstance(r, BaseException)]
     if failures:

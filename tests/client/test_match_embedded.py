@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
+from unoplay.client.match.config import MatchConfig
 from unoplay.client.match.embedded import EmbeddedLobby
 from unoplay.client.match.entrants import parse_entrants
-from unoplay.client.match.game import Setup
 from unoplay.client.match.worker import GameRunner
 from unoplay.client.sdk import ServerError
 from unoplay.game.rules import GameFormat, RuleSet, preset
@@ -78,11 +78,11 @@ async def test_the_embedded_lobby_refuses_as_the_sdk_does(server, conn):
 async def test_a_worker_listens_only_when_a_game_needs_the_network(network, seat, serves):
     seats = [f"{sys.executable} -c pass"] if seat else []
     entrants = parse_entrants("greedy,random", seats)
-    setup = Setup(tuple(entrants), preset("official").to_dict(), network=network)
-    runner = GameRunner(setup)
+    config = MatchConfig(entrants, 1, 1, preset("official"), network=network)
+    runner = GameRunner(config)
     await runner.start()
     try:
-        assert setup.in_process() is not serves
+        assert config.in_process() is not serves
         assert (runner.server is not None) is serves
         assert runner.ctx is not None and (runner.ctx.conn is not None) is serves
         assert runner.lobby is not None  # the embedded server's lobby, either way
@@ -107,8 +107,8 @@ async def test_an_abandoned_game_at_the_embedded_server_is_stopped_not_played_ou
         "        return Action(ActionKind.PLAY, card, -1, False, -1)\n"
     )
     entrants = parse_entrants(f"greedy,{bots}:Illegal")
-    setup = Setup(tuple(entrants), rules_preset("official").to_dict())
-    runner = GameRunner(setup)
+    config = MatchConfig(entrants, 1, 5, rules_preset("official"))
+    runner = GameRunner(config)
     await runner.start()
     try:
         spec = make_schedule([e.identity for e in entrants]).spec(0, 5)

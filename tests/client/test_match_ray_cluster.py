@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match import MatchConfig, MatchError, parse_entrants, run_match
 from unoplay.client.match.result import FINISHED, STATUSES, GameResult
 from unoplay.game.rules import preset
 
@@ -142,14 +142,14 @@ def _records(path: Path) -> list[GameResult]:
 DRIVER = """\
 import asyncio, json, sys
 import ray
-from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.match import MatchConfig, parse_entrants, run_match
 from unoplay.game.rules import preset
 
 address, bots, jsonl = sys.argv[1:]
-report = asyncio.run(run_match(
+report = asyncio.run(run_match(MatchConfig(
     parse_entrants(bots), 6, 5, preset("official").replace(target_score=0),
     ray=address, concurrency=2, jsonl=jsonl,
-))
+)))
 assert not ray.is_initialized()  # the runner's connection ended with the match
 print(json.dumps(report))
 """
@@ -195,7 +195,7 @@ async def test_auto_without_a_cluster_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setattr(services, "find_gcs_addresses", frozenset)  # nor others' clusters
     with pytest.raises(MatchError, match=r"--ray auto: no Ray cluster on this machine"):
         await asyncio.wait_for(
-            run_match(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray="auto"), WAIT
+            run_match(MatchConfig(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray="auto")), WAIT
         )
 
 
@@ -203,7 +203,9 @@ async def test_an_address_where_nothing_listens_is_a_clear_error_at_once():
     (port,) = _free_ports(1)  # closed again: nothing listens there
     with pytest.raises(MatchError, match=rf"no Ray cluster answers at .*:{port} \("):
         await asyncio.wait_for(
-            run_match(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray=f"127.0.0.1:{port}"),
+            run_match(
+                MatchConfig(parse_entrants("greedy,random"), 2, 1, ROUNDS, ray=f"127.0.0.1:{port}")
+            ),
             WAIT,
         )
 
@@ -262,16 +264,16 @@ class Slow:
 # prints the report and the error the match ended with.
 LOSING_DRIVER = """\
 import asyncio, json, sys
-from unoplay.client.match import MatchError, cluster, parse_entrants, run_match
+from unoplay.client.match import MatchConfig, MatchError, cluster, parse_entrants, run_match
 from unoplay.game.rules import preset
 
 cluster.START_TIMEOUT = 15.0
 address, bot, out = sys.argv[1:]
 try:
-    report, error = asyncio.run(run_match(
+    report, error = asyncio.run(run_match(MatchConfig(
         parse_entrants(f"{bot}:Slow,random"), 400, 7, preset("official").replace(target_score=0),
         ray=address, concurrency=2, out=out,
-    )), ""
+    ))), ""
 except MatchError as err:
     report, error = err.report, str(err)
 print()

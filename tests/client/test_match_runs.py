@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match import MatchConfig, MatchError, parse_entrants, run_match
+from unoplay.client.match.adjudication import Outcome, adjudicate
 from unoplay.client.match.command import external_log_dir
-from unoplay.client.match.game import Outcome, _status
 from unoplay.client.match.probes import RENDEZVOUS_DIR, RENDEZVOUS_GAMES
 from unoplay.client.match.result import FINISHED, VOID, GameResult
 from unoplay.client.match.schedule import make_schedule
@@ -133,7 +133,7 @@ async def test_concurrency_two_plays_two_games_at_once_in_two_processes(tmp_path
     entrants = parse_entrants(f"{PROBES}:Rendezvous,greedy")
     jsonl = tmp_path / "games.jsonl"
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 11, ROUNDS, concurrency=2, jsonl=jsonl), WAIT
+        run_match(MatchConfig(entrants, 2, 11, ROUNDS, concurrency=2, jsonl=jsonl)), WAIT
     )
     assert (report["workers"], report["concurrency"], report["most_running"]) == (
         "processes",
@@ -150,10 +150,11 @@ async def test_concurrency_two_plays_two_games_at_once_in_two_processes(tmp_path
 async def test_process_workers_play_the_games_of_the_inline_runner(tmp_path):
     entrants = parse_entrants("greedy,random,random")
     inline, processes = tmp_path / "inline.jsonl", tmp_path / "processes.jsonl"
-    await run_match(entrants, 6, 21, ROUNDS, workers="inline", jsonl=inline)
+    await run_match(MatchConfig(entrants, 6, 21, ROUNDS, workers="inline", jsonl=inline))
     # game 2's worker dies in its middle: the game is played again, counted once
     report = await asyncio.wait_for(
-        run_match(entrants, 6, 21, ROUNDS, concurrency=2, jsonl=processes, faults=[2]), WAIT
+        run_match(MatchConfig(entrants, 6, 21, ROUNDS, concurrency=2, jsonl=processes, faults=[2])),
+        WAIT,
     )
     assert report["lost_workers"] == 1 and report["played"] == 6
     replayed = _records(processes)
@@ -167,12 +168,14 @@ async def test_the_sprt_stops_a_real_match_once_it_decides():
     lines: list[str] = []
     report = await asyncio.wait_for(
         run_match(
-            parse_entrants("greedy,random"),
-            200,
-            91,
-            ROUNDS,
-            workers="inline",
-            sprt=SprtSpec(elo0=0, elo1=100),
+            MatchConfig(
+                parse_entrants("greedy,random"),
+                200,
+                91,
+                ROUNDS,
+                workers="inline",
+                sprt=SprtSpec(elo0=0, elo1=100),
+            ),
             progress=lambda p: lines.append(p.sprt),
         ),
         WAIT,
@@ -196,13 +199,15 @@ async def test_the_verdict_is_the_crossing_and_games_in_flight_change_nothing(tm
     jsonl = tmp_path / "games.jsonl"
     report = await asyncio.wait_for(
         run_match(
-            parse_entrants("greedy,random"),
-            200,
-            93,
-            ROUNDS,
-            concurrency=2,
-            sprt=SprtSpec(elo0=0, elo1=100),
-            jsonl=jsonl,
+            MatchConfig(
+                parse_entrants("greedy,random"),
+                200,
+                93,
+                ROUNDS,
+                concurrency=2,
+                sprt=SprtSpec(elo0=0, elo1=100),
+                jsonl=jsonl,
+            )
         ),
         WAIT,
     )
@@ -231,12 +236,14 @@ async def test_identical_candidate_and_baseline_at_four_seats_do_not_accept_h1(t
     )
     report = await asyncio.wait_for(
         run_match(
-            parse_entrants(f"greedy,{copy}:Bot,random,random"),
-            60,
-            4242,
-            ROUNDS,
-            concurrency=2,
-            sprt=SprtSpec(elo0=0, elo1=20),
+            MatchConfig(
+                parse_entrants(f"greedy,{copy}:Bot,random,random"),
+                60,
+                4242,
+                ROUNDS,
+                concurrency=2,
+                sprt=SprtSpec(elo0=0, elo1=20),
+            )
         ),
         WAIT,
     )
@@ -251,14 +258,16 @@ async def test_baseline_names_the_entrant_the_candidate_meets(tmp_path):
     plot = tmp_path / "sprt.svg"
     report = await asyncio.wait_for(
         run_match(
-            parse_entrants("greedy,random,random"),
-            200,
-            95,
-            ROUNDS,
-            workers="inline",
-            sprt=SprtSpec(elo0=0, elo1=100),
-            baseline="random#2",
-            plot=plot,
+            MatchConfig(
+                parse_entrants("greedy,random,random"),
+                200,
+                95,
+                ROUNDS,
+                workers="inline",
+                sprt=SprtSpec(elo0=0, elo1=100),
+                baseline="random#2",
+                plot=plot,
+            )
         ),
         WAIT,
     )
@@ -269,11 +278,15 @@ async def test_baseline_names_the_entrant_the_candidate_meets(tmp_path):
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     with pytest.raises(ValueError, match="no such entrant"):
         await run_match(
-            parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="nobody"
+            MatchConfig(
+                parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="nobody"
+            )
         )
     with pytest.raises(ValueError, match="is the candidate"):
         await run_match(
-            parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="greedy"
+            MatchConfig(
+                parse_entrants("greedy,random"), 2, 1, ROUNDS, sprt=SprtSpec(), baseline="greedy"
+            )
         )
 
 
@@ -283,10 +296,7 @@ async def test_resume_does_not_reopen_a_match_the_sprt_decided(tmp_path):
 
     async def play(**kw):
         return await asyncio.wait_for(
-            run_match(
-                entrants, 400, 97, ROUNDS, concurrency=2, sprt=SprtSpec(elo0=0, elo1=100),
-                out=out, **kw,
-            ),
+            run_match(MatchConfig(entrants, 400, 97, ROUNDS, concurrency=2, sprt=SprtSpec(elo0=0, elo1=100), out=out, **kw)),
             WAIT,
         )  # fmt: skip
 
@@ -308,13 +318,14 @@ async def test_resume_refuses_an_entrant_whose_code_changed(tmp_path):
     )
     out = tmp_path / "match.sqlite3"
     entrants = parse_entrants(f"{bot}:Bot,random")
-    await asyncio.wait_for(run_match(entrants, 2, 99, ROUNDS, out=out), WAIT)
+    await asyncio.wait_for(run_match(MatchConfig(entrants, 2, 99, ROUNDS, out=out)), WAIT)
     bot.write_text(bot.read_text() + "# version 2\n")
     with pytest.raises(MatchError, match=r"changed since .*mybot\.py is changed.*--allow-changed"):
-        await run_match(entrants, 4, 99, ROUNDS, out=out, resume=True)
+        await run_match(MatchConfig(entrants, 4, 99, ROUNDS, out=out, resume=True))
     assert len(_stored(out)) == 2
     report = await asyncio.wait_for(
-        run_match(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True), WAIT
+        run_match(MatchConfig(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True)),
+        WAIT,
     )
     assert report["played_now"] == 2 and len(_stored(out)) == 4
 
@@ -342,15 +353,16 @@ async def test_resume_refuses_a_changed_helper_module_and_allow_changed_records_
     )
     out = tmp_path / "match.sqlite3"
     entrants = parse_entrants(f"{bot}:Bot,random")
-    first = await asyncio.wait_for(run_match(entrants, 2, 99, ROUNDS, out=out), WAIT)
+    first = await asyncio.wait_for(run_match(MatchConfig(entrants, 2, 99, ROUNDS, out=out)), WAIT)
     assert first["code_changes"] == []
     helper.write_text("KIND = 'greedy'  # version 2\n")
     with pytest.raises(
         MatchError, match=r"changed since .*Bot \(.*unoplay_test_helper46\.py is changed\)"
     ):
-        await run_match(entrants, 4, 99, ROUNDS, out=out, resume=True)
+        await run_match(MatchConfig(entrants, 4, 99, ROUNDS, out=out, resume=True))
     report = await asyncio.wait_for(
-        run_match(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True), WAIT
+        run_match(MatchConfig(entrants, 4, 99, ROUNDS, out=out, resume=True, allow_changed=True)),
+        WAIT,
     )
     assert report["played_now"] == 2
     (change,) = report["code_changes"]
@@ -370,7 +382,9 @@ async def test_resume_refuses_a_changed_helper_module_and_allow_changed_records_
         "is changed)" in text.getvalue()
     )
     # the code that plays now is the stored one: a further resume is not refused
-    again = await asyncio.wait_for(run_match(entrants, 6, 99, ROUNDS, out=out, resume=True), WAIT)
+    again = await asyncio.wait_for(
+        run_match(MatchConfig(entrants, 6, 99, ROUNDS, out=out, resume=True)), WAIT
+    )
     assert again["played_now"] == 2 and again["code_changes"] == [change]
 
 
@@ -408,13 +422,17 @@ async def test_intervals_not_there_yet_read_as_what_they_are():
 
     sprt = SprtSpec(elo0=0, elo1=100)
     one = await asyncio.wait_for(
-        run_match(parse_entrants("greedy,random"), 2, 3, ROUNDS, sprt=sprt, workers="inline"),
+        run_match(
+            MatchConfig(parse_entrants("greedy,random"), 2, 3, ROUNDS, sprt=sprt, workers="inline")
+        ),
         WAIT,
     )
     # random and random#2 seeded by seat: a deal's two games are one game
     # with the two swapped, so each deal scores 1/2 (in process: the engine's game)
     alike = await asyncio.wait_for(
-        run_match(parse_entrants("random,random"), 6, 3, ROUNDS, sprt=sprt, workers="inline"),
+        run_match(
+            MatchConfig(parse_entrants("random,random"), 6, 3, ROUNDS, sprt=sprt, workers="inline")
+        ),
         WAIT,
     )
     assert one["sprt"]["observations"] == 1 and one["sprt"]["elo_interval"] == [None, None]
@@ -438,7 +456,7 @@ async def test_max_actions_adjudicates_an_endless_game_and_credits_nobody():
     # Two hoarders never shed a card: only the cap of actions ends their round.
     entrants = parse_entrants(f"{PROBES}:Hoarder,{PROBES}:Hoarder")
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 31, ROUNDS, max_actions=100, workers="inline"), WAIT
+        run_match(MatchConfig(entrants, 2, 31, ROUNDS, max_actions=100, workers="inline")), WAIT
     )
     assert report["counts"] == {
         "played": 2,
@@ -459,7 +477,9 @@ async def test_a_time_forfeit_of_an_external_bot_voids_its_game(tmp_path):
     slow = shlex.join([sys.executable, str(script), "3"])  # 3 s for a 1 s turn
     entrants = parse_entrants("greedy", [slow])
     report = await asyncio.wait_for(
-        run_match(entrants, 1, 41, ROUNDS, move_time=1, workers="inline", log_dir=tmp_path),
+        run_match(
+            MatchConfig(entrants, 1, 41, ROUNDS, move_time=1, workers="inline", log_dir=tmp_path)
+        ),
         WAIT,
     )
     assert report["counts"]["void"] == 1 and report["counts"]["counted"] == 0
@@ -475,7 +495,7 @@ def test_a_seat_the_stand_in_played_is_a_forfeit_a_loss_for_it_alone():
     entrants = parse_entrants("greedy,random")
     result = GameResult(0, 0, 0, 1, [0, 1], FINISHED, winners=[0], scores=[50, 0])
     outcome = Outcome(over=True, scores=[50, 0], winners=[0], timeouts=[0, 0], stand_in=[0, 1])
-    _status(result, outcome, entrants)
+    adjudicate(result, outcome, entrants)
     assert result.status == VOID and "stand-in" in result.reason
     result.timeouts, result.stand_in = outcome.timeouts, outcome.stand_in  # as play_game does
     assert result.forfeiters() == {1} and result.head_to_head(0, 1, teams=False) == 1.0
@@ -490,7 +510,11 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
     entrants = parse_entrants("greedy", [crasher])
     assert entrants[1].command == ("sh", "-c", "echo boom at the start >&2; exit 3")
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 51, ROUNDS, workers="inline", on_crash="continue", log_dir=tmp_path),
+        run_match(
+            MatchConfig(
+                entrants, 2, 51, ROUNDS, workers="inline", on_crash="continue", log_dir=tmp_path
+            )
+        ),
         WAIT,
     )
     assert report["counts"]["crashed"] == 2 and report["counts"]["counted"] == 0
@@ -503,7 +527,9 @@ async def test_an_external_bot_that_crashes_is_reported_with_its_error_output(tm
     logs = list(tmp_path.glob("*.log"))
     assert len(logs) == 1 and logs[0].read_text().count("boom at the start") == 2
     with pytest.raises(MatchError, match="boom at the start") as stopped:
-        await asyncio.wait_for(run_match(entrants, 4, 51, ROUNDS, workers="inline"), WAIT)
+        await asyncio.wait_for(
+            run_match(MatchConfig(entrants, 4, 51, ROUNDS, workers="inline")), WAIT
+        )
     assert stopped.value.report is not None
     assert stopped.value.report["counts"]["crashed"] == 1  # the match stopped there
 
@@ -604,7 +630,7 @@ async def test_a_bot_that_keeps_playing_illegal_actions_forfeits_and_the_match_g
     # games of greedy and random count.
     entrants = parse_entrants(f"greedy,random,{_bad_bots(tmp_path)}:Illegal")
     report = await asyncio.wait_for(
-        run_match(entrants, 6, 61, ROUNDS, table_size=2, workers="inline"), WAIT
+        run_match(MatchConfig(entrants, 6, 61, ROUNDS, table_size=2, workers="inline")), WAIT
     )
     assert (report["counts"]["counted"], report["counts"]["void"]) == (2, 4)
     greedy, random_, illegal = report["entrants"]
@@ -626,7 +652,7 @@ async def test_an_external_bot_that_keeps_playing_illegal_actions_forfeits(tmp_p
     script.write_text(EXTERNAL_ILLEGAL)
     entrants = parse_entrants("greedy", [shlex.join([sys.executable, str(script)])])
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 63, ROUNDS, workers="inline", log_dir=tmp_path), WAIT
+        run_match(MatchConfig(entrants, 2, 63, ROUNDS, workers="inline", log_dir=tmp_path)), WAIT
     )
     greedy, external = report["entrants"]
     assert report["counts"]["void"] == 2 and report["counts"]["crashed"] == 0
@@ -642,14 +668,16 @@ async def test_on_a_remote_server_our_bots_count_their_refusals_themselves(tmp_p
         entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Illegal")
         report = await asyncio.wait_for(
             run_match(
-                entrants,
-                2,
-                65,
-                ROUNDS,
-                server=server.address,
-                workers="inline",
-                illegal_limit=10,
-                illegal_budget=5,
+                MatchConfig(
+                    entrants,
+                    2,
+                    65,
+                    ROUNDS,
+                    server=server.address,
+                    workers="inline",
+                    illegal_limit=10,
+                    illegal_budget=5,
+                )
             ),
             WAIT,
         )
@@ -668,7 +696,9 @@ async def test_on_a_remote_server_our_bots_count_their_refusals_themselves(tmp_p
 async def test_a_bot_of_ours_that_raises_is_named_with_the_end_of_its_traceback(tmp_path):
     entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Bad")
     with pytest.raises(MatchError, match="no luck today") as stopped:
-        await asyncio.wait_for(run_match(entrants, 3, 71, ROUNDS, workers="inline"), WAIT)
+        await asyncio.wait_for(
+            run_match(MatchConfig(entrants, 3, 71, ROUNDS, workers="inline")), WAIT
+        )
     report = stopped.value.report
     assert report is not None and report["counts"]["crashed"] == 1
     game = report["apart"]["crashed"][0]
@@ -719,7 +749,7 @@ async def test_a_worker_killed_in_a_game_each_time_crashes_it_naming_its_in_proc
 
     entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Killed")
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 5, ROUNDS, concurrency=2, on_crash="continue"), WAIT
+        run_match(MatchConfig(entrants, 2, 5, ROUNDS, concurrency=2, on_crash="continue")), WAIT
     )
     assert report["counts"]["crashed"] == 2 and report["lost_workers"] == 2 * (MAX_ATTEMPTS - 1)
     seats = {0: "seat 1 (greedy), seat 2 (Killed)", 1: "seat 1 (Killed), seat 2 (greedy)"}
@@ -739,13 +769,13 @@ async def test_a_worker_whose_bot_never_returns_is_taken_for_lost_in_bounded_tim
     import dataclasses
 
     from unoplay.client.match import pool
-    from unoplay.client.match.game import Setup
+    from unoplay.client.match.config import MatchConfig
 
     monkeypatch.setattr(pool, "PLAY_MARGIN", 1.0)
     entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Spinner")
-    setup = Setup(tuple(entrants), ROUNDS.to_dict(), sys_path=tuple(p for p in sys.path if p))
-    setup = dataclasses.replace(setup, connect_timeout=1.0, game_timeout=1.0)
-    worker = pool.ProcessWorker(setup, "w0")
+    config = MatchConfig(entrants, 1, 5, ROUNDS, sys_path=tuple(p for p in sys.path if p))
+    config = dataclasses.replace(config, connect_timeout=1.0, game_timeout=1.0)
+    worker = pool.ProcessWorker(config, "w0")
     try:
         await asyncio.wait_for(worker.start(), WAIT)
         spec = make_schedule([e.identity for e in entrants]).spec(0, 5)
@@ -768,7 +798,8 @@ async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_resul
     out, jsonl = tmp_path / "match.sqlite3", tmp_path / "games.jsonl"
     entrants = parse_entrants("greedy,random,random")
     await asyncio.wait_for(
-        run_match(entrants, 3, 81, ROUNDS, workers="inline", out=out, jsonl=jsonl), WAIT
+        run_match(MatchConfig(entrants, 3, 81, ROUNDS, workers="inline", out=out, jsonl=jsonl)),
+        WAIT,
     )
     lines = [json.loads(line) for line in jsonl.read_text().splitlines()]
     store = MatchStore(out)
@@ -853,7 +884,7 @@ async def test_a_killed_match_resumes_with_the_games_it_lacks_none_twice(tmp_pat
     assert set(after) == set(before) | set(range(games))
     assert {i: after[i] for i in before} == before  # stored games are never rewritten
     fresh = tmp_path / "fresh.jsonl"
-    await run_match(parse_entrants("greedy,random"), games, 61, ROUNDS, jsonl=fresh)
+    await run_match(MatchConfig(parse_entrants("greedy,random"), games, 61, ROUNDS, jsonl=fresh))
     resumed_results = sorted(
         (GameResult.from_dict(json.loads(after[i])) for i in range(games)),
         key=lambda r: r.index,
@@ -915,11 +946,13 @@ async def test_a_match_on_a_local_ray_cluster_plays_the_local_games(tmp_path):
     try:
         entrants = parse_entrants("greedy,random,random")
         local, remote = tmp_path / "local.jsonl", tmp_path / "ray.jsonl"
-        await run_match(entrants, 6, 71, ROUNDS, workers="inline", jsonl=local)
+        await run_match(MatchConfig(entrants, 6, 71, ROUNDS, workers="inline", jsonl=local))
         # game 3's actor dies in its middle: a new actor plays it, counted once
         report = await asyncio.wait_for(
             run_match(
-                entrants, 6, 71, ROUNDS, workers="ray", concurrency=2, jsonl=remote, faults=[3]
+                MatchConfig(
+                    entrants, 6, 71, ROUNDS, workers="ray", concurrency=2, jsonl=remote, faults=[3]
+                )
             ),
             2 * WAIT,
         )
@@ -1017,13 +1050,7 @@ async def test_python_entrants_play_the_same_games_without_the_wire(tmp_path, ru
         out = tmp_path / f"{rules_name}-{network}.sqlite3"
         report = await asyncio.wait_for(
             run_match(
-                entrants,
-                6,
-                33,
-                rules,
-                workers="inline",
-                out=out,
-                network=network,
+                MatchConfig(entrants, 6, 33, rules, workers="inline", out=out, network=network)
             ),
             WAIT,
         )
@@ -1099,7 +1126,7 @@ async def test_python_entrants_play_the_engines_own_games(tmp_path, bots, rules_
         engine.append(moves)
     out = tmp_path / "m.sqlite3"
     report = await asyncio.wait_for(
-        run_match(entrants, games, seed, rules, workers="inline", out=out), WAIT
+        run_match(MatchConfig(entrants, games, seed, rules, workers="inline", out=out)), WAIT
     )
     assert report["played"] == games
     store = MatchStore(out)
@@ -1117,7 +1144,7 @@ async def test_python_entrants_play_the_engines_own_games(tmp_path, bots, rules_
 async def test_a_bot_that_prints_plays_its_games_in_worker_processes(tmp_path):
     entrants = parse_entrants(f"{_bad_bots(tmp_path)}:Printer,greedy")
     report = await asyncio.wait_for(
-        run_match(entrants, 4, 5, ROUNDS, concurrency=2, workers="processes"), WAIT
+        run_match(MatchConfig(entrants, 4, 5, ROUNDS, concurrency=2, workers="processes")), WAIT
     )
     assert report["counts"]["counted"] == 4 and report["counts"]["crashed"] == 0
 
@@ -1128,7 +1155,7 @@ async def test_a_bot_that_answers_nothing_on_its_turn_is_reported_at_once(tmp_pa
     timeout, 10 minutes by default)."""
     entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Passive")
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 5, ROUNDS, workers="inline", on_crash="continue"), WAIT
+        run_match(MatchConfig(entrants, 2, 5, ROUNDS, workers="inline", on_crash="continue")), WAIT
     )
     assert report["counts"]["crashed"] == 2
     for game in report["apart"]["crashed"]:
@@ -1139,7 +1166,8 @@ async def test_a_game_is_stopped_at_its_first_time_forfeit(tmp_path):
     """A seat the timer played makes the game void: it is not played out."""
     entrants = parse_entrants(f"greedy,{_bad_bots(tmp_path)}:Passive")
     report = await asyncio.wait_for(
-        run_match(entrants, 1, 5, preset("official"), move_time=1, workers="inline"), WAIT
+        run_match(MatchConfig(entrants, 1, 5, preset("official"), move_time=1, workers="inline")),
+        WAIT,
     )
     (void,) = report["apart"]["void"]
     assert void["reason"].endswith("(Passive): 1 time forfeit")

@@ -311,14 +311,14 @@ def test_the_paired_interval_of_duplicate_deals_is_narrower_for_as_many_games():
 
 
 def test_a_capped_game_is_adjudicated_with_what_reached_its_cap():
-    from unoplay.client.match.game import MAX_GAME_ACTIONS, Outcome, _status
+    from unoplay.client.match.adjudication import MAX_GAME_ACTIONS, Outcome, adjudicate
 
     entrants = parse_entrants("greedy,random")
     reasons = []
     for cap in (2000, MAX_GAME_ACTIONS):
         result = _result(0, 0, (0, 1), [], FINISHED)
         outcome = Outcome(over=True, capped=True, cap=cap, timeouts=[0, 0], stand_in=[0, 0])
-        _status(result, outcome, entrants)
+        adjudicate(result, outcome, entrants)
         assert result.status == ADJUDICATED
         reasons.append(result.reason)
     assert reasons == [

@@ -10,7 +10,7 @@ import asyncio
 
 import pytest
 
-from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match import MatchConfig, MatchError, parse_entrants, run_match
 from unoplay.client.match.sprt import SprtSpec
 from unoplay.game.rules import preset
 
@@ -98,7 +98,7 @@ WIDE = SprtSpec(elo0=0, elo1=200)
 
 async def _sprt(entrants, games, seed, **kw):
     report = await asyncio.wait_for(
-        run_match(entrants, games, seed, ROUNDS, table_size=2, sprt=WIDE, **kw), WAIT
+        run_match(MatchConfig(entrants, games, seed, ROUNDS, table_size=2, sprt=WIDE, **kw)), WAIT
     )
     return report, report["sprt"]
 
@@ -141,7 +141,7 @@ async def test_a_bot_of_this_process_that_sleeps_past_the_clock_forfeits_every_g
     when the decision was asked, the timer's move made for it."""
     entrants = parse_entrants(f"{bots}:Sleeper,greedy")
     report = await asyncio.wait_for(
-        run_match(entrants, 3, 4603, ROUNDS, move_time=1, workers="inline"), WAIT
+        run_match(MatchConfig(entrants, 3, 4603, ROUNDS, move_time=1, workers="inline")), WAIT
     )
     assert report["counts"]["void"] == 3 and report["counts"]["counted"] == 0
     sleeper, greedy = report["entrants"]
@@ -154,7 +154,10 @@ async def test_a_bot_of_this_process_that_sleeps_past_the_clock_forfeits_every_g
 async def test_a_bot_of_this_process_is_bound_by_the_clock_over_the_network_too(bots):
     entrants = parse_entrants(f"{bots}:Sleeper,greedy")
     report = await asyncio.wait_for(
-        run_match(entrants, 2, 4604, ROUNDS, move_time=1, workers="inline", network=True), WAIT
+        run_match(
+            MatchConfig(entrants, 2, 4604, ROUNDS, move_time=1, workers="inline", network=True)
+        ),
+        WAIT,
     )
     sleeper, greedy = report["entrants"]
     assert report["counts"]["void"] == 2
@@ -164,7 +167,9 @@ async def test_a_bot_of_this_process_is_bound_by_the_clock_over_the_network_too(
 async def test_a_bot_that_calls_sys_exit_is_named_and_stops_the_match(bots):
     entrants = parse_entrants(f"greedy,{bots}:Quitter")
     with pytest.raises(MatchError, match=r"seat 2 \(Quitter\) called sys.exit\(3\)") as stopped:
-        await asyncio.wait_for(run_match(entrants, 4, 4605, ROUNDS, workers="inline"), WAIT)
+        await asyncio.wait_for(
+            run_match(MatchConfig(entrants, 4, 4605, ROUNDS, workers="inline")), WAIT
+        )
     report = stopped.value.report
     assert report is not None and report["counts"]["crashed"] == 1
     assert report["played"] == 1  # stopped at the first (--on-crash stop)
@@ -178,6 +183,10 @@ async def test_an_entrant_that_forfeits_every_game_ends_the_match_in_one_line(bo
     entrants = parse_entrants(",".join(names))
     with pytest.raises(MatchError, match=r"Illegal forfeited each of the 5 games it played"):
         await asyncio.wait_for(
-            run_match(entrants, 200, 4606, ROUNDS, table_size=2, sprt=SprtSpec(), workers="inline"),
+            run_match(
+                MatchConfig(
+                    entrants, 200, 4606, ROUNDS, table_size=2, sprt=SprtSpec(), workers="inline"
+                )
+            ),
             WAIT,
         )

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from helpers import a_game_the_server_stops, greedy_bots_beside
 
-from unoplay.client.match import MatchError, parse_entrants, run_match
+from unoplay.client.match import MatchConfig, MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
 from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
@@ -247,7 +247,11 @@ async def test_node_bot_exits_0_on_a_game_interrupted_by_the_server_stop():
 async def test_uno_match_runs_the_node_bot_as_an_external_seat(server):
     entrants = parse_entrants("greedy,random", [f"{NODE} {BOT}"])
     report = await asyncio.wait_for(
-        run_match(entrants, games=3, seed=7, rules=RuleSet(target_score=0), server=server.address),
+        run_match(
+            MatchConfig(
+                entrants, games=3, seed=7, rules=RuleSet(target_score=0), server=server.address
+            )
+        ),
         WAIT,
     )
     assert [e["games"] for e in report["entrants"]] == [3, 3, 3]
@@ -261,7 +265,9 @@ async def test_uno_match_stops_when_an_external_bot_fails_instead_of_crediting_i
     with pytest.raises(MatchError, match="exited with code 3"):
         await asyncio.wait_for(
             run_match(
-                entrants, games=2, seed=7, rules=RuleSet(target_score=0), server=server.address
+                MatchConfig(
+                    entrants, games=2, seed=7, rules=RuleSet(target_score=0), server=server.address
+                )
             ),
             WAIT,
         )

@@ -113,17 +113,19 @@ async def test_the_list_of_games_has_a_header_date_and_winner_and_opens_one(tmp_
 
 async def test_a_game_of_a_match_opens_from_its_results_file_and_ends_as_it_did(tmp_path):
     from unoplay.client.cli.replay import _MatchGames
-    from unoplay.client.match import parse_entrants, run_match
+    from unoplay.client.match import MatchConfig, parse_entrants, run_match
 
     out = tmp_path / "match.sqlite3"
     await asyncio.wait_for(
         run_match(
-            parse_entrants("greedy,random"),
-            2,
-            5,
-            RuleSet(target_score=0),
-            workers="inline",
-            out=out,
+            MatchConfig(
+                parse_entrants("greedy,random"),
+                2,
+                5,
+                RuleSet(target_score=0),
+                workers="inline",
+                out=out,
+            )
         ),
         WAIT,
     )

@@ -18,7 +18,7 @@ import pytest
 from helpers import bots_on_their_turns, until
 
 from unoplay import wire
-from unoplay.client.match import parse_entrants, run_match
+from unoplay.client.match import MatchConfig, parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines
 from unoplay.client.sdk import Connection, Refused, run_bot
 from unoplay.client.verify import record_from_jsonl
@@ -293,11 +293,13 @@ async def test_uno_match_with_a_seed_repeats_its_deals():
         try:
             await asyncio.wait_for(
                 run_match(
-                    parse_entrants("greedy,random,random", []),
-                    games=3,
-                    seed=5,
-                    rules=rules,
-                    server=server.address,
+                    MatchConfig(
+                        parse_entrants("greedy,random,random", []),
+                        games=3,
+                        seed=5,
+                        rules=rules,
+                        server=server.address,
+                    )
                 ),
                 WAIT,
             )
