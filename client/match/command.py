@@ -14,6 +14,7 @@ from typing import Any
 
 from unoplay.game.rules import RuleSet
 
+from .. import arguments
 from ..address import reach_problem
 from ..arguments import server as server_argument
 from .adjudication import ILLEGAL_BUDGET, ILLEGAL_LIMIT
@@ -99,21 +100,13 @@ def add_arguments(match: argparse.ArgumentParser) -> None:
         "seeds are closer than their games share deals (--seed 1 and --seed 2: the same "
         "deals, one apart); space them (1, 100001, ...) for independent runs",
     )
-    match.add_argument("--rules", default="official", help="rules preset")
-    match.add_argument(
-        "--rule",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="change one rule option over the preset, e.g. --rule format=teams "
+    arguments.add_rules(
+        match,
+        "change one rule option over the preset, e.g. --rule format=teams "
         "(repeatable; options in server/RULES.md)",
+        "rules preset",
     )
-    match.add_argument(
-        "--target",
-        type=int,
-        default=None,
-        help="target score (default: the preset's; 0 for single rounds)",
-    )
+    arguments.add_target(match, "target score (default: the preset's; 0 for single rounds)")
     match.add_argument(
         "--server",
         type=server_argument,
