@@ -552,12 +552,14 @@ class Arena:
             for seat in range(len(table.seats))
             if seat not in game.seated
         ]
-        note = self.journal.rated_note(table.table_id) if self.journal is not None else None
+        kept: dict[str, Any] = {}  # the file marks the game rated, in the rating's transaction
+        if self.journal is not None:
+            kept["note"] = self.journal.rated_note(table.table_id)
         if absent:
             ranks = {k: (4 if k in absent else min(r, 2)) for k, r in ranks.items()}
-            self.book.rate(ranks, set(), bots, only=absent, note=note)
+            self.book.rate(ranks, set(), bots, only=absent, **kept)
         else:
-            self.book.rate(ranks, winners, bots, note=note)
+            self.book.rate(ranks, winners, bots, **kept)
 
     # ------------------------------------------------------------ standings
 
