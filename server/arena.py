@@ -282,8 +282,9 @@ class Arena:
         else:
             entrant.since = asyncio.get_running_loop().time()
             self._keep(entrant)
-        if entrant.assignment is not None and entrant.assignment.seat_token:
-            outbox.put_nowait(entrant.assignment)
+        if entrant.assignment is not None:
+            if entrant.assignment.seat_token:  # (a restored game's: only its hash is known)
+                outbox.put_nowait(entrant.assignment)
         else:
             try:
                 self.pair()
@@ -616,6 +617,17 @@ class Arena:
                 entrant.assignment = Assignment(table.table_id, "", seat, number)
         if self.journal is not None:
             self.journal.arena_game(table.table_id, game.seated, game.addresses, number)
+
+    def forget_game(self, table_id: str) -> None:
+        """The arena game at ``table_id`` could not be restored (:mod:`.restore`):
+        its entrants play it no more (those without a stream leave)."""
+        game = self.games.pop(table_id, None)
+        for key in game.seated.values() if game is not None else ():
+            entrant = self.entrants.get(key)
+            assignment = entrant.assignment if entrant is not None else None
+            if entrant is not None and assignment is not None and assignment.table_id == table_id:
+                entrant.assignment = None
+                self._forget_if_idle(entrant)
 
     def close(self, restarting: bool = False) -> None:
         """The server stops: every stream ends, the book is closed.

@@ -84,7 +84,7 @@ def restore(lobby: Lobby, store: GameStore, arena: Arena | None = None) -> list[
         except Exception as err:
             log.error("table %s could not be restored and is closed: %s", tid, err)
             if arena is not None:
-                arena.games.pop(tid, None)
+                arena.forget_game(tid)
             if tid in lobby.tables:
                 lobby.close_table(tid)
             if journal is not None:

@@ -258,3 +258,30 @@ async def test_a_finished_table_past_the_lobby_limit_is_not_restored(tmp_path):
     finally:
         await server.stop(2.0)
     assert live_rows(path)["live_tables"] == live_rows(path)["live_actions"] == 0
+
+
+async def test_an_arena_game_whose_replay_fails_is_closed_its_entrants_left_waiting(tmp_path):
+    import json
+
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path), arena=ARENA)
+    try:
+        a, _ = await seat_two(server)
+    finally:
+        await server.stop(2.0)
+    with sqlite3.connect(path) as db:
+        (row,) = db.execute("SELECT game FROM live_tables").fetchone()
+        game = json.loads(row)
+        game["seed"] = "not the seed"
+        db.execute("UPDATE live_tables SET game = ?", (json.dumps(game),))
+    server = await start_server("127.0.0.1", 0, store=str(path), arena=ARENA)
+    try:
+        assert a.table_id not in server.lobby.tables and a.table_id not in server.arena.games
+        # its entrants keep a place in the queue (until they enter again), no game
+        assert all(e.assignment is None for e in server.arena.entrants.values())
+        assert sorted(server.arena.entrants) == ["alice", "bob"]
+        await server.recorder.drain()
+    finally:
+        await server.stop(2.0)
+    rows = live_rows(path)
+    assert rows["live_tables"] == rows["live_actions"] == rows["live_arena"] == 0
