@@ -399,13 +399,16 @@ class Lobby:
         server starts again on the same file, where its journal keeps the
         open tables (:mod:`.durable`): only the games of tables it does not
         keep (a game from a crafted position) are returned, and the others'
-        deals stay secret."""
+        deals stay secret; else the finished tables' rows go from the file
+        (no rematch comes back after a stop for good)."""
         self.closing = True
-        journal = self.journal if restarting else None
+        journal = self.journal
         interrupted = []
         for table in self.tables.values():
-            kept = journal is not None and journal.keeps(table.table_id)
+            kept = restarting and journal is not None and journal.keeps(table.table_id)
             if table.state is TableState.PLAYING and not kept:
                 interrupted.append(table)
+            elif table.state is TableState.FINISHED and not restarting and journal is not None:
+                journal.drop(table.table_id)  # stopped for good: no rematch after it
             table.shut_down(restarting=kept)
         return interrupted

@@ -285,3 +285,22 @@ async def test_an_arena_game_whose_replay_fails_is_closed_its_entrants_left_wait
         await server.stop(2.0)
     rows = live_rows(path)
     assert rows["live_tables"] == rows["live_actions"] == rows["live_arena"] == 0
+
+
+async def test_a_stop_for_good_brings_no_finished_table_back(tmp_path):
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        async with Connection(server.address) as conn:
+            info = await conn.create_table(seats=2, rules=RuleSet(target_score=0), window_ms=0)
+            me = await conn.join_table(info.table_id, "me")
+            await conn.add_bot(info.table_id, "greedy")
+            await conn.start_game(info.table_id, me.seat_token)
+            await asyncio.wait_for(
+                run_bot(make_bot("greedy"), conn.session(info.table_id, me.seat_token)), WAIT
+            )
+        await server.recorder.drain()
+        assert live_rows(path)["live_tables"] == 1  # (it awaits a rematch)
+    finally:
+        await server.stop(2.0, final=True)
+    assert live_rows(path)["live_tables"] == live_rows(path)["live_actions"] == 0
