@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
 from typing import Any, Protocol
@@ -416,6 +417,7 @@ class Journal:
         self._thread.join(60.0)
 
 
-def _delete_table(conn: Any, table_id: str) -> None:
+def _delete_table(conn: sqlite3.Connection, table_id: str) -> None:
+    """The rows of ``table_id`` go (in the transaction open on ``conn``)."""
     for rows in ("live_tables", "live_actions", "live_arena"):
         conn.execute(f"DELETE FROM {rows} WHERE table_id = ?", (table_id,))

@@ -33,7 +33,7 @@ from .storage import GameStore, action_from_json, apply_recorded
 from .streamlog import StreamLog
 from .table import Table
 
-log = logging.getLogger("unoplay.durable")
+log = logging.getLogger("unoplay.durable")  # (the kept tables' one logger)
 
 #: What a restored seat holds instead of its token (never equal to a token:
 #: tokens are URL-safe base64). Tokens are compared by their SHA-256.
