@@ -14,6 +14,13 @@ grace, is given up for the rest of the game and its entry leaves the queue.
 When a game ends it is rated by :meth:`Arena.rate_game`'s rule and the
 entrants still connected go back to the queue. Nobody is seated twice at
 once; no address holds more than its share of the queue.
+
+With the server's file (a :class:`.durable.Journal`), the queue and the
+games outlive a restart (issue 48): each entrant is kept with when it joined
+the queue, each game with who holds its seats, and its rating marks it rated
+in the same transaction. Restored (:mod:`.restore`), an entrant waits in its
+place until it enters again (for :data:`RESTORED_GRACE` seconds), and a
+game goes on to be rated once.
 """
 
 from __future__ import annotations
@@ -22,8 +29,10 @@ import asyncio
 import logging
 import math
 import random
+import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
@@ -41,6 +50,9 @@ from .settings import (
 )
 from .table import Table
 
+if TYPE_CHECKING:
+    from .durable import Journal
+
 log = logging.getLogger("unoplay.arena")
 #: the arena's lines that entrants can cause (refusals, dropped entries)
 log_every = LogEvery(log, 60.0)
@@ -53,6 +65,9 @@ RETRY = 1.0
 #: the queue's share an address may hold: 1/ENTRANT_SHARES of its entrants
 #: (at least a table's seats)
 ENTRANT_SHARES = 16
+#: seconds an entrant restored from the server's file keeps its place in
+#: the queue without a stream (the clients retry for two minutes)
+RESTORED_GRACE = 120.0
 
 
 def address_of(client: str) -> str:
@@ -161,6 +176,7 @@ class Entrant:
         self.outbox: asyncio.Queue[Message] | None = None  # the open stream's
         self.since = 0.0  # when it joined the queue (loop time)
         self.assignment: Assignment | None = None  # the game it plays now
+        self.restored = False  # from the server's file, not entered since: keeps its place
 
     @property
     def waiting(self) -> bool:
@@ -174,6 +190,7 @@ class ArenaGame:
 
     seated: dict[int, str] = field(default_factory=dict)
     addresses: dict[int, str] = field(default_factory=dict)
+    rated: bool = False  # rated before the server restarted: not again
 
 
 class Arena:
@@ -191,12 +208,18 @@ class Arena:
         self.played = 0  # arena games started
         self._by_address: Counter[str] = Counter()
         self._timer: asyncio.TimerHandle | None = None
+        #: keeps the queue and the games in the server's file, the book's
+        #: own (:mod:`.durable`), or None
+        self.journal: Journal | None = None
+        self.restarting = False  # the server stops to start again: the queue is kept as is
         previous = lobby.on_finish
 
         def finished(table: Table) -> None:
-            if previous is not None:
-                previous(table)
-            self._finished(table)
+            try:  # rated (and marked so in the file) before the game is stored
+                self._finished(table)
+            finally:
+                if previous is not None:
+                    previous(table)
 
         lobby.on_finish = finished
 
@@ -254,9 +277,14 @@ class Arena:
             entrant.outbox.put_nowait(None)  # the old stream ends
         outbox: asyncio.Queue[Message] = asyncio.Queue()
         entrant.outbox = outbox
-        entrant.since = asyncio.get_running_loop().time()
+        if entrant.restored:  # its place in the queue, kept across the restart
+            entrant.restored = False
+        else:
+            entrant.since = asyncio.get_running_loop().time()
+            self._keep(entrant)
         if entrant.assignment is not None:
-            outbox.put_nowait(entrant.assignment)
+            if entrant.assignment.seat_token:  # (a restored game's: only its hash is known)
+                outbox.put_nowait(entrant.assignment)
         else:
             try:
                 self.pair()
@@ -299,11 +327,20 @@ class Arena:
 
     def _forget_if_idle(self, entrant: Entrant) -> None:
         idle = entrant.outbox is None and entrant.assignment is None
-        if idle and self.entrants.get(entrant.key) is entrant:
+        if idle and self.entrants.get(entrant.key) is entrant and not self.restarting:
             del self.entrants[entrant.key]
             self._by_address[entrant.address] -= 1
             if self._by_address[entrant.address] <= 0:
                 del self._by_address[entrant.address]
+            if self.journal is not None:
+                self.journal.entrant_gone(entrant.key)
+
+    def _keep(self, entrant: Entrant) -> None:
+        """Keep ``entrant`` in the server's file, with when it joined the
+        queue (as Unix time)."""
+        if self.journal is not None:
+            waited = asyncio.get_running_loop().time() - entrant.since
+            self.journal.entrant(entrant.key, entrant.address, time.time() - waited)
 
     def sync(self) -> None:
         """Take the operator's changes to the book (a secret reset, a name
@@ -416,6 +453,8 @@ class Arena:
         for i, seat in enumerate(order[len(group) :]):
             table.add_bot(make_bot("greedy", rules=self.rules), f"greedy-{i + 1}", seat)
         self.games[table.table_id] = game
+        if self.journal is not None:
+            self.journal.arena_game(table.table_id, game.seated, game.addresses, self.played)
         table.start()
         for (entrant, token), seat in zip(tokens, order):
             entrant.assignment = Assignment(table.table_id, token, seat, self.played)
@@ -454,7 +493,8 @@ class Arena:
         if game is None:
             return
         self.sync()
-        self.rate_game(table, game)
+        if not game.rated:
+            self.rate_game(table, game)
         now = asyncio.get_running_loop().time()
         for key in game.seated.values():
             entrant = self.entrants.get(key)
@@ -465,6 +505,8 @@ class Arena:
             entrant.assignment = None
             entrant.since = now
             self._forget_if_idle(entrant)
+            if self.entrants.get(key) is entrant:
+                self._keep(entrant)
         self.pair()
 
     def rate_game(self, table: Table, game: ArenaGame) -> None:
@@ -480,7 +522,9 @@ class Arena:
           (tied), a seat given up or played by a stand-in at any point third.
 
         Server bots take part at a first rating and are never updated. A game
-        with no winner (the server stopped) is not rated."""
+        with no winner (the server stopped) is not rated. With the server's
+        file, the rating's transaction marks the game rated there
+        (:meth:`.durable.Journal.rated_note`)."""
         outcome = table.game.outcome() if table.game is not None else None
         if outcome is None or not outcome.winners:
             return
@@ -509,11 +553,14 @@ class Arena:
             for seat in range(len(table.seats))
             if seat not in game.seated
         ]
+        kept: dict[str, Any] = {}  # the file marks the game rated, in the rating's transaction
+        if self.journal is not None:
+            kept["note"] = self.journal.rated_note(table.table_id)
         if absent:
             ranks = {k: (4 if k in absent else min(r, 2)) for k, r in ranks.items()}
-            self.book.rate(ranks, set(), bots, only=absent)
+            self.book.rate(ranks, set(), bots, only=absent, **kept)
         else:
-            self.book.rate(ranks, winners, bots)
+            self.book.rate(ranks, winners, bots, **kept)
 
     # ------------------------------------------------------------ standings
 
@@ -529,8 +576,67 @@ class Arena:
             rows.append((standing, waiting, playing))
         return rows
 
-    def close(self) -> None:
-        """The server stops: every stream ends, the book is closed."""
+    # ------------------------------------------------------------ restarts
+
+    def readmit(self, key: str, address: str, since: float) -> None:
+        """An entrant kept in the server's file (:mod:`.restore`): name
+        ``key`` of ``address``, in the queue since ``since`` (Unix time). It
+        keeps its place (or its game, :meth:`adopt_game`) until it enters
+        again; one that does not within :data:`RESTORED_GRACE` seconds and
+        has no game leaves. A name no longer in the book is not readmitted."""
+        standing = self.book.standing.get(key)
+        if standing is None or key in self.entrants:
+            return
+        loop = asyncio.get_running_loop()
+        entrant = self.entrants[key] = Entrant(key, standing, address)
+        entrant.since = loop.time() - max(0.0, time.time() - since)
+        entrant.restored = True
+        self._by_address[address] += 1
+        loop.call_later(RESTORED_GRACE, self._forget_if_idle, entrant)
+
+    def adopt_game(self, table: Table, kept: dict[str, Any], rated: bool) -> None:
+        """``table``, restored from the server's file (:mod:`.restore`), is
+        the arena's game ``kept`` (its number, who holds each seat and their
+        addresses): strict again, its entrants (readmitted) playing it, rated
+        at its end unless ``rated`` already."""
+        game = ArenaGame(
+            {int(s): k for s, k in kept["seated"].items()},
+            {int(s): a for s, a in kept["addresses"].items()},
+            rated,
+        )
+        number = kept["number"]
+        self.games[table.table_id] = game
+        self.played = max(self.played, number)
+        table.rematches = False
+        table.strict = True
+        table.on_give_up = self._given_up
+        for seat, key in game.seated.items():
+            entrant = self.entrants.get(key)
+            if entrant is not None and entrant.assignment is None:
+                # (its token is only a hash here: its client has it)
+                entrant.assignment = Assignment(table.table_id, "", seat, number)
+        if self.journal is not None:
+            self.journal.arena_game(table.table_id, game.seated, game.addresses, number)
+
+    def forget_game(self, table_id: str) -> None:
+        """The arena game at ``table_id`` could not be restored (:mod:`.restore`):
+        its entrants play it no more (those without a stream leave)."""
+        game = self.games.pop(table_id, None)
+        for key in game.seated.values() if game is not None else ():
+            entrant = self.entrants.get(key)
+            assignment = entrant.assignment if entrant is not None else None
+            if entrant is not None and assignment is not None and assignment.table_id == table_id:
+                entrant.assignment = None
+                self._forget_if_idle(entrant)
+
+    def close(self, restarting: bool = False) -> None:
+        """The server stops: every stream ends, the book is closed.
+        ``restarting``: the server starts again on its file, where the queue
+        stays as it stands (else its entrants are forgotten there)."""
+        self.restarting = restarting
+        if self.journal is not None and not restarting:
+            for key in self.entrants:
+                self.journal.entrant_gone(key)
         if self._timer is not None:
             self._timer.cancel()
         for entrant in self.entrants.values():

@@ -1,13 +1,15 @@
 """Tables that outlive ``uno serve``: every open table kept in the server's
-SQLite file as it changes, and restored from it when the server starts again
-(issue 48; RULES.md, "Server restarts").
+SQLite file as it changes (issue 48; RULES.md, "Server restarts"), by the
+:class:`Journal`; :mod:`.restore` brings them back when the server starts
+again on the file.
 
-What is kept (``live_tables`` and ``live_actions``, :data:`.storage.LIVE_SCHEMA`):
-each open table's settings, its seats (names, bots, and each seat token's
-SHA-256, never the token), its game's secret seed, salt and commitment, every
-action applied (seat, action, source, ms), the rematch votes and each log's
-sequence counter. The engine is deterministic, so settings + seed + actions
-are the whole game: :func:`restore` deals again and replays the actions.
+What is kept (:data:`.storage.LIVE_SCHEMA`): each open table's settings, its
+seats (names, bots, and each seat token's SHA-256, never the token), its
+game's secret seed, salt and commitment, every action applied (seat, action,
+source, ms), the rematch votes and each log's sequence counter; for the
+arena's tables, who holds each seat and whether the game was rated; the
+arena's entrants (its queue). The engine is deterministic, so settings +
+seed + actions are the whole game: restoring deals again and replays them.
 
 When a change is on disk: the event loop never writes. It appends each change
 to the :class:`Journal`'s list (a few microseconds) and a writer thread takes
@@ -20,10 +22,13 @@ the changes not yet committed, the last few milliseconds of actions, and
 never half of one: a transaction is all or nothing, and the rows of one
 change (an action and the seq counters after it) are in the same one.
 
-A table's rows go when its game is stored in ``games`` (in the same
-transaction), or the table is dropped. Arena tables (one game each, the
-arena seats them) are not kept: a server stopped cleanly stores their games
-as interrupted, as before.
+A table's game is stored in ``games`` in the same transaction as its end is
+kept: an arena table's rows go then; a lobby table's stay (its game marked
+finished, ``finished_at``) until the lobby drops the table, so that a table
+awaiting its rematch comes back too, votes and all. A table dropped, or
+closed by its owner, has its rows go. An arena game is rated in the book's
+own transaction, which marks it rated here (:meth:`Journal.rated_note`): a
+game over before a crash is never rated twice.
 
 Whoever can read the server's file (mode 0600) or its memory can read the
 hidden cards of the games in play: the seed deals them.
@@ -33,40 +38,66 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from unoplay.game.actions import Action
-from unoplay.game.bots import make_bot
-from unoplay.game.deals import RECEIVED_KINDS, DealReveal, commitment
+from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
-from unoplay.game.messages import TableState, Welcome
+from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
 
-from .settings import MAX_GAME_ACTIONS
-from .storage import (
-    GameRecord,
-    GameStore,
-    Recorder,
-    _action_from_json,
-    _action_json,
-    apply_recorded,
-)
+from .history import History
+from .seats import Seats
+from .storage import GameRecord, GameStore, Recorder, action_json
 from .streamlog import StreamLog
-
-if TYPE_CHECKING:
-    from .lobby import Lobby
-    from .table import Table
 
 log = logging.getLogger("unoplay.durable")
 
-#: What a restored seat holds instead of its token (never equal to a token:
-#: tokens are URL-safe base64). Tokens are compared by their SHA-256.
-RESTORED_TOKEN = "(restored)"
+
+class Votes(Protocol):
+    """A table's rematch votes, as the journal reads them."""
+
+    def seats(self) -> tuple[int, ...]: ...
 
 
-def _settings(table: Table) -> str:
+class KeptTable(Protocol):
+    """What the journal reads of a table (:class:`.table.Table` has it)."""
+
+    table_id: str
+    title: str
+    seats: Seats
+    rules: RuleSet
+    turn_seconds: int
+    bot_delay: float
+    round_pause: float
+    away_grace: float
+    window_ms: int
+    seed: str | None
+    max_round_actions: int
+    owner: str
+    strict: bool
+    rematches: bool
+    durable: bool
+    closing: bool
+    state: TableState
+    game: GameState | None
+    deal: DealReveal | None
+    games_started: int
+    started_at: float
+    finished_at: float
+    history: History
+
+    @property
+    def rematch(self) -> Votes: ...
+
+    @property
+    def spectator_log(self) -> StreamLog: ...
+
+
+def _settings(table: KeptTable) -> str:
     return json.dumps(
         {
             "title": table.title,
@@ -80,11 +111,13 @@ def _settings(table: Table) -> str:
             "seed": table.seed,
             "max_round_actions": table.max_round_actions,
             "owner": table.owner,
+            "strict": table.strict,
+            "rematches": table.rematches,
         }
     )
 
 
-def _seats(table: Table) -> str:
+def _seats(table: KeptTable) -> str:
     return json.dumps(
         [
             {
@@ -98,23 +131,30 @@ def _seats(table: Table) -> str:
     )
 
 
-def _game(table: Table) -> str:
+def _game(table: KeptTable) -> str:
     deal = table.deal
-    if table.game is None or deal is None or table.state is not TableState.PLAYING:
+    if table.game is None or deal is None or table.state is TableState.WAITING:
         return ""
-    return json.dumps(
-        {
-            "number": table.games_started,
-            "seed": str(deal.seed),
-            "salt": deal.salt,
-            "commitment": deal.commitment,
-            "started_at": table.started_at,
-        }
-    )
+    row: dict[str, Any] = {
+        "number": table.games_started,
+        "seed": str(deal.seed),
+        "salt": deal.salt,
+        "commitment": deal.commitment,
+        "started_at": table.started_at,
+    }
+    if table.state is TableState.FINISHED:
+        row["finished_at"] = table.finished_at  # stored in games: never again
+    return json.dumps(row)
 
 
-def _seqs(table: Table) -> list[int]:
+def _seqs(table: KeptTable) -> list[int]:
     return [len(s.log) for s in table.seats] + [len(table.spectator_log)]
+
+
+def _awaits_rematch(table: KeptTable) -> bool:
+    """A finished game whose table stays for a rematch (not an arena's, not
+    stopped for good)."""
+    return table.rematches and table.state is TableState.FINISHED and not table.closing
 
 
 class Journal:
@@ -137,6 +177,7 @@ class Journal:
         self._closed = False
         self.failed = 0
         self._kept: set[str] = set()  # ids of the tables with rows
+        self._arena: dict[str, str] = {}  # an arena table's id -> its seats' entrants (JSON)
         self._thread = threading.Thread(target=self._run, name="unoplay-journal", daemon=True)
         self._thread.start()
 
@@ -148,65 +189,114 @@ class Journal:
             self._queued += 1
             self._wake.notify()
 
-    def kept(self, table: Table) -> bool:
-        """Is ``table`` kept (an open table of the lobby, not an arena's)?"""
-        return table.rematches and table.durable
+    def keeps(self, table_id: str) -> bool:
+        """Are the table's rows in the file (its game goes on after a restart)?"""
+        return table_id in self._kept
 
-    def table(self, table: Table) -> None:
+    def restored(self, table_id: str) -> None:
+        """The rows of ``table_id`` are in the file (a table restored from
+        them, :mod:`.restore`): its changes are kept from now on."""
+        self._kept.add(table_id)
+
+    def table(self, table: KeptTable) -> None:
         """``table``'s whole row: made, a game started, or seats changed."""
-        if not self.kept(table):
-            if table.table_id in self._kept:
-                self.drop(table.table_id)
+        tid = table.table_id
+        if not table.durable:  # a game from a crafted position: it does not replay
+            self.drop(tid)
             return
-        self._kept.add(table.table_id)
+        self._kept.add(tid)
         self._put(
             (
                 "table",
-                table.table_id,
+                tid,
                 _settings(table),
                 _seats(table),
                 _game(table),
                 json.dumps(list(table.rematch.seats())),
                 table.games_started,
+                self._arena.get(tid),
             )
         )
         self.seqs(table)
 
-    def seats(self, table: Table) -> None:
+    def arena_game(
+        self, table_id: str, seated: dict[int, str], addresses: dict[int, str], number: int
+    ) -> None:
+        """``table_id`` is an arena table: ``seated`` (seat -> the entrant's
+        name key) and ``addresses`` (seat -> its address) of its game, the
+        arena's game ``number``; kept with the table's next row
+        (:meth:`table`, before its game starts)."""
+        self._arena[table_id] = json.dumps(
+            {"number": number, "seated": seated, "addresses": addresses}
+        )
+
+    @staticmethod
+    def rated_note(table_id: str) -> tuple[str, tuple[Any, ...]]:
+        """The statement (SQL, parameters) the arena's book runs in the
+        transaction that rates the game of arena table ``table_id``: the
+        file then says it was rated, and a restart does not rate it again."""
+        return (
+            "INSERT INTO live_arena (table_id, rated) VALUES (?, 1)"
+            " ON CONFLICT (table_id) DO UPDATE SET rated = 1",
+            (table_id,),
+        )
+
+    def entrant(self, key: str, address: str, since: float) -> None:
+        """An arena entrant (name ``key``, counted against ``address``) in the
+        queue since ``since`` (Unix seconds), or playing."""
+        self._put(("entrant", key, address, since))
+
+    def entrant_gone(self, key: str) -> None:
+        """An arena entrant left the arena."""
+        self._put(("entrant_gone", key))
+
+    def seats(self, table: KeptTable) -> None:
         """``table``'s seats changed (taken, freed, a bot seated, left)."""
         if table.table_id in self._kept:
             self._put(("seats", table.table_id, _seats(table)))
             self.seqs(table)
 
-    def action(self, table: Table, seat: int, action: Action, source: str, ms: int) -> None:
+    def action(self, table: KeptTable, seat: int, action: Action, source: str, ms: int) -> None:
         """An action applied at ``table`` (the latest of its history)."""
         if table.table_id in self._kept:
             n = len(table.history) - 1
             self._put(("action", table.table_id, table.games_started, n, seat, action, source, ms))
 
-    def votes(self, table: Table) -> None:
+    def votes(self, table: KeptTable) -> None:
         """A rematch vote at ``table``."""
         if table.table_id in self._kept:
             self._put(("votes", table.table_id, json.dumps(list(table.rematch.seats()))))
 
-    def seqs(self, table: Table) -> None:
+    def seqs(self, table: KeptTable) -> None:
         """``table``'s logs grew: their counters go with the next commit."""
         if table.table_id in self._kept:
             text = json.dumps(_seqs(table))
             with self._lock:
                 self._seqs[table.table_id] = text
 
-    def finish(self, table: Table, record: GameRecord | None) -> None:
+    def finish(self, table: KeptTable, record: GameRecord | None) -> None:
         """``table``'s game is over (or stopped for good): ``record`` is stored
-        in ``games`` and the table's rows go, in one transaction."""
-        self._kept.discard(table.table_id)
-        self._put(("finish", table.table_id, record))
+        in ``games`` in the same transaction as the table's rows go, or, for
+        a table awaiting its rematch, as its game is marked finished."""
+        tid = table.table_id
+        if tid in self._kept and _awaits_rematch(table):
+            self._put(("finish", tid, record, _game(table)))
+            return
+        self._kept.discard(tid)
+        self._arena.pop(tid, None)
+        self._put(("finish", tid, record, None))
 
     def drop(self, table_id: str) -> None:
         """A table is gone (dropped, closed by its owner): its rows go."""
+        self._arena.pop(table_id, None)
         if table_id in self._kept:
-            self._kept.discard(table_id)
-            self._put(("drop", table_id))
+            self.discard(table_id)
+
+    def discard(self, table_id: str) -> None:
+        """The rows of ``table_id`` go, whatever the journal knew of it (a
+        table that could not be restored)."""
+        self._kept.discard(table_id)
+        self._put(("drop", table_id))
 
     # ------------------------------------------------------------ the writer
 
@@ -220,80 +310,90 @@ class Journal:
                 ops, self._ops = self._ops, []
                 seqs, self._seqs = self._seqs, {}
             try:
-                self._write(ops, seqs)
+                saved = self._write(ops, seqs)
             except Exception:
                 self.failed += 1
                 if self.recorder is not None:
-                    self.recorder.failed += sum(op[0] == "finish" for op in ops)
+                    self.recorder.failed += sum(
+                        op[0] == "finish" and op[2] is not None for op in ops
+                    )
                 log.exception("could not write %d changes of open tables", len(ops))
+            else:
+                if self.recorder is not None:
+                    self.recorder.saved += len(saved)
+                for record in saved:
+                    log.info(
+                        "stored game %d (table %s, %s, %d actions)",
+                        record.game_id,
+                        record.table_id,
+                        record.status,
+                        len(record.actions),
+                    )
             with self._lock:
                 self._written += len(ops)
                 self._wake.notify_all()
 
-    def _write(self, ops: list[tuple[Any, ...]], seqs: dict[str, str]) -> None:
-        store = self.store
+    def _write(self, ops: list[tuple[Any, ...]], seqs: dict[str, str]) -> list[GameRecord]:
+        """Commit ``ops`` and ``seqs`` in one transaction; returns the games stored."""
         saved: list[GameRecord] = []
-        with store._lock:
-            conn = store._conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                for op in ops:
-                    kind = op[0]
-                    if kind == "action":
-                        _, tid, game, n, seat, action, source, ms = op
+        with self.store.transaction() as conn:
+            for op in ops:
+                kind = op[0]
+                if kind == "action":
+                    _, tid, game, n, seat, action, source, ms = op
+                    conn.execute(
+                        "INSERT OR REPLACE INTO live_actions VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (tid, game, n, seat, action_json(action), source, ms),
+                    )
+                elif kind == "seats":
+                    conn.execute(
+                        "UPDATE live_tables SET seats = ? WHERE table_id = ?", (op[2], op[1])
+                    )
+                elif kind == "table":
+                    _, tid, settings, seat_rows, game_row, votes, number, arena = op
+                    conn.execute(
+                        "INSERT OR REPLACE INTO live_tables"
+                        " (table_id, settings, seats, game, votes, seqs)"
+                        " VALUES (?, ?, ?, ?, ?, COALESCE("
+                        "(SELECT seqs FROM live_tables WHERE table_id = ?), '[]'))",
+                        (tid, settings, seat_rows, game_row, votes, tid),
+                    )
+                    conn.execute(
+                        "DELETE FROM live_actions WHERE table_id = ? AND game <> ?",
+                        (tid, number),
+                    )
+                    if arena is not None:  # (rated stays as the book set it)
                         conn.execute(
-                            "INSERT OR REPLACE INTO live_actions VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            (tid, game, n, seat, _action_json(action), source, ms),
+                            "INSERT INTO live_arena (table_id, game) VALUES (?, ?)"
+                            " ON CONFLICT (table_id) DO UPDATE SET game = excluded.game",
+                            (tid, arena),
                         )
-                    elif kind == "seats":
+                elif kind == "votes":
+                    conn.execute(
+                        "UPDATE live_tables SET votes = ? WHERE table_id = ?", (op[2], op[1])
+                    )
+                elif kind == "finish":
+                    _, tid, record, game_row = op
+                    if record is not None:
+                        GameStore.insert(conn, record)
+                        saved.append(record)
+                    if game_row is not None:  # the table awaits its rematch
                         conn.execute(
-                            "UPDATE live_tables SET seats = ? WHERE table_id = ?", (op[2], op[1])
+                            "UPDATE live_tables SET game = ? WHERE table_id = ?", (game_row, tid)
                         )
-                    elif kind == "table":
-                        _, tid, settings, seat_rows, game_row, votes, number = op
-                        conn.execute(
-                            "INSERT OR REPLACE INTO live_tables"
-                            " (table_id, settings, seats, game, votes, seqs)"
-                            " VALUES (?, ?, ?, ?, ?, COALESCE("
-                            "(SELECT seqs FROM live_tables WHERE table_id = ?), '[]'))",
-                            (tid, settings, seat_rows, game_row, votes, tid),
-                        )
-                        conn.execute(
-                            "DELETE FROM live_actions WHERE table_id = ? AND game <> ?",
-                            (tid, number),
-                        )
-                    elif kind == "votes":
-                        conn.execute(
-                            "UPDATE live_tables SET votes = ? WHERE table_id = ?", (op[2], op[1])
-                        )
-                    elif kind == "finish":
-                        _, tid, record = op
-                        if record is not None:
-                            GameStore.insert(conn, record)
-                            saved.append(record)
-                        conn.execute("DELETE FROM live_tables WHERE table_id = ?", (tid,))
-                        conn.execute("DELETE FROM live_actions WHERE table_id = ?", (tid,))
-                    elif kind == "drop":
-                        conn.execute("DELETE FROM live_tables WHERE table_id = ?", (op[1],))
-                        conn.execute("DELETE FROM live_actions WHERE table_id = ?", (op[1],))
-                conn.executemany(
-                    "UPDATE live_tables SET seqs = ? WHERE table_id = ?",
-                    [(text, tid) for tid, text in seqs.items()],
-                )
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        if self.recorder is not None:
-            self.recorder.saved += len(saved)
-        for record in saved:
-            log.info(
-                "stored game %d (table %s, %s, %d actions)",
-                record.game_id,
-                record.table_id,
-                record.status,
-                len(record.actions),
+                    else:
+                        _delete_table(conn, tid)
+                elif kind == "drop":
+                    _delete_table(conn, op[1])
+                elif kind == "entrant":
+                    conn.execute("INSERT OR REPLACE INTO live_entrants VALUES (?, ?, ?)", op[1:])
+                elif kind == "entrant_gone":
+                    conn.execute("DELETE FROM live_entrants WHERE key = ?", (op[1],))
+            conn.executemany(
+                "UPDATE live_tables SET seqs = ? WHERE table_id = ?",
+                [(text, tid) for tid, text in seqs.items()],
             )
+        return saved
 
     def flush(self, timeout: float = 30.0) -> bool:
         """Wait (blocking) until every change appended so far is committed."""
@@ -317,161 +417,7 @@ class Journal:
         self._thread.join(60.0)
 
 
-# ----------------------------------------------------------------- restoring
-
-
-def restore(lobby: Lobby, store: GameStore) -> list[Table]:
-    """Bring back every open table kept in ``store`` into ``lobby`` (see the
-    module docstring). A table whose replay fails is closed (its rows go)
-    with a log line saying why; the others come back. Returns the tables."""
-    with store._lock:
-        conn = store._conn
-        rows = conn.execute(
-            "SELECT table_id, settings, seats, game, votes, seqs FROM live_tables"
-        ).fetchall()
-        actions: dict[str, list[tuple[int, int, int, str, str, int]]] = {}
-        for tid, game, n, seat, action, source, ms in conn.execute(
-            "SELECT table_id, game, n, seat, action, source, t_ms FROM live_actions"
-            " ORDER BY table_id, game, n"
-        ):
-            actions.setdefault(tid, []).append((game, n, seat, action, source, ms))
-    tables = []
-    for tid, settings, seat_rows, game_row, votes, seqs in rows:
-        try:
-            table = _restore_one(
-                lobby,
-                tid,
-                json.loads(settings),
-                json.loads(seat_rows),
-                json.loads(game_row) if game_row else None,
-                json.loads(votes),
-                json.loads(seqs),
-                actions.get(tid, []),
-            )
-        except Exception as err:
-            log.error("table %s could not be restored and is closed: %s", tid, err)
-            lobby.tables.pop(tid, None)
-            lobby._waiting.pop(tid, None)
-            if lobby.journal is not None:
-                lobby.journal._kept.add(tid)
-                lobby.journal.drop(tid)
-            continue
-        tables.append(table)
-        log.info(
-            "table %s restored (%s, %d actions)",
-            tid,
-            table.state.name.lower(),
-            len(table.history),
-        )
-    return tables
-
-
-def _restore_one(
-    lobby: Lobby,
-    table_id: str,
-    settings: dict[str, Any],
-    seat_rows: list[dict[str, Any]],
-    game_row: dict[str, Any] | None,
-    votes: list[int],
-    seqs: list[int],
-    actions: list[tuple[int, int, int, str, str, int]],
-) -> Table:
-    rules = RuleSet.from_dict(settings["rules"])
-    table = lobby.adopt(
-        table_id,
-        settings["title"],
-        settings["seats"],
-        rules,
-        turn_seconds=settings["turn_seconds"],
-        bot_delay=settings["bot_delay"],
-        round_pause=settings["round_pause"],
-        away_grace=settings["away_grace"],
-        window_ms=settings["window_ms"],
-        seed=settings["seed"],
-        max_round_actions=settings["max_round_actions"],
-        owner=settings["owner"],
-    )
-    limits = table.limits
-    for seat, row in zip(table.seats, seat_rows):
-        if not row["name"]:
-            continue
-        seat.name = row["name"]
-        seat.holder = row.get("holder", "")
-        if row["bot"]:
-            try:
-                seat.bot = make_bot(row["bot"], rules=rules, max_ms=limits.bot_ms)
-            except ValueError:
-                seat.bot = make_bot("greedy", rules=rules, max_ms=limits.bot_ms)
-        elif row["token_sha256"]:
-            seat.token = RESTORED_TOKEN
-            seat.token_hash = bytes.fromhex(row["token_sha256"])
-        # the log goes on after the last seq kept (a seat with no token, a
-        # bot's, keeps nothing but its count)
-        kept = limits.log_messages if seat.token else 0
-        seat.log = StreamLog(seat.index, kept, limits.log_bytes if kept else 0)
-        seat.log.next_seq = seat.log.first_seq = (
-            seqs[seat.index] if seat.index < len(seqs) else 0
-        ) + 1
-        seat.log.restored = seat.log.unanchored = True
-    spectators = table.spectator_log
-    spectators.next_seq = spectators.first_seq = (
-        seqs[-1] if len(seqs) > len(table.seats) else 0
-    ) + 1
-    spectators.restored = spectators.unanchored = True
-    table.fanout.show_seats(table.seats.infos())
-    if game_row is None:
-        for seat in table.seats:
-            if seat.token:
-                seat.log.append(Welcome(seat.index, table.info()))
-        lobby.restored(table)
-        if lobby.journal is not None:
-            lobby.journal.table(table)
-        return table
-    seed = game_row["seed"]
-    deal = DealReveal(seed, game_row["salt"], game_row["commitment"])
-    if deal.commitment != commitment(seed, deal.salt, table_id, len(table.seats), rules.to_dict()):
-        raise ValueError("the stored commitment does not match the seed and salt")
-    number = game_row["number"]
-    game, events = GameState.new(len(table.seats), rules, seed)
-    table.games_started = number
-    table.deal = deal
-    table.started_at = game_row["started_at"]
-    history = table.history
-    _receive(table, events)
-    round_actions = 0
-    for game_no, n, seat_index, action_text, source, ms in actions:
-        if game_no != number:
-            continue
-        if n != len(history):
-            raise ValueError(f"action {len(history)} is missing")
-        if game.is_game_over:
-            raise ValueError(f"action {n} comes after the game's end")
-        if game.is_round_over:
-            round_actions = 0
-            _receive(table, game.next_round())
-        action = _action_from_json(action_text)
-        applied = apply_recorded(game, seat_index, action)  # ValueError if refused
-        history.append(seat_index, action, source, ms)
-        round_actions += 1
-        _receive(table, applied)
-        if not game.is_round_over:
-            if round_actions >= table.max_round_actions:
-                game.cap_round(round_actions)
-            elif len(history) >= MAX_GAME_ACTIONS:
-                game.cap_round(len(history))
-    table.game = game
-    table._round_actions = round_actions
-    for s in votes:
-        table.rematch.vote(s)
-    lobby.restored(table)
-    table.resume()
-    if lobby.journal is not None and table.state is TableState.PLAYING:
-        lobby.journal.table(table)
-    return table
-
-
-def _receive(table: Table, events: list[Any]) -> None:
-    history = table.history
-    for e in events:
-        if e.kind in RECEIVED_KINDS:
-            history.receive(int(e.kind), e.player, e.cards)
+def _delete_table(conn: sqlite3.Connection, table_id: str) -> None:
+    """The rows of ``table_id`` go (in the transaction open on ``conn``)."""
+    for rows in ("live_tables", "live_actions", "live_arena"):
+        conn.execute(f"DELETE FROM {rows} WHERE table_id = ?", (table_id,))

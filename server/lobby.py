@@ -315,7 +315,7 @@ class Lobby:
         owner: str = "",
         **settings: Any,
     ) -> Table:
-        """A table restored from the server's file (:func:`.durable.restore`),
+        """A table restored from the server's file (:func:`.restore.restore`),
         with its id and settings: not yet listed (:meth:`restored` lists it
         once its seats and game are back)."""
         table = Table(
@@ -331,15 +331,24 @@ class Lobby:
         return table
 
     def restored(self, table: Table) -> None:
-        """List ``table``, restored with its seats and game (:meth:`adopt`);
-        the journal keeps it again."""
+        """List ``table``, restored with its seats and game (:meth:`adopt`):
+        waiting (no game yet), its game about to go on, or finished (kept as
+        a finished table, ``finished_ttl`` from now); the journal keeps it
+        again."""
         self.tables[table.table_id] = table
-        if table.state is TableState.WAITING and table.game is None:
+        if table.state is TableState.WAITING and not table.games_started:
             self._waiting[table.table_id] = table
             if table.owner:
                 self._waiting_owned[table.owner] += 1
-        self._owned(table, True)
+        finished = table.state is TableState.FINISHED
+        self._owned(table, not finished)
         self._recount(table)
+        if finished:
+            limits = self.limits
+            self._look_again(
+                table, table.touched + min(limits.finished_full_seconds, limits.finished_ttl)
+            )
+            self.finished.append(table)
         if self.journal is not None:
             table.journal = self.journal
 
@@ -389,13 +398,17 @@ class Lobby:
         in progress, for storage as interrupted games. ``restarting``: the
         server starts again on the same file, where its journal keeps the
         open tables (:mod:`.durable`): only the games of tables it does not
-        keep (the arena's) are returned, and the others' deals stay secret."""
+        keep (a game from a crafted position) are returned, and the others'
+        deals stay secret; else the finished tables' rows go from the file
+        (no rematch comes back after a stop for good)."""
         self.closing = True
-        journal = self.journal if restarting else None
+        journal = self.journal
         interrupted = []
         for table in self.tables.values():
-            kept = journal is not None and table.table_id in journal._kept
+            kept = restarting and journal is not None and journal.keeps(table.table_id)
             if table.state is TableState.PLAYING and not kept:
                 interrupted.append(table)
+            elif table.state is TableState.FINISHED and not restarting and journal is not None:
+                journal.drop(table.table_id)  # stopped for good: no rematch after it
             table.shut_down(restarting=kept)
         return interrupted

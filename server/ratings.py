@@ -29,6 +29,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -362,6 +363,7 @@ class ArenaBook:
         winners: set[str],
         unrated: Sequence[int] = (),
         only: Collection[str] | None = None,
+        note: tuple[str, Sequence[Any]] | None = None,
     ) -> None:
         """One arena game's result: ``ranks`` maps each named seat's key to
         its rank (1 best; equal ranks tie); ``winners`` are the keys that won
@@ -370,7 +372,9 @@ class ArenaBook:
         game updates (None: all of ``ranks``); the others take part at their
         ratings as they stand and keep them. Updates and stores each updated
         standing, its games, wins and distinct opponents (names not in the
-        book any more are left out)."""
+        book any more are left out). ``note``: a statement (SQL, parameters)
+        run in the same transaction (the server's file marks the game rated:
+        :meth:`.durable.Journal.rated_note`)."""
         ranks = {k: r for k, r in ranks.items() if k in self.standing}
         keys = list(ranks)
         updated = set(keys) if only is None else set(only) & set(keys)
@@ -384,6 +388,8 @@ class ArenaBook:
         rated = _MODEL.rate(teams, ranks=order)
         now = self.clock()
         db = self.db
+        if note is not None:
+            db.execute(*note)
         for key, (player,) in zip(keys, rated):
             if key not in updated:
                 continue

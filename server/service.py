@@ -45,10 +45,11 @@ from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from .arena import Arena, ArenaSettings, Gone
-from .durable import Journal, restore
+from .durable import Journal
 from .limits import Limits, TokenBucket, uncount
 from .lobby import Lobby
 from .ratings import ArenaBook, Standing
+from .restore import restore
 from .seats import LobbyError, Seat
 from .settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
 from .storage import GameStore, Recorder
@@ -472,7 +473,8 @@ class ArenaServicer(as_grpc.ArenaServiceServicer):
                     )
                 )
             if self.arena.lobby.closing:
-                await context.abort(grpc.StatusCode.UNAVAILABLE, SHUTTING_DOWN)
+                words = RESTARTING if self.arena.restarting else SHUTTING_DOWN
+                await context.abort(grpc.StatusCode.UNAVAILABLE, words)
         finally:
             self.arena.left(entrant, outbox)
 
@@ -789,7 +791,8 @@ class Server:
         streams end with :data:`RESTARTING`; ``final`` (``uno serve
         --final``), or without a file, games in progress are stored as
         interrupted (their deals revealed) and streams end with
-        :data:`SHUTTING_DOWN`. Arena games are always stored as interrupted.
+        :data:`SHUTTING_DOWN`. The arena's queue and games are kept as the
+        tables are.
         ``grace`` None cancels open rpcs at once instead of letting them end."""
         if self._stopped:
             return
@@ -799,7 +802,7 @@ class Server:
         restarting = self.journal is not None and not final
         interrupted = self.lobby.shut_down(restarting)
         if self.arena is not None:
-            self.arena.close()
+            self.arena.close(restarting)
         if self.journal is not None:
             for table in interrupted:
                 self.journal.finish(table, table.record())
@@ -849,8 +852,6 @@ async def start_server(
         recorder = Recorder(store if isinstance(store, GameStore) else GameStore(store))
         journal = Journal(recorder.store, recorder)
         lobby.journal = journal
-        if recorder.store._db is not None or recorder.store.path.exists():
-            restore(lobby, recorder.store)
 
         def save(table: Table) -> None:
             assert journal is not None
@@ -869,6 +870,11 @@ async def start_server(
     arena = arena or ArenaSettings()
     book = ArenaBook(book_path, arena.max_names, arena.max_names_per_client, arena.forget_after)
     the_arena = Arena(lobby, book, arena)
+    if journal is not None and recorder is not None:
+        if book_path != ":memory:":  # the book is in the journal's file
+            the_arena.journal = journal
+        if recorder.store.path.exists() or str(recorder.store.path) == ":memory:":
+            restore(lobby, recorder.store, the_arena)
     _add_guarded(
         as_grpc.add_ArenaServiceServicer_to_server, ArenaServicer(the_arena, tab_key), server
     )

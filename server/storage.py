@@ -21,6 +21,7 @@ on the disk; :meth:`Recorder.close` finishes every write it was given.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
@@ -83,8 +84,11 @@ CREATE TABLE IF NOT EXISTS actions (
 
 #: The tables open now (waiting or playing), kept as they change by
 #: :class:`.durable.Journal` so that a restarted server restores them
-#: (:func:`.durable.restore`). A table's rows go when its game is stored in
-#: ``games`` (finished, or interrupted by a final stop) or the table is dropped.
+#: (:func:`.restore.restore`). A table's rows go when its game is stored in
+#: ``games`` (finished, or interrupted by a final stop) or the table is dropped;
+#: a lobby table's rows stay while it awaits a rematch. The arena's tables
+#: have a row in ``live_arena`` too, and its entrants one each in
+#: ``live_entrants``.
 LIVE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS live_tables (
     table_id TEXT PRIMARY KEY,
@@ -103,6 +107,16 @@ CREATE TABLE IF NOT EXISTS live_actions (
     source   TEXT NOT NULL,
     t_ms     INTEGER NOT NULL,
     PRIMARY KEY (table_id, game, n)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_arena (
+    table_id TEXT PRIMARY KEY,         -- an arena table among live_tables
+    game     TEXT NOT NULL DEFAULT '', -- JSON: number, seated {seat: name key}, addresses
+    rated    INTEGER NOT NULL DEFAULT 0  -- 1: the book rated it (in the rating's transaction)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_entrants (
+    key      TEXT PRIMARY KEY,         -- an arena entrant's name, case-folded
+    address  TEXT NOT NULL,            -- the address it counts against
+    since    REAL NOT NULL             -- Unix seconds: when it joined the queue
 ) WITHOUT ROWID;
 """
 
@@ -270,13 +284,17 @@ def _action_fields(action: Action) -> list[Any]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _action_json(action: Action) -> str:
-    """:func:`_action_fields` as JSON text. Cached: a game repeats a few
-    hundred distinct actions, and encoding them was half of a save."""
+def action_json(action: Action) -> str:
+    """An action as the ``action`` column keeps it: JSON text of
+    ``[kind, card, colour, uno, target]`` (plus a multi-card play's extra
+    cards). Cached: a game repeats a few hundred distinct actions, and
+    encoding them was half of a save."""
     return json.dumps(_action_fields(action))
 
 
-def _action_from_json(text: str) -> Action:
+def action_from_json(text: str) -> Action:
+    """The action of an ``action`` column's text (:func:`action_json`).
+    Raises ValueError (a JSON error) for text that is not one."""
     return _action_from_fields(json.loads(text))
 
 
@@ -349,18 +367,25 @@ class GameStore:
                 self._db.close()
                 self._db = None
 
-    def save(self, record: GameRecord) -> int:
-        """Store one game in one transaction; returns its id."""
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """The file's connection in one write transaction, the store's lock
+        held: committed when the block ends, rolled back if it raises (all
+        of its changes or none)."""
         with self._lock:
             conn = self._conn
             conn.execute("BEGIN IMMEDIATE")
             try:
-                game_id = self.insert(conn, record)
+                yield conn
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
-        return game_id
+
+    def save(self, record: GameRecord) -> int:
+        """Store one game in one transaction; returns its id."""
+        with self.transaction() as conn:
+            return self.insert(conn, record)
 
     @staticmethod
     def insert(conn: sqlite3.Connection, record: GameRecord) -> int:
@@ -397,7 +422,7 @@ class GameStore:
             "INSERT INTO actions (game_id, n, seat, action, source, t_ms)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (
-                (game_id, i, seat, _action_json(action), sources[i], times[i])
+                (game_id, i, seat, action_json(action), sources[i], times[i])
                 for i, (seat, action) in enumerate(record.actions)
             ),
         )
@@ -479,7 +504,7 @@ class GameStore:
             seed=seed,
             rules=json.loads(rules),
             players=json.loads(players),
-            actions=[(seat, _action_from_json(a)) for seat, a, _, _ in actions],
+            actions=[(seat, action_from_json(a)) for seat, a, _, _ in actions],
             sources=[s for _, _, s, _ in actions],
             times_ms=[t for _, _, _, t in actions],
             scores=tuple(json.loads(scores)),

@@ -587,8 +587,8 @@ class Table:
             self.on_seats(self)
         if self.state is not TableState.FINISHED:
             self.fanout.seats_changed(self.seats.infos())
-            if self.journal is not None:
-                self.journal.seats(self)
+        if self.journal is not None:
+            self.journal.seats(self)
         self.wake()
 
     def _publish(self, events: list[Event], actor: int = -1) -> None:
@@ -649,11 +649,21 @@ class Table:
                 self.out_of_turn.open(closes)
             self.bots.schedule()
 
-    def resume(self) -> None:
-        """A game restored from the server's file (:func:`.durable.restore`)
-        goes on from its last action: every seat's log gets the update of now,
-        the turn timer starts from now, the people (none connected yet) have
-        the away grace from now, and a bot to move moves."""
+    def resume(self, game: GameState, round_actions: int, finished: bool = False) -> None:
+        """``game``, restored from the server's file (:mod:`.restore`) with
+        ``round_actions`` applied in its round, goes on from its last action:
+        every seat's log gets the update of now, the turn timer starts from
+        now, the people (none connected yet) have the away grace from now,
+        and a bot to move moves. ``finished``: a game over and stored before
+        (a table awaiting its rematch): shown over again, not stored again."""
+        self.game = game
+        self._round_actions = round_actions
+        if finished:
+            self.state = TableState.FINISHED
+            self.fanout.updates(game, 0.0, 0.0)
+            self._reveal()
+            self.wake()
+            return
         self.state = TableState.PLAYING
         for seat in self.seats:
             if seat.bot is None and seat.connections == 0:

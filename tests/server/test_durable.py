@@ -3,8 +3,8 @@
 A real ``uno serve --db FILE`` process is killed (SIGKILL) or stopped
 (SIGTERM) at seeded moments mid-game and started again on the same file,
 while four networked SDK bots play at each of several tables (official rules,
-house rules, a turn timer, one watched by a spectator). Every game must
-finish; every stream's seqs must go up by one with no gap or repeat across the
+house rules, a turn timer, one watched by a spectator, one in the arena).
+Every game must finish; every stream's seqs must go up by one with no gap or repeat across the
 restarts; the stored record must verify FAIR and its scores be the engine's
 replay of it.
 """
@@ -12,6 +12,7 @@ replay of it.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import random
 import re
@@ -24,13 +25,17 @@ from pathlib import Path
 
 import pytest
 
-from unoplay.client.sdk import Connection, GameSession, Refusal, SpectatorSession
+from unoplay.client.sdk import ArenaSeat, Connection, GameSession, Refusal, SpectatorSession
 from unoplay.game.bots import make_bot
 from unoplay.game.rules import RuleSet, Stacking
 from unoplay.server.audit import verify
 from unoplay.server.storage import GameStore, final_state
 
 WAIT = 60.0  # generous bound of every wait (a loaded 2-core machine)
+#: the arena's games as long as the tables' (500 points: they span the
+#: stops), and a turn timer that a client reconnecting after a restart beats
+#: (an arena's seat the clock plays twice in a row is given up)
+ARENA_ARGS = ("--arena-target", "500", "--arena-turn-seconds", "30")
 LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
 
 
@@ -58,6 +63,7 @@ class Serve:
             str(self.port),
             "--db",
             str(self.db),
+            *ARENA_ARGS,
             stderr=asyncio.subprocess.PIPE,
             env=env,
         )
@@ -128,6 +134,19 @@ async def play_seat(session: GameSession, seen: Seen, progress: asyncio.Event, c
     return session.state
 
 
+async def arena_seat(conn: Connection, name: str) -> ArenaSeat:
+    """Enter the arena as ``name`` and wait for a seat; then leave the queue
+    (the game goes on)."""
+    stream = conn.enter_arena(name)
+    try:
+        async for message in stream:
+            if isinstance(message, ArenaSeat):
+                return message
+    finally:
+        await stream.aclose()
+    raise AssertionError(f"{name} left the arena unseated")
+
+
 async def watch(session: SpectatorSession, seen: Seen):
     async for received in session:
         seen.take(received.seq)
@@ -184,6 +203,23 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
                 seen.append(s)
                 sessions.append(watcher)
                 tasks.append(asyncio.create_task(watch(watcher, s)))
+        # four bots in the arena, seated together at one of its games
+        conn = Connection(server.address)
+        conns.append(conn)
+        arena_seats = await asyncio.wait_for(
+            asyncio.gather(*(arena_seat(conn, f"a{i}") for i in range(4))), WAIT
+        )
+        (arena_id,) = {a.table_id for a in arena_seats}
+        table_ids.append(arena_id)
+        players.append([])
+        for seated in arena_seats:
+            players[-1].append(len(tasks))
+            s = Seen()
+            session = conn.session(arena_id, seated.seat_token)
+            session.on_status = s.statuses.append
+            seen.append(s)
+            sessions.append(session)
+            tasks.append(asyncio.create_task(play_seat(session, s, progress, count)))
         # the stops: after a seeded number of decisions each
         mark = 0
         for _ in range(restarts):
@@ -217,7 +253,9 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
     assert stat.S_IMODE(db.stat().st_mode) == 0o600  # it holds the hidden cards of games in play
     log_text = "".join(server.lines)
     assert "Traceback" not in log_text, log_text
-    assert log_text.count("restored (playing") >= len(TABLES), log_text
+    for table_id in table_ids:  # the arena's game too
+        assert f"table {table_id} restored (playing" in log_text, log_text
+    assert "given up" not in log_text, log_text  # the arena's seats played on
     for s, state in zip(seen, states):
         assert state.game_over, "a game did not finish"
         assert state.gap_at == -1
@@ -240,9 +278,10 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
                 assert state.view is not None and tuple(state.view.scores) == record.scores
     finally:
         store.close()
-    with sqlite3.connect(db) as check:  # every table's rows went with its stored game
-        assert check.execute("SELECT count(*) FROM live_tables").fetchone()[0] == 0
-        assert check.execute("SELECT count(*) FROM live_actions").fetchone()[0] == 0
+    with sqlite3.connect(db) as check:  # every table awaits its rematch, its game stored
+        games = [json.loads(g) for (g,) in check.execute("SELECT game FROM live_tables")]
+        assert len(games) == len(TABLES) and all("finished_at" in g for g in games)
+        assert check.execute("SELECT count(*) FROM live_arena").fetchone()[0] == 0  # one game
 
 
 async def test_sigkill_restarts_lose_no_game(tmp_path):
@@ -306,7 +345,6 @@ async def test_a_table_whose_replay_fails_is_closed_and_the_others_come_back(tmp
     each stops at their turn), the server stopped (a restart), one game's
     seed altered in the file: that table is closed with a log line, the
     other comes back with its seat token, history and commitment."""
-    import json
     import logging
 
     from unoplay.server.service import start_server
@@ -428,8 +466,6 @@ async def test_a_starter_bot_plays_on_across_a_restart(tmp_path, starter):
             await process.wait()
         if server.process is not None and server.process.returncode is None:
             await server.stop(signal.SIGTERM)
-    import json
-
     summary = json.loads(out.decode().strip().splitlines()[-1])
     stderr = err.decode()
     assert process.returncode == 0, stderr[-3000:]

@@ -95,7 +95,7 @@ def test_a_failed_write_leaves_no_half_record(tmp_path, monkeypatch):
     import unoplay.server.storage as storage
 
     calls = 0
-    real = storage._action_json
+    real = storage.action_json
 
     def failing(action):
         nonlocal calls
@@ -104,7 +104,7 @@ def test_a_failed_write_leaves_no_half_record(tmp_path, monkeypatch):
             raise OSError("disk full")
         return real(action)
 
-    monkeypatch.setattr(storage, "_action_json", failing)
+    monkeypatch.setattr(storage, "action_json", failing)
     with pytest.raises(OSError):
         store.save(record(table_id="broken"))
     with sqlite3.connect(tmp_path / "games.sqlite3") as db:
