@@ -384,6 +384,8 @@ class Arena:
                 turn_seconds=settings.turn_seconds,
                 window_ms=default_window_ms(self.rules),
                 owner=ARENA_OWNER,
+                rematches=False,  # one game: its players are back in the queue after it
+                on_give_up=self._given_up,
             )
         except LobbyError as err:
             log_every(
@@ -401,9 +403,6 @@ class Arena:
         _shuffle(order)
         game = ArenaGame()
         tokens = []
-        table.rematches = False  # one game: its players are back in the queue after it
-        table.strict = True
-        table.on_give_up = self._given_up
         for entrant, seat in zip(group, order):
             # Counted apart from the name's seats at the lobby's tables: seats
             # held there under the name (by anyone) must not keep it from its

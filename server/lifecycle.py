@@ -7,40 +7,62 @@ game's record for storage. Plain values in, plain values out: the table
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from unoplay.game.deals import DealReveal, commitment, new_salt, new_seed
+from unoplay.game.deals import DealReveal, commitment, game_seed, new_salt, new_seed
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event
 from unoplay.game.rules import RuleSet
 
-from .seats import Seat
+from .history import History
+from .seats import LobbyError, Seat, Seats
 from .storage import GameRecord, game_status
-
-if TYPE_CHECKING:
-    from .table import Table
 
 
 def deal_game(
     table_id: str,
-    seats: int,
+    seats: Sequence[Seat],
     rules: RuleSet,
+    table_seed: str | None,
+    number: int,
     seed: str | int | None = None,
     game: GameState | None = None,
 ) -> tuple[GameState, list[Event], DealReveal]:
-    """A new game for a table: dealt from ``seed`` (None: a fresh secret
-    seed), or ``game`` as given (a crafted position: no events), with the
-    deal's secret and the commitment every seat gets before the first card
-    (RULES.md, "Fair deals": commitment of seed, salt, table id, seats and
-    rules)."""
+    """Game ``number`` of table ``table_id`` (every one of ``seats`` taken,
+    ``rules``), with the deal's secret and the commitment every seat gets
+    before the first card (RULES.md, "Fair deals": commitment of seed, salt,
+    table id, seats and rules).
+
+    It is dealt from a fresh secret seed, or at a seeded table from
+    :func:`~.deals.game_seed` of its ``table_seed`` and ``number`` (one-way,
+    so the seed each game reveals tells nothing of the next); ``seed``
+    chooses this game's seed, at a seeded table only (no player chooses the
+    deal at a table with people). ``game`` (tests and puzzles) is a position
+    to start from instead, with no events (e.g. ``GameState.from_position``
+    with the table's seat count and rules): it does not replay from its seed.
+    Raises LobbyError: "failed_precondition" for a free seat or a seed at a
+    table that is not seeded, "invalid" for a position of other seats or
+    rules."""
+    if not all(s.occupied for s in seats):
+        raise LobbyError("failed_precondition", "every seat must be taken to start")
+    if seed is not None and table_seed is None:
+        raise LobbyError(
+            "failed_precondition",
+            "this table deals from a secret seed that nobody chooses; "
+            "only a seeded table (created with a seed) takes one",
+        )
     if game is None:
-        game, events = GameState.new(seats, rules, new_seed() if seed is None else seed)
+        if seed is None:
+            seed = new_seed() if table_seed is None else game_seed(table_seed, number)
+        game, events = GameState.new(len(seats), rules, seed)
+    elif game.players != len(seats) or game.rules != rules:
+        raise LobbyError("invalid", "the position must have the table's seats and rules")
     else:
         events = []
     salt = new_salt()
     reveal = DealReveal(
-        game.seed, salt, commitment(game.seed, salt, table_id, seats, rules.to_dict())
+        game.seed, salt, commitment(game.seed, salt, table_id, len(seats), rules.to_dict())
     )
     return game, events, reveal
 
@@ -72,7 +94,22 @@ class Rematch:
         return tuple(sorted(self.votes))
 
 
-def game_record(table: Table) -> GameRecord:
+class Played(Protocol):
+    """What a game's record is made of (a :class:`.table.Table`'s): its game,
+    the deal's secret, every action, the seats, when it started and ended
+    (Unix seconds; 0.0: not over)."""
+
+    table_id: str
+    title: str
+    game: GameState | None
+    deal: DealReveal | None
+    history: History
+    seats: Seats
+    started_at: float
+    finished_at: float
+
+
+def game_record(table: Played) -> GameRecord:
     """``table``'s game, for storage: ``status`` "finished", "capped" (a
     round or the game reached its cap: no winner) or "interrupted" (the
     server stopped). Raises AssertionError if no game was started."""
@@ -86,7 +123,7 @@ def game_record(table: Table) -> GameRecord:
         salt=deal.salt if deal else "",
         commitment=deal.commitment if deal else "",
         received=history.received,
-        rules=table.rules.to_dict(),
+        rules=game.rules.to_dict(),
         players=[
             {
                 "seat": s.index,

@@ -126,9 +126,10 @@ def clean_name(name: str) -> str:
     return name
 
 
-@dataclass
+@dataclass(eq=False)
 class Seat:
-    """One seat: who sits there and the log of messages sent to it."""
+    """One seat: who sits there and the log of messages sent to it. Seats are
+    compared (and hashed) by identity: a seat taken again is a new one."""
 
     index: int
     name: str = ""
@@ -143,12 +144,6 @@ class Seat:
     # except the one after its own costly mistake (a false UNO call, a wrong
     # play under wrong_play_penalty), or such moves could fund themselves.
     earned_updates: int = 0
-    # The seat's message budget and join budget (limits.TokenBucket), made by the
-    # service on first use: shared by all its streams, so reconnecting earns nothing.
-    budget: Any = None
-    credited: int = 0  # earned_updates already credited to ``budget``
-    joins: Any = None
-    away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
     #: This game's refused intents of the seat's own making (not blameless,
     #: not races: :meth:`count_refusal`); of them, those since the last action
     #: applied at the table (``refused_in_row``; ``refused_at``: the actions

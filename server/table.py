@@ -21,18 +21,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
-from unoplay.game.deals import RECEIVED_KINDS, DealReveal, game_seed
+from unoplay.game.deals import RECEIVED_KINDS, DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
-from unoplay.game.events import Event, EventKind, visible
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import (
     Refusal,
-    SeatInfo,
     TableInfo,
     TableState,
     Welcome,
@@ -56,12 +55,9 @@ from .settings import (
     check_settings,
 )
 from .storage import GameRecord
-
-if TYPE_CHECKING:
-    from .durable import Journal
 from .streamlog import StreamLog
-from .timers import Timers
-from .window import HeldIntent
+from .timers import Timers, TurnClock
+from .window import HeldIntent, Window
 
 log = logging.getLogger("unoplay.table")
 
@@ -72,6 +68,18 @@ STALL_MOVES = 2
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
 SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
+
+
+class Journal(Protocol):
+    """What keeps a table in the server's file as it changes
+    (:class:`.durable.Journal`): its settings and game, seats, actions,
+    rematch votes and the logs' counters."""
+
+    def table(self, table: Table) -> None: ...
+    def seats(self, table: Table) -> None: ...
+    def action(self, table: Table, seat: int, action: Action, source: str, ms: int) -> None: ...
+    def votes(self, table: Table) -> None: ...
+    def seqs(self, table: Table) -> None: ...
 
 
 class Table:
@@ -92,8 +100,23 @@ class Table:
         seed: str | None = None,
         max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
         limits: Limits | None = None,
+        *,
+        owner: str = "",
+        rematches: bool = True,
+        on_start: Callable[[Table], None] | None = None,
+        on_seats: Callable[[Table], None] | None = None,
+        on_give_up: Callable[[Table, int, str], None] | None = None,
     ) -> None:
-        """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
+        """A table waiting for players, created by ``owner`` (the client's
+        address: the lobby's per-client limit). ``rematches`` False: one game
+        only (an arena's table: the arena seats again). ``on_finish``,
+        ``on_start`` and ``on_seats`` are told of each game's end and start and
+        of a seat taken or freed; ``on_give_up`` given makes an arena's strict
+        table: a seat the clock plays for :data:`STALL_MOVES` times in a row,
+        or whose person stays away past the grace, is given up
+        (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
+
+        ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
         every intent applied as it arrives). ``max_round_actions`` caps a
@@ -107,7 +130,7 @@ class Table:
         )
         self.table_id = table_id
         self.seed = seed  # a seeded table's seed (the creator's), else None
-        self.owner = ""  # who created it: the client's address (Lobby's per-client limit)
+        self.owner = owner
         self.max_round_actions = max_round_actions
         self._round_actions = 0  # actions applied in the round being played
         self.title = clean_text("title", title, MAX_TITLE)
@@ -129,7 +152,7 @@ class Table:
         self.history = History()
         self.games_started = 0
         self.rematch = Rematch()  # seats that voted to play again (finished)
-        self.rematches = True  # False: one game only (an arena table: the arena seats again)
+        self.rematches = rematches
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = 0.0
         self.finished_at = 0.0
@@ -139,20 +162,17 @@ class Table:
         self.journal: Journal | None = None
         self.durable = True  # False: never kept (a game started from a crafted position)
         self.restarting = False  # the server stops to start again: the game is kept
-        self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
-        self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
-        #: An arena's table: a seat the clock plays for :data:`STALL_MOVES`
-        #: times in a row, or whose person stays away past the grace, is given
-        #: up (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
-        self.strict = False
-        self.on_give_up: Callable[[Table, int, str], None] | None = None
-        self._clock_moves: dict[int, int] = {}  # seat -> the clock's moves for it in a row
-        self._deadline = 0.0
+        self.on_start, self.on_seats, self.on_give_up = on_start, on_seats, on_give_up
+        self.strict = on_give_up is not None  # an arena's table
+        self.clock = TurnClock(turn_seconds, self.later, self.timeout)
         self._version = 0  # bumps on every change; stale timers and bot turns check it
-        self._turn_timer: asyncio.TimerHandle | None = None
-        self.out_of_turn = OutOfTurn(self)
-        self.bots = BotTurns(self)
-        self.away = Away(self)
+        self.out_of_turn = OutOfTurn(window_ms, rules.jump_in, self.seats, self.act, self.refuse)
+        self.bots = BotTurns(self, self.seats, bot_delay, table_id)
+        self.away = Away(self.seats, away_grace, self)
+        # the doors of the collaborators that streams and the lobby use as they are
+        self.log_for = self.fanout.log_for
+        self.wait_for_change = self.fanout.wait_for_change
+        self.seat_for_token = self.seats.for_token
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
 
@@ -161,6 +181,11 @@ class Table:
         """Bumps on every change of the game: a timer or a bot's turn set for
         an earlier version finds it stale and does nothing."""
         return self._version
+
+    @property
+    def playing(self) -> bool:
+        """True while a game is in progress and the server is not stopping."""
+        return self.state is TableState.PLAYING and not self.closing
 
     @property
     def spectator_log(self) -> StreamLog:
@@ -174,16 +199,12 @@ class Table:
 
     # ------------------------------------------------------------ lobby side
 
-    def seat_infos(self) -> tuple[SeatInfo, ...]:
-        """Every seat's public status."""
-        return self.seats.infos()
-
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
         return TableInfo(
             self.table_id,
             self.title,
-            self.seat_infos(),
+            self.seats.infos(),
             self.rules,
             self.turn_seconds,
             self.state,
@@ -255,15 +276,6 @@ class Table:
         self.seats_changed()
         return seat
 
-    def seat_for_token(self, token: str) -> Seat:
-        """The seat this token acts for (a sign of life of its person). Raises
-        LobbyError("unauthenticated")."""
-        return self.seats.for_token(token)
-
-    def holds(self, seat: Seat, token: str) -> bool:
-        """True while ``token`` still acts for ``seat`` (not after leaving)."""
-        return self.seats.holds(seat, token)
-
     def leave(self, token: str) -> None:
         """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
         Streams opened with the token end (the service checks :meth:`holds`)."""
@@ -333,45 +345,25 @@ class Table:
         self.start()
 
     def start(self, seed: str | int | None = None, game: GameState | None = None) -> None:
-        """Deal the first round. Raises LobbyError unless every seat is taken.
-
-        The deal comes from a fresh secret seed, or at a seeded table from its
-        seed (:func:`~.deals.game_seed` of it and the game's number: one-way, so
-        the seed each game reveals tells nothing of the next); ``seed`` chooses this
-        game's seed, at a seeded table only (LobbyError("failed_precondition")
-        elsewhere: no player chooses the deal at a table with people). Every
-        seat gets the commitment now and the seed when the game ends
-        (RULES.md, "Fair deals").
-
-        ``game`` (tests and puzzles) starts from that position instead of
-        dealing, e.g. one made by ``GameState.from_position`` with this table's
-        seat count and rules (LobbyError("invalid") otherwise). Such a game
-        does not replay from its seed, so do not store it."""
+        """Deal the first round (:func:`.lifecycle.deal_game`: from a secret seed,
+        or at a seeded table from its seed; ``seed`` chooses it there, ``game``
+        is a position to start from, not stored). Every seat gets the
+        commitment now and the seed when the game ends (RULES.md, "Fair
+        deals"). Raises LobbyError unless the table waits and every seat is
+        taken, or for a seed or position it cannot take."""
         if self.state is not TableState.WAITING:
             raise LobbyError("failed_precondition", "the game has already started")
-        if not all(s.occupied for s in self.seats):
-            raise LobbyError("failed_precondition", "every seat must be taken to start")
-        if seed is not None and self.seed is None:
-            raise LobbyError(
-                "failed_precondition",
-                "this table deals from a secret seed that nobody chooses; "
-                "only a seeded table (created with a seed) takes one",
-            )
-        if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
-            raise LobbyError("invalid", "the position must have the table's seats and rules")
+        self.game, events, self.deal = deal_game(
+            self.table_id, self.seats, self.rules, self.seed, self.games_started + 1, seed, game
+        )
         self.games_started += 1
         self.history = History()
-        self._clock_moves.clear()
+        self.clock.new_game()
         for s in self.seats:
             s.forget_refusals()
         self.rematch.clear()
         self._round_actions = 0
         self.finished_at = 0.0
-        if seed is None and self.seed is not None:
-            seed = game_seed(self.seed, self.games_started)
-        self.game, events, self.deal = deal_game(
-            self.table_id, len(self.seats), self.rules, seed, game
-        )
         self.state = TableState.PLAYING
         if self.on_start is not None:
             self.on_start(self)
@@ -390,16 +382,6 @@ class Table:
         self._publish(events)
 
     # ------------------------------------------------------------ game side
-
-    def log_for(self, seat: int) -> StreamLog:
-        """The message log of ``seat`` (-1: spectators); seq = index + 1."""
-        return self.fanout.log_for(seat)
-
-    def wait_for_change(self, seat: int | None = None) -> Coroutine[Any, Any, Literal[True]]:
-        """An awaitable that returns once something may have been appended to
-        ``seat``'s log (-1: the spectators'; None: any log, at once), or
-        streams must look at their state (:meth:`.fanout.Fanout.wait_for_change`)."""
-        return self.fanout.wait_for_change(seat)
 
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
         """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
@@ -420,6 +402,7 @@ class Table:
             return False
         if self.out_of_turn.window is not None:
             self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current))
+            self.wake()
             return True
         try:
             events = game.apply(seat, action)
@@ -436,20 +419,10 @@ class Table:
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
         self._check_cap()
-        if self.strict:
-            self._count_clock(seat, source)
+        moves = self.clock.moved(seat, source)
+        if self.strict and moves >= STALL_MOVES:  # a seat that stalls is given up
+            self.give_up(seat, f"the clock played for it {moves} times in a row")
         return True
-
-    def _count_clock(self, seat: int, source: str) -> None:
-        """At a strict table: the seat's own action clears its count of the
-        clock's moves in a row; the clock's :data:`STALL_MOVES`-th gives the
-        seat up (:meth:`give_up`)."""
-        if source == "player":
-            self._clock_moves.pop(seat, None)
-        elif source == "timer":
-            moves = self._clock_moves[seat] = self._clock_moves.get(seat, 0) + 1
-            if moves >= STALL_MOVES:
-                self.give_up(seat, f"the clock played for it {moves} times in a row")
 
     def act_id(self, seat: int, ident: int) -> None:
         """Take an intent sent as a wire id (``Intent.action_id``): the action
@@ -487,6 +460,7 @@ class Table:
         so a stream's answers never overtake those of intents it sent earlier."""
         if self.out_of_turn.window is not None:
             self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
+            self.wake()
         else:
             self.refuse(seat, reason, message, action_id)
 
@@ -499,39 +473,41 @@ class Table:
         if self.journal is not None:
             self.journal.action(self, seat, action, source, ms)
 
-    def attach(self, seat: int | Seat, resuming: bool = False) -> None:
+    def attach(self, seat: Seat, resuming: bool = False) -> None:
         """A stream for ``seat`` opened. The person is back: a stand-in stops.
 
         When ``resuming`` mid-game, a fresh update is appended to the seat's
         log, so the resumed stream ends its backlog with the current view and
         legal actions (an intent lost in the drop is simply decided again)."""
-        s = self._seat(seat)
-        self.away.back(s)
+        self.away.back(seat)
         self.seats_changed()
         game = self.game
         if resuming and game is not None and self.state is TableState.PLAYING:
-            encoder = self.fanout.encoder(game, self._deadline, self.out_of_turn.closes)
-            s.log.append_update(self.fanout.update_of(game, s.index, encoder))
+            encoder = self.fanout.encoder(game, self.clock.deadline, self.out_of_turn.closes)
+            seat.log.append_update(self.fanout.update_of(game, seat.index, encoder))
             if self.journal is not None:
                 self.journal.seqs(self)
         self.wake()
 
     def watched(self) -> None:
-        """A spectator stream opens: a log kept for nobody is kept again (:meth:`.fanout.Fanout.watched`)."""
+        """A spectator stream opens: counted in :attr:`spectators` until
+        :meth:`unwatched`; a log kept for nobody is kept again
+        (:meth:`.fanout.Fanout.watched`)."""
+        self.spectators += 1
         over = self.deal if self.state is TableState.FINISHED else None
-        self.fanout.watched(self.game, self._deadline, self.out_of_turn.closes, over)
+        self.fanout.watched(self.game, self.clock.deadline, self.out_of_turn.closes, over)
 
-    def detach(self, seat: int | Seat) -> None:
+    def unwatched(self) -> None:
+        """A spectator stream closed."""
+        self.spectators -= 1
+
+    def detach(self, seat: Seat) -> None:
         """A stream for ``seat`` closed; the seat is kept. When its last stream
         closes during a game, the player is away: after the grace period a
         stand-in bot plays for them until they are back."""
-        s = self._seat(seat)
-        self.away.gone(s)
-        if self.seats[s.index] is s:  # (else the seat was given up: the stream was stale)
+        self.away.gone(seat)
+        if self.seats[seat.index] is seat:  # (else the seat was given up: the stream was stale)
             self.seats_changed()
-
-    def _seat(self, seat: int | Seat) -> Seat:
-        return seat if isinstance(seat, Seat) else self.seats[seat]
 
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
@@ -598,10 +574,8 @@ class Table:
         assert game is not None
         game_over, round_over = game.is_game_over, game.is_round_over
         self._version += 1
-        self._deadline = 0.0
-        if not round_over and self.turn_seconds:
-            self._deadline = time.time() + self.turn_seconds
-        window = self.out_of_turn.opens(events)
+        self.clock.changed(not round_over)
+        window = self.out_of_turn.opens(game, events)
         closes = time.time() + self.window_ms / 1000 if window else 0.0
         self.fanout.events(events)
         history = self.history
@@ -613,16 +587,12 @@ class Table:
                 mistake = actor >= 0
         for seat in self.seats:
             seat.earned_updates += 1
-            player = seat.player
-            if player is not None and getattr(player, "observes", False):
-                self.bots.observe(seat.index, player, visible(events, seat.index))  # it learns
+        self.bots.observe(events)  # the bots that learn
         if mistake:
             self.seats[actor].earned_updates -= 1
         movers = None
-        if self.out_of_turn.judging and not game_over:
-            self.out_of_turn.updates_due = closes  # written at the close, after its refusals
-        else:
-            movers = self.fanout.updates(game, self._deadline, closes)
+        if game_over or not self.out_of_turn.defer(closes):  # (else written at the judgement's end)
+            movers = self.fanout.updates(game, self.clock.deadline, closes)
         if self.journal is not None:
             self.journal.seqs(self)  # the logs' counters after this change
         if game_over:
@@ -641,12 +611,10 @@ class Table:
         elif round_over:
             self.later(self.round_pause, self._next_round, self._version)
         else:
-            if self.turn_seconds:  # one turn timer a table: the last change's
-                if self._turn_timer is not None:
-                    self._turn_timer.cancel()
-                self._turn_timer = self.later(self.turn_seconds, self.timeout, self._version)
+            self.clock.start(self._version)
             if window:
-                self.out_of_turn.open(closes)
+                opened = self.out_of_turn.open(game, closes)
+                self.later(self.window_ms / 1000, self._window_closed, opened)
             self.bots.schedule()
 
     def resume(self) -> None:
@@ -684,18 +652,40 @@ class Table:
             return
         self.act(game.current, default_action(game), source="timer")
 
-    def send_updates(self, closes: float) -> None:
-        """Every seat's update of now, with the window's close ``closes``, and
-        wake every stream (a window's judgement, written once at its end)."""
-        if self.state is TableState.PLAYING and self.game is not None:
-            self.fanout.updates(self.game, self._deadline, closes)
+    def _window_closed(self, window: Window) -> None:
+        """The timer of an out-of-turn window: judge what it holds
+        (:meth:`.outofturn.OutOfTurn.judge`) and write the updates of what took
+        effect, once. If nothing did, the turn timer (when it came due
+        meanwhile) or the bots act now, so the game never waits on a window."""
+        if not self.out_of_turn.closed(window) or self.game is None or not self.playing:
+            return
+        version = self._version
+        due = self.out_of_turn.judge(window)
+        if due is not None and self.state is TableState.PLAYING:
+            self.fanout.updates(self.game, self.clock.deadline, due)
             if self.journal is not None:
                 self.journal.seqs(self)
             self.wake()
+        if self._version == version:
+            if window.timer_due:
+                self.timeout(version)
+            else:
+                self.bots.schedule()  # a bot whose held intent was refused decides again
 
-    def name_of(self, seat: int) -> str:
-        """The name of whoever sits at ``seat``, for messages."""
-        return self.seats[seat].name or f"player {seat}"
+    def grace_over(self, index: int) -> None:
+        """The person of seat ``index`` stayed away past the grace
+        (:class:`.away.Away`): at an arena's table the seat is given up
+        (:meth:`give_up`); elsewhere a stand-in plays it until they are back."""
+        if self.strict:
+            self.give_up(index, f"away past the grace of {self.away_grace:g}s")
+            return
+        limits = self.limits
+        self.seats[index].stand_in = make_bot(
+            limits.stand_in, rules=self.rules, max_ms=limits.bot_ms
+        )
+        log.info("table %s: seat %d is away; a bot plays for them", self.table_id, index)
+        self.seats_changed()
+        self.bots.schedule_one(index)
 
 
 __all__ = ["Table"]
