@@ -66,6 +66,13 @@ class Away:
         if seat.connections == 0 and seat.bot is None and self.table.playing:
             self.wait(seat)
 
+    def start(self) -> None:
+        """A game starts (or goes on, restored): every person with no stream
+        open is away, from now."""
+        for seat in self.seats:
+            if seat.bot is None and seat.connections == 0:
+                self.wait(seat)
+
     def wait(self, seat: Seat) -> None:
         """Give the person of ``seat`` the away grace to come back."""
         index = seat.index

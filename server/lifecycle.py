@@ -1,15 +1,18 @@
 """A table's games from deal to record: dealing a game with its commitment
-(RULES.md, "Fair deals"), the rematch votes (RULES.md, "Rematch") and the
-game's record for storage. Plain values in, plain values out: the table
-(:mod:`.table`) decides when, these say what.
+(RULES.md, "Fair deals"), the caps of actions (RULES.md, "Endless rounds"),
+the rematch votes (RULES.md, "Rematch"), the game's record for storage and
+what keeps it in the server's file as it goes (:class:`Journal`). Plain
+values in, plain values out: the table (:mod:`.table`) decides when, these
+say what.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from typing import Protocol
+from typing import Protocol, TypeVar
 
+from unoplay.game.actions import Action
 from unoplay.game.deals import DealReveal, commitment, game_seed, new_salt, new_seed
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event
@@ -18,6 +21,8 @@ from unoplay.game.rules import RuleSet
 from .history import History
 from .seats import LobbyError, Seat, Seats
 from .storage import GameRecord, game_status
+
+T_contra = TypeVar("T_contra", contravariant=True)
 
 
 def deal_game(
@@ -67,23 +72,47 @@ def deal_game(
     return game, events, reveal
 
 
+def capped(
+    round_number: int, round_actions: int, round_cap: int, actions: int, game_cap: int
+) -> tuple[str, int] | None:
+    """What reached its cap of actions (RULES.md, "Endless rounds") and how
+    many it has: round ``round_number`` with ``round_actions`` of
+    ``round_cap``, or the game with ``actions`` of ``game_cap``; None while
+    neither has."""
+    if round_actions >= round_cap:
+        return f"round {round_number}", round_actions
+    if actions >= game_cap:
+        return "the game", actions
+    return None
+
+
 class Rematch:
     """The seats that voted to play again once a game is over (RULES.md,
     "Rematch"): a new game starts when every seat held by a person has voted;
-    bots agree at once."""
+    bots agree at once. A table of one game (an arena's) has none."""
 
-    def __init__(self) -> None:
+    def __init__(self, allowed: bool = True) -> None:
+        """The votes of a table; ``allowed`` False: a table of one game."""
+        self.allowed = allowed
         self.votes: set[int] = set()
 
-    def vote(self, seat: int) -> None:
-        """``seat`` wants to play again."""
+    def vote(self, seat: int, over: bool = True) -> None:
+        """``seat`` wants to play again. Raises LobbyError("failed_precondition")
+        unless the game is ``over`` and the table plays more than one."""
+        if not over:
+            raise LobbyError("failed_precondition", "a rematch comes after the game is over")
+        if not self.allowed:
+            raise LobbyError(
+                "failed_precondition", "this table plays one game (the arena seats you again)"
+            )
         self.votes.add(seat)
 
     def agreed(self, seats: Iterable[Seat]) -> bool:
         """True when every seat a person holds has voted, and a person holds
-        one (a table left to bots alone plays no more)."""
+        one (a table left to bots alone plays no more); never at a table of
+        one game."""
         people = [s for s in seats if s.bot is None]
-        return bool(people) and all(s.index in self.votes for s in people)
+        return self.allowed and bool(people) and all(s.index in self.votes for s in people)
 
     def clear(self) -> None:
         """A new game: no votes."""
@@ -92,6 +121,18 @@ class Rematch:
     def seats(self) -> tuple[int, ...]:
         """The seats that voted, in order (for the table's public info)."""
         return tuple(sorted(self.votes))
+
+
+class Journal(Protocol[T_contra]):
+    """What keeps a table (``T_contra``: a :class:`.table.Table`) in the
+    server's file as it changes (:class:`.durable.Journal`): its settings
+    and game, seats, actions, rematch votes and the logs' counters."""
+
+    def table(self, table: T_contra) -> None: ...
+    def seats(self, table: T_contra) -> None: ...
+    def action(self, table: T_contra, seat: int, action: Action, source: str, ms: int) -> None: ...
+    def votes(self, table: T_contra) -> None: ...
+    def seqs(self, table: T_contra) -> None: ...
 
 
 class Played(Protocol):

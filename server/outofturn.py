@@ -7,6 +7,7 @@ packet does not win.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from unoplay.game.actions import Action, ActionKind
@@ -56,18 +57,18 @@ class OutOfTurn:
         """When the open window closes (Unix seconds; 0.0: no window)."""
         return self.window.closes if self.window is not None else 0.0
 
-    def opens(self, game: GameState, events: Sequence[Event]) -> bool:
-        """Does the change of ``game`` that made ``events`` open a window? Yes
-        after a play that leaves its player catchable, or, under ``jump_in``,
-        after any play of a card that has a twin (every card but a 0) while the
-        round goes on. Never with ``window_ms`` 0."""
+    def opens(self, game: GameState, events: Sequence[Event]) -> float:
+        """When the window the change of ``game`` that made ``events`` opens
+        closes (Unix seconds, ``window_ms`` from now), or 0.0 for none. A play
+        opens one when it leaves its player catchable, or, under ``jump_in``,
+        any play of a card that has a twin (every card but a 0) while the
+        round goes on. None ever with ``window_ms`` 0."""
         if not self.window_ms or game.is_round_over:
-            return False
+            return 0.0
         if not any(e.kind == EventKind.PLAYED for e in events):
-            return False
-        if game.catchable >= 0:
-            return True
-        return self.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
+            return 0.0
+        jump = self.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
+        return time.time() + self.window_ms / 1000 if game.catchable >= 0 or jump else 0.0
 
     def open(self, game: GameState, closes: float) -> Window:
         """Open a window on ``game`` that closes at ``closes`` (Unix seconds);
@@ -75,10 +76,13 @@ class OutOfTurn:
         self.window = Window(turn=game.current, closes=closes, catchable=game.catchable)
         return self.window
 
-    def hold(self, intent: HeldIntent) -> None:
-        """Keep ``intent`` for the open window's close."""
-        assert self.window is not None
+    def hold(self, intent: HeldIntent) -> bool:
+        """Keep ``intent`` for the open window's close: True, or False when no
+        window is open (the table takes it now)."""
+        if self.window is None:
+            return False
         self.window.held.append(intent)
+        return True
 
     def timer_due(self) -> bool:
         """The turn timer came due: True if a window is open (its close plays
@@ -91,6 +95,12 @@ class OutOfTurn:
     def cancel(self) -> None:
         """Forget the open window (the table closes)."""
         self.window = None
+
+    def refuse_held(self, reason: str, message: str) -> None:
+        """Refuse every intent the open window holds, for ``reason`` (the
+        server is stopping); it is closed when the table closes."""
+        for intent in self.held:
+            self.refuse(intent.seat, reason, message, intent.action_id)
 
     def closed(self, window: Window) -> bool:
         """The window timer of ``window`` ran: True if it was the open window

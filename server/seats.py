@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo
 
 from .names import invisible
@@ -63,6 +64,11 @@ NEVER_RACES = frozenset(
 RACE_REASONS = WINDOW_RACES | frozenset(
     {"round_over", "catch_too_late", "already_called", "not_one_card"}
 )
+
+
+#: Events of a seat's own costly mistake: the update after one earns its
+#: message budget nothing (proto/README.md, section 4, the intent budget).
+SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
 
 
 class LobbyError(Exception):
@@ -249,6 +255,22 @@ class Seats(list[Seat]):
     def infos(self) -> tuple[SeatInfo, ...]:
         """Every seat's public status."""
         return tuple(s.info() for s in self)
+
+    def new_game(self) -> None:
+        """A new game: no refusal counted yet, no stand-in playing."""
+        for seat in self:
+            seat.forget_refusals()
+            seat.stand_in = None
+
+    def earn(self, events: list[Event], actor: int) -> None:
+        """A change made ``events`` (``actor``: the seat whose intent caused
+        it, -1 for the table): the update every seat is sent earns it one
+        (:attr:`Seat.earned_updates`), but the actor's after its own costly
+        mistake (:data:`SELF_PAID_KINDS`)."""
+        for seat in self:
+            seat.earned_updates += 1
+        if actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events):
+            self[actor].earned_updates -= 1
 
     def free(self, wanted: int | None) -> Seat:
         """Seat ``wanted``, or the first free one (None). Raises LobbyError:

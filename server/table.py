@@ -1,16 +1,17 @@
 """A table: the coordinator of one game's table. It owns the
 :class:`~.engine.GameState`, routes every request to the collaborator that
-holds its concern, and decides when (start, rounds, the end):
+holds its concern, giving each what it needs (values, callbacks or a small
+Protocol; never the table), publishes what they did, and decides when
+(start, rounds, the end). The collaborators:
 
 * :mod:`.seats`: who sits where, seat tokens, refusals counted per seat;
-* :mod:`.away`: players away, their grace period and stand-in bots;
+* :mod:`.away`: players away and their grace period;
 * :mod:`.fanout`: the per-seat and spectator logs, and who is woken when;
-* :mod:`.outofturn` (with :mod:`.window`): holding and judging intents in an
-  out-of-turn window, so that the fastest packet does not win (RULES.md,
-  "Out-of-turn window (server)");
+* :mod:`.outofturn` (with :mod:`.window`): intents held in an out-of-turn
+  window and judged at its close (RULES.md, "Out-of-turn window (server)");
 * :mod:`.botturns`: server bots' turns and the search queue's thread;
-* :mod:`.lifecycle`: dealing a game, rematch votes, the game's record;
-* :mod:`.timers` and :mod:`.history`: pending timers; every action applied.
+* :mod:`.lifecycle`: dealing a game, caps, rematch votes, the game's record;
+* :mod:`.timers` and :mod:`.history`: timers, the turn clock; every action.
 
 It knows nothing of gRPC (the service converts the logs to the wire) and
 runs on one asyncio event loop: every method is called from that loop.
@@ -22,7 +23,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
@@ -30,12 +31,7 @@ from unoplay.game.deals import RECEIVED_KINDS, DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import (
-    Refusal,
-    TableInfo,
-    TableState,
-    Welcome,
-)
+from unoplay.game.messages import Refusal, TableInfo, TableState, Welcome
 from unoplay.game.rules import RuleSet
 from unoplay.wire import action_from_id
 
@@ -43,7 +39,7 @@ from .away import Away
 from .botturns import BotTurns, default_action
 from .fanout import Fanout
 from .history import History
-from .lifecycle import Rematch, deal_game, game_record
+from .lifecycle import Journal, Rematch, capped, deal_game, game_record
 from .limits import Limits
 from .outofturn import OutOfTurn
 from .seats import LobbyError, Seat, Seats, clean_text
@@ -55,7 +51,6 @@ from .settings import (
     check_settings,
 )
 from .storage import GameRecord
-from .streamlog import StreamLog
 from .timers import Timers, TurnClock
 from .window import HeldIntent, Window
 
@@ -64,22 +59,6 @@ log = logging.getLogger("unoplay.table")
 #: At a strict table (an arena's): the moves in a row the clock may make for a
 #: seat before the seat is given up (RULES.md, "The arena": No seat that stalls).
 STALL_MOVES = 2
-
-#: Events of a seat's own costly mistake: the update after one earns its
-#: message budget nothing (proto/README.md, section 4, the intent budget).
-SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
-
-
-class Journal(Protocol):
-    """What keeps a table in the server's file as it changes
-    (:class:`.durable.Journal`): its settings and game, seats, actions,
-    rematch votes and the logs' counters."""
-
-    def table(self, table: Table) -> None: ...
-    def seats(self, table: Table) -> None: ...
-    def action(self, table: Table, seat: int, action: Action, source: str, ms: int) -> None: ...
-    def votes(self, table: Table) -> None: ...
-    def seqs(self, table: Table) -> None: ...
 
 
 class Table:
@@ -107,24 +86,23 @@ class Table:
         on_seats: Callable[[Table], None] | None = None,
         on_give_up: Callable[[Table, int, str], None] | None = None,
     ) -> None:
-        """A table waiting for players, created by ``owner`` (the client's
-        address: the lobby's per-client limit). ``rematches`` False: one game
-        only (an arena's table: the arena seats again). ``on_finish``,
-        ``on_start`` and ``on_seats`` are told of each game's end and start and
-        of a seat taken or freed; ``on_give_up`` given makes an arena's strict
-        table: a seat the clock plays for :data:`STALL_MOVES` times in a row,
-        or whose person stays away past the grace, is given up
-        (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
-
-        ``turn_seconds`` 0 is no turn timer;
+        """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
         every intent applied as it arrives). ``max_round_actions`` caps a
         round (RULES.md, "Endless rounds"); ``limits`` bound its logs
-        (:class:`~.limits.Limits`). ``seed`` makes a seeded table
-        (its deals come from that text, not a secret seed: RULES.md, "Fair
-        deals"). Raises LobbyError("invalid") for a setting out of range or a
-        bad seed, RuleError for rules these seats cannot play."""
+        (:class:`~.limits.Limits`). ``seed`` makes a seeded table (its deals
+        come from that text, not a secret seed: RULES.md, "Fair deals").
+        ``owner``: who created it (the client's address: the lobby's
+        per-client limit). ``on_finish``, ``on_start`` and ``on_seats`` are
+        told of each game's end and start, and of a seat taken or freed.
+
+        An arena's table plays one game (``rematches`` False) and is strict
+        (``on_give_up`` given): a seat the clock plays for :data:`STALL_MOVES`
+        times in a row, or whose person stays away past the grace, is given
+        up (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
+        Raises LobbyError("invalid") for a setting out of range or a bad
+        seed, RuleError for rules these seats cannot play."""
         check_settings(
             seats, rules, turn_seconds, bot_delay, away_grace, window_ms, max_round_actions, seed
         )
@@ -147,40 +125,32 @@ class Table:
         self.timers = Timers()
         self.spectators = 0
         self.game: GameState | None = None
-        # every applied action (who, what, from whom, when) and every card dealt
-        # or drawn, for the game's record: replays and `uno verify`
-        self.history = History()
+        self.history = History()  # every action applied and card dealt: the game's record
         self.games_started = 0
-        self.rematch = Rematch()  # seats that voted to play again (finished)
-        self.rematches = rematches
+        self.rematch = Rematch(rematches)  # seats that voted to play again (finished)
+        self.rematches = rematches  # False: one game only
         self.deal: DealReveal | None = None  # the secret of this game's deals
-        self.started_at = 0.0
-        self.finished_at = 0.0
+        self.started_at = self.finished_at = 0.0  # the game's (Unix seconds; 0.0: not yet)
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
         #: keeps the table in the server's file as it changes (:mod:`.durable`), or None
-        self.journal: Journal | None = None
+        self.journal: Journal[Table] | None = None
         self.durable = True  # False: never kept (a game started from a crafted position)
         self.restarting = False  # the server stops to start again: the game is kept
         self.on_start, self.on_seats, self.on_give_up = on_start, on_seats, on_give_up
         self.strict = on_give_up is not None  # an arena's table
         self.clock = TurnClock(turn_seconds, self.later, self.timeout)
-        self._version = 0  # bumps on every change; stale timers and bot turns check it
+        self.version = 0  #: bumps on every change: a stale timer or bot's turn does nothing
         self.out_of_turn = OutOfTurn(window_ms, rules.jump_in, self.seats, self.act, self.refuse)
         self.bots = BotTurns(self, self.seats, bot_delay, table_id)
         self.away = Away(self.seats, away_grace, self)
-        # the doors of the collaborators that streams and the lobby use as they are
-        self.log_for = self.fanout.log_for
+        # what streams and the lobby use of the collaborators, as it is
+        self.log_for = self.fanout.log_for  # a seat's log (-1: the spectators')
+        self.spectator_log = self.fanout.spectator_log
         self.wait_for_change = self.fanout.wait_for_change
         self.seat_for_token = self.seats.for_token
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
-
-    @property
-    def version(self) -> int:
-        """Bumps on every change of the game: a timer or a bot's turn set for
-        an earlier version finds it stale and does nothing."""
-        return self._version
 
     @property
     def playing(self) -> bool:
@@ -188,16 +158,9 @@ class Table:
         return self.state is TableState.PLAYING and not self.closing
 
     @property
-    def spectator_log(self) -> StreamLog:
-        """The spectators' message log."""
-        return self.fanout.spectator_log
-
-    @property
     def touched(self) -> float:
         """When the table last changed (``time.monotonic()``; idle tables are evicted)."""
         return self.fanout.touched
-
-    # ------------------------------------------------------------ lobby side
 
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
@@ -233,14 +196,12 @@ class Table:
         return seat
 
     def compact(self, now: float) -> bool:
-        """Once the game is over, nothing has changed for
-        ``Limits.finished_full_seconds`` (``now``: ``time.monotonic()``) and no
-        stream is open, keep only the end of each log
-        (``Limits.finished_log_messages``) and drop the game's record
-        (``on_finish`` had it when the game ended): a stream resumed after
-        that gets the final snapshot and the game's last messages; one
-        resumed sooner (cut as the game ended) gets every message. Returns
-        True if the table is compact now (it was or it became so)."""
+        """Once the game is over, unchanged for ``Limits.finished_full_seconds``
+        (``now``: ``time.monotonic()``) and no stream is open, keep only the
+        end of each log (``Limits.finished_log_messages``) and drop the game's
+        record (``on_finish`` had it): a stream resumed after that gets the
+        final snapshot and the last messages; one resumed sooner gets every
+        message. Returns True if the table is compact now."""
         if (
             self.state is not TableState.FINISHED
             or now - self.touched < self.limits.finished_full_seconds
@@ -255,9 +216,8 @@ class Table:
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of
-        life (no open stream, no call with its token) for ``grace`` seconds:
-        someone who closed the program without leaving. Their token stops
-        working; everyone sees the seat free."""
+        life (no open stream, no call with its token) for ``grace`` seconds
+        (they closed the program without leaving): their token stops working."""
         if self.state is not TableState.WAITING:
             return
         gone = self.seats.absent(grace, now)
@@ -278,14 +238,13 @@ class Table:
 
     def leave(self, token: str) -> None:
         """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
-        Streams opened with the token end (the service checks :meth:`holds`)."""
+        Streams opened with the token end (the service checks :meth:`.seats.Seats.holds`)."""
         self._hand_over(self.seat_for_token(token))
 
     def give_up(self, index: int, why: str) -> None:
-        """The server gives up seat ``index`` for its person during the game
-        (a strict table's seat that stalled or stayed away: ``why``), as if
-        they had left (:meth:`leave`): a bot plays it to the end, its token
-        stops working; then ``on_give_up`` is told. Nothing for a seat
+        """The server gives up seat ``index`` for its person during the game (a
+        strict table's seat that stalled or stayed away: ``why``) as if they
+        had left (:meth:`leave`), and tells ``on_give_up``. Nothing for a seat
         without a person or after the game."""
         seat = self.seats[index]
         if not seat.token or seat.bot is not None or self.state is not TableState.PLAYING:
@@ -311,28 +270,20 @@ class Table:
             self._rematch_if_agreed()
 
     def vote_rematch(self, token: str) -> None:
-        """The seat of ``token`` wants to play again (RULES.md, "Rematch"): once
-        every seat held by a person has voted (bots agree at once), a new game
-        starts at once with the same seats and rules and a new seed. Raises
-        LobbyError: "unauthenticated" for a bad token, "failed_precondition"
-        unless the game is over, or at a table of one game (``rematches``
-        False: an arena's)."""
+        """The seat of ``token`` wants to play again (:class:`.lifecycle.Rematch`):
+        once everyone agreed, a new game starts with the same seats and rules
+        and a new seed. Raises LobbyError: "unauthenticated" for a bad token,
+        "failed_precondition" before the game's end or at a table of one game."""
         seat = self.seat_for_token(token)
-        if self.state is not TableState.FINISHED:
-            raise LobbyError("failed_precondition", "a rematch comes after the game is over")
-        if not self.rematches:
-            raise LobbyError(
-                "failed_precondition", "this table plays one game (the arena seats you again)"
-            )
+        self.rematch.vote(seat.index, over=self.state is TableState.FINISHED)
         seat.last_seen = time.monotonic()
-        self.rematch.vote(seat.index)
         if self.journal is not None:
             self.journal.votes(self)
         self.wake()
         self._rematch_if_agreed()
 
     def _rematch_if_agreed(self) -> None:
-        if self.closing or not self.rematches or not self.rematch.agreed(self.seats):
+        if self.closing or not self.rematch.agreed(self.seats):
             return
         log.info(
             "table %s: everyone agreed to play again (game %d)",
@@ -340,8 +291,6 @@ class Table:
             self.games_started + 1,
         )
         self.state = TableState.WAITING
-        for seat in self.seats:
-            seat.stand_in = None
         self.start()
 
     def start(self, seed: str | int | None = None, game: GameState | None = None) -> None:
@@ -351,16 +300,14 @@ class Table:
         commitment now and the seed when the game ends (RULES.md, "Fair
         deals"). Raises LobbyError unless the table waits and every seat is
         taken, or for a seed or position it cannot take."""
-        if self.state is not TableState.WAITING:
-            raise LobbyError("failed_precondition", "the game has already started")
+        self._waiting()
         self.game, events, self.deal = deal_game(
             self.table_id, self.seats, self.rules, self.seed, self.games_started + 1, seed, game
         )
         self.games_started += 1
         self.history = History()
         self.clock.new_game()
-        for s in self.seats:
-            s.forget_refusals()
+        self.seats.new_game()
         self.rematch.clear()
         self._round_actions = 0
         self.finished_at = 0.0
@@ -372,26 +319,17 @@ class Table:
             self.durable = False  # it does not replay from its seed
         if self.journal is not None:
             self.journal.table(self)
-        welcome_info = self.info()
-        for seat in self.seats:
-            seat.log.append(Welcome(seat.index, welcome_info, self.deal.commitment))
-        self.spectator_log.append(Welcome(-1, welcome_info, self.deal.commitment))
-        for seat in self.seats:  # a player who never connects is away from the start
-            if seat.bot is None and seat.connections == 0:
-                self.away.wait(seat)
+        self.fanout.welcome(self.info(), self.deal.commitment)
+        self.away.start()  # a player who never connects is away from the start
         self._publish(events)
 
-    # ------------------------------------------------------------ game side
-
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
-        """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
-
-        Outside an out-of-turn window it is applied at once; while one is open
-        it is held and judged when the window closes (:mod:`.outofturn`).
-        Returns True if it was applied or held, False if refused now. Every
-        refusal, now or at the window's close, is appended to the seat's log
-        (with ``action_id``: the wire id ``action`` was read from, 0 for
-        none); the game goes on."""
+        """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer):
+        applied at once, or while an out-of-turn window is open held and judged
+        at its close (:mod:`.outofturn`). Returns True if it was applied or
+        held, False if refused now. Every refusal, now or at the close, goes
+        to the seat's log (with ``action_id``: the wire id ``action`` was read
+        from, 0 for none); the game goes on."""
         game = self.game
         if game is None or self.state is not TableState.PLAYING:
             reason = "game_over" if self.state is TableState.FINISHED else "game_not_started"
@@ -400,8 +338,7 @@ class Table:
         if self.closing:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
-        if self.out_of_turn.window is not None:
-            self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current))
+        if self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current)):
             self.wake()
             return True
         try:
@@ -439,27 +376,20 @@ class Table:
         game = self.game
         if game is None or game.is_round_over or self.state is not TableState.PLAYING:
             return
-        if self._round_actions >= self.max_round_actions:
-            what, count = f"round {game.round_number}", self._round_actions
-        elif len(self.history) >= MAX_GAME_ACTIONS:
-            what, count = "the game", len(self.history)
-        else:
-            return
-        log.info(
-            "table %s: %s reached %d actions; the game ends with no winner",
-            self.table_id,
-            what,
-            count,
-        )
-        self._publish(game.cap_round(count))
+        actions, rounds = len(self.history), game.round_number
+        cap = capped(rounds, self._round_actions, self.max_round_actions, actions, MAX_GAME_ACTIONS)
+        if cap is not None:
+            log.info(
+                "table %s: %s reached %d actions; the game ends with no winner", self.table_id, *cap
+            )
+            self._publish(game.cap_round(cap[1]))
 
     def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
         """Refuse an intent the service could not turn into an action (an
         unknown action id, a malformed message). While an out-of-turn window is
         open the refusal is held with the other intents and given at its close,
         so a stream's answers never overtake those of intents it sent earlier."""
-        if self.out_of_turn.window is not None:
-            self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
+        if self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message))):
             self.wake()
         else:
             self.refuse(seat, reason, message, action_id)
@@ -474,17 +404,15 @@ class Table:
             self.journal.action(self, seat, action, source, ms)
 
     def attach(self, seat: Seat, resuming: bool = False) -> None:
-        """A stream for ``seat`` opened. The person is back: a stand-in stops.
-
-        When ``resuming`` mid-game, a fresh update is appended to the seat's
-        log, so the resumed stream ends its backlog with the current view and
-        legal actions (an intent lost in the drop is simply decided again)."""
+        """A stream for ``seat`` opened: the person is back, a stand-in stops.
+        ``resuming`` mid-game, the stream's backlog ends with the update of now
+        (an intent lost in the drop is simply decided again)."""
         self.away.back(seat)
         self.seats_changed()
-        game = self.game
-        if resuming and game is not None and self.state is TableState.PLAYING:
-            encoder = self.fanout.encoder(game, self.clock.deadline, self.out_of_turn.closes)
-            seat.log.append_update(self.fanout.update_of(game, seat.index, encoder))
+        if resuming and self.game is not None and self.state is TableState.PLAYING:
+            self.fanout.update_now(
+                seat.index, self.game, self.clock.deadline, self.out_of_turn.closes
+            )
             if self.journal is not None:
                 self.journal.seqs(self)
         self.wake()
@@ -502,9 +430,8 @@ class Table:
         self.spectators -= 1
 
     def detach(self, seat: Seat) -> None:
-        """A stream for ``seat`` closed; the seat is kept. When its last stream
-        closes during a game, the player is away: after the grace period a
-        stand-in bot plays for them until they are back."""
+        """A stream for ``seat`` closed; the seat is kept. Its last closed during
+        a game, the player is away (:class:`.away.Away`)."""
         self.away.gone(seat)
         if self.seats[seat.index] is seat:  # (else the seat was given up: the stream was stale)
             self.seats_changed()
@@ -516,34 +443,24 @@ class Table:
         self.out_of_turn.cancel()
 
     def shut_down(self, restarting: bool = False) -> None:
-        """The server is stopping: no more moves; intents held by an open
-        window are refused (``server_closing``); streams see ``closing`` and end.
-        ``restarting``: the server starts again on the same file and the game
-        goes on there (:mod:`.durable`): its deals stay secret; else the game
-        ends here and its seed and salt are sent."""
+        """The server is stopping: no more moves, held intents are refused,
+        streams see ``closing`` and end. ``restarting``: the game goes on in
+        the server started again on the same file (:mod:`.durable`), its deals
+        secret; else it ends here and its seed and salt are sent."""
         self.closing = True
         self.restarting = restarting
-        for intent in self.out_of_turn.held:
-            self.refuse(
-                intent.seat, "server_closing", "the server is shutting down", intent.action_id
-            )
+        self.out_of_turn.refuse_held("server_closing", "the server is shutting down")
         if self.state is TableState.PLAYING and not restarting:
-            self._reveal()  # the game ends here: its deals may be checked
+            self.fanout.reveal(self.deal)  # the game ends here: its deals may be checked
         self.close()
         self.wake()
 
-    def _reveal(self) -> None:
-        """The game is over: send its seed and salt to everyone at the table."""
-        if self.deal is not None:
-            self.fanout.to_everyone(self.deal)
-
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         """Append a refusal to ``seat``'s log, count it against the seat unless
-        it is blameless or a race lost (:meth:`.seats.Seat.lost_race`; the
-        refusal says so), and wake its streams (only theirs) and the watchers
-        in this process."""
+        blameless or a race lost (:meth:`.seats.Seat.lost_race`; the refusal
+        says so), and wake its streams (only theirs) and this process's watchers."""
         s = self.seats[seat]
-        race = s.lost_race(reason, self._version)
+        race = s.lost_race(reason, self.version)
         s.count_refusal(reason, message, len(self.history), race)
         self.fanout.refusal(seat, Refusal(reason, message, action_id, race))
         if self.journal is not None:
@@ -573,23 +490,15 @@ class Table:
         game = self.game
         assert game is not None
         game_over, round_over = game.is_game_over, game.is_round_over
-        self._version += 1
+        self.version += 1
         self.clock.changed(not round_over)
-        window = self.out_of_turn.opens(game, events)
-        closes = time.time() + self.window_ms / 1000 if window else 0.0
+        closes = self.out_of_turn.opens(game, events)  # (0.0: no window)
         self.fanout.events(events)
-        history = self.history
-        mistake = False  # the actor's own costly mistake: its update earns it nothing
         for e in events:
             if e.kind in RECEIVED_KINDS:
-                history.receive(int(e.kind), e.player, e.cards)
-            elif e.kind in SELF_PAID_KINDS:
-                mistake = actor >= 0
-        for seat in self.seats:
-            seat.earned_updates += 1
+                self.history.receive(int(e.kind), e.player, e.cards)
+        self.seats.earn(events, actor)
         self.bots.observe(events)  # the bots that learn
-        if mistake:
-            self.seats[actor].earned_updates -= 1
         movers = None
         if game_over or not self.out_of_turn.defer(closes):  # (else written at the judgement's end)
             movers = self.fanout.updates(game, self.clock.deadline, closes)
@@ -598,7 +507,7 @@ class Table:
         if game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
-            self._reveal()
+            self.fanout.reveal(self.deal)
             self.close()
         if movers is None or actor < 0 or round_over:
             self.wake()  # a table's own change, a window's, a round's end: everyone
@@ -609,23 +518,20 @@ class Table:
             if self.on_finish:
                 self.on_finish(self)
         elif round_over:
-            self.later(self.round_pause, self._next_round, self._version)
+            self.later(self.round_pause, self._next_round, self.version)
         else:
-            self.clock.start(self._version)
-            if window:
+            self.clock.start(self.version)
+            if closes:
                 opened = self.out_of_turn.open(game, closes)
                 self.later(self.window_ms / 1000, self._window_closed, opened)
             self.bots.schedule()
 
     def resume(self) -> None:
-        """A game restored from the server's file (:func:`.durable.restore`)
-        goes on from its last action: every seat's log gets the update of now,
-        the turn timer starts from now, the people (none connected yet) have
-        the away grace from now, and a bot to move moves."""
+        """A game restored from the server's file (:func:`.durable.restore`) goes
+        on: every log gets the update of now, the turn timer and the people's
+        away grace start now, and a bot to move moves."""
         self.state = TableState.PLAYING
-        for seat in self.seats:
-            if seat.bot is None and seat.connections == 0:
-                self.away.wait(seat)
+        self.away.start()
         self._publish([])
 
     def later(
@@ -637,7 +543,7 @@ class Table:
         return self.timers.later(delay, callback, *args)
 
     def _next_round(self, version: int) -> None:
-        if version == self._version and self.game and self.state is TableState.PLAYING:
+        if version == self.version and self.game and self.state is TableState.PLAYING:
             self._round_actions = 0
             self._publish(self.game.next_round())
 
@@ -646,27 +552,26 @@ class Table:
         game is still where it was (``version``). Inside an out-of-turn window
         it waits for the window's close instead."""
         game = self.game
-        if version != self._version or game is None or game.is_round_over:
+        if version != self.version or game is None or game.is_round_over:
             return
         if self.out_of_turn.timer_due():
             return
         self.act(game.current, default_action(game), source="timer")
 
     def _window_closed(self, window: Window) -> None:
-        """The timer of an out-of-turn window: judge what it holds
-        (:meth:`.outofturn.OutOfTurn.judge`) and write the updates of what took
-        effect, once. If nothing did, the turn timer (when it came due
-        meanwhile) or the bots act now, so the game never waits on a window."""
+        """An out-of-turn window's timer: judge it (:meth:`.outofturn.OutOfTurn.judge`),
+        then write the updates of what took effect, once; if nothing did, the
+        turn timer (come due meanwhile) or the bots act now."""
         if not self.out_of_turn.closed(window) or self.game is None or not self.playing:
             return
-        version = self._version
+        version = self.version
         due = self.out_of_turn.judge(window)
         if due is not None and self.state is TableState.PLAYING:
             self.fanout.updates(self.game, self.clock.deadline, due)
             if self.journal is not None:
                 self.journal.seqs(self)
             self.wake()
-        if self._version == version:
+        if self.version == version:
             if window.timer_due:
                 self.timeout(version)
             else:
