@@ -1,10 +1,12 @@
 """The seats of a table: who sits where, their secret seat tokens, the bots
-seated for good, the person's signs of life and the intents refused to each.
+seated for good, the person's signs of life, the intents refused to each
+and the updates each earned (what refills its message budget, kept by the
+service).
 
 A :class:`Seats` is the table's list of :class:`Seat` (indexable and
-iterable like a list). It knows nothing of the game: the table says when a
-seat may be taken (before the game) and what a seat's log holds
-(:mod:`.fanout`).
+iterable like a list). It knows nothing of the game's course: the table
+says when a seat may be taken (before the game), what a change's events
+were and what a seat's log holds (:mod:`.fanout`).
 """
 
 from __future__ import annotations

@@ -148,6 +148,7 @@ class Table:
         self.log_for = self.fanout.log_for  # a seat's log (-1: the spectators')
         self.spectator_log = self.fanout.spectator_log
         self.wait_for_change = self.fanout.wait_for_change
+        self.wake = self.fanout.notify  # every stream looks at the table's state
         self.seat_for_token = self.seats.for_token
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
@@ -469,10 +470,6 @@ class Table:
     def record(self) -> GameRecord:
         """This table's game, for storage (:func:`.lifecycle.game_record`)."""
         return game_record(self)
-
-    def wake(self) -> None:
-        """Wake every stream of the table to look at its state (no new message)."""
-        self.fanout.notify()
 
     def seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
