@@ -421,6 +421,8 @@ class Arena:
                 turn_seconds=settings.turn_seconds,
                 window_ms=default_window_ms(self.rules),
                 owner=ARENA_OWNER,
+                rematches=False,  # one game: its players are back in the queue after it
+                on_give_up=self.given_up,
             )
         except LobbyError as err:
             log_every(
@@ -438,9 +440,6 @@ class Arena:
         _shuffle(order)
         game = ArenaGame()
         tokens = []
-        table.rematches = False  # one game: its players are back in the queue after it
-        table.strict = True
-        table.on_give_up = self._given_up
         for entrant, seat in zip(group, order):
             # Counted apart from the name's seats at the lobby's tables: seats
             # held there under the name (by anyone) must not keep it from its
@@ -463,7 +462,7 @@ class Arena:
         log.debug("arena game %d: %s", self.played, ", ".join(e.standing.name for e in group))
         return True
 
-    def _given_up(self, table: Table, seat: int, why: str) -> None:
+    def given_up(self, table: Table, seat: int, why: str) -> None:
         """A seat of an arena game was given up by the server (it stalled or
         stayed away: ``why``): its entry leaves the queue (FAILED_PRECONDITION)
         until it enters again."""
@@ -594,10 +593,11 @@ class Arena:
         self._by_address[address] += 1
         loop.call_later(RESTORED_GRACE, self._forget_if_idle, entrant)
 
-    def adopt_game(self, table: Table, kept: dict[str, Any], rated: bool) -> None:
-        """``table``, restored from the server's file (:mod:`.restore`), is
-        the arena's game ``kept`` (its number, who holds each seat and their
-        addresses): strict again, its entrants (readmitted) playing it, rated
+    def adopt_game(self, table_id: str, kept: dict[str, Any], rated: bool) -> None:
+        """The table ``table_id``, restored from the server's file
+        (:mod:`.restore`, made strict with :meth:`given_up` told of a seat
+        given up), is the arena's game ``kept`` (its number, who holds each
+        seat and their addresses): its entrants (readmitted) playing it, rated
         at its end unless ``rated`` already."""
         game = ArenaGame(
             {int(s): k for s, k in kept["seated"].items()},
@@ -605,18 +605,15 @@ class Arena:
             rated,
         )
         number = kept["number"]
-        self.games[table.table_id] = game
+        self.games[table_id] = game
         self.played = max(self.played, number)
-        table.rematches = False
-        table.strict = True
-        table.on_give_up = self._given_up
         for seat, key in game.seated.items():
             entrant = self.entrants.get(key)
             if entrant is not None and entrant.assignment is None:
                 # (its token is only a hash here: its client has it)
-                entrant.assignment = Assignment(table.table_id, "", seat, number)
+                entrant.assignment = Assignment(table_id, "", seat, number)
         if self.journal is not None:
-            self.journal.arena_game(table.table_id, game.seated, game.addresses, number)
+            self.journal.arena_game(table_id, game.seated, game.addresses, number)
 
     def forget_game(self, table_id: str) -> None:
         """The arena game at ``table_id`` could not be restored (:mod:`.restore`):

@@ -6,36 +6,53 @@ status shows them away meanwhile (server/RULES.md, "Leaving and coming back").
 
 from __future__ import annotations
 
-import logging
+import asyncio
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from unoplay.game.bots import make_bot
-from unoplay.game.messages import TableState
+from .seats import Seat, Seats
 
-from .seats import Seat
 
-if TYPE_CHECKING:
-    from .table import Table
+class AwayTable(Protocol):
+    """What :class:`Away` needs of its table (a :class:`.table.Table`)."""
 
-log = logging.getLogger("unoplay.table")
+    @property
+    def playing(self) -> bool:
+        """True while a game is in progress and the server is not stopping."""
+        ...
+
+    def later(
+        self, delay: float, callback: Callable[..., None], *args: Any
+    ) -> asyncio.TimerHandle | None:
+        """Call ``callback(*args)`` in ``delay`` seconds (None: not at all)."""
+        ...
+
+    def grace_over(self, index: int) -> None:
+        """The person of seat ``index`` stayed away past the grace."""
+        ...
 
 
 class Away:
-    """The streams of a table's people, and the stand-ins of those away. It
-    changes the seats' connection counts and stand-ins, and tells the table
-    (:meth:`.table.Table.seats_changed`); the stand-in's turn is the bots'
-    (:class:`.botturns.BotTurns`)."""
+    """The streams of a table's people and the grace of those away. It
+    changes the seats' connection counts, signs of life and stand-ins (a
+    person back stops theirs); when a grace runs out with its person still
+    away, the table is told (:meth:`AwayTable.grace_over`). What it keeps is
+    each seat's count of returns, so that a grace timer set before a return
+    does nothing."""
 
-    def __init__(self, table: Table) -> None:
-        """The away players of ``table``."""
+    def __init__(self, seats: Seats, grace: float, table: AwayTable) -> None:
+        """The people of ``seats``, each given ``grace`` seconds to come back."""
+        self.seats = seats
+        self.grace = grace
         self.table = table
+        self._returns = [0] * len(seats)  # by seat: bumps when its person comes back
 
     def back(self, seat: Seat) -> None:
         """A stream of ``seat`` opened: its person is here, a stand-in stops
         (its pending turn, if any, finds no player and does nothing)."""
         seat.connections += 1
-        seat.away_epoch += 1
+        self._returns[seat.index] += 1
         seat.last_seen = time.monotonic()
         seat.stand_in = None
 
@@ -44,36 +61,32 @@ class Away:
         the grace period starts."""
         seat.connections -= 1
         seat.last_seen = time.monotonic()
-        table = self.table
-        if table.seats[seat.index] is not seat:
+        if self.seats[seat.index] is not seat:
             return  # the seat was given up before the game; the stream was stale
-        if seat.connections == 0 and seat.bot is None and table.state is TableState.PLAYING:
+        if seat.connections == 0 and seat.bot is None and self.table.playing:
             self.wait(seat)
+
+    def start(self) -> None:
+        """A game starts (or goes on, restored): every person with no stream
+        open is away, from now."""
+        for seat in self.seats:
+            if seat.bot is None and seat.connections == 0:
+                self.wait(seat)
 
     def wait(self, seat: Seat) -> None:
         """Give the person of ``seat`` the away grace to come back."""
-        self.table.later(self.table.away_grace, self._timeout, seat.index, seat.away_epoch)
+        index = seat.index
+        self.table.later(self.grace, self._timeout, index, self._returns[index])
 
-    def _timeout(self, index: int, epoch: int) -> None:
-        """The grace is over: unless its person came back meanwhile (``epoch``),
-        a stand-in plays the seat."""
-        table = self.table
-        seat = table.seats[index]
+    def _timeout(self, index: int, returns: int) -> None:
+        """The grace is over: unless its person came back meanwhile
+        (``returns``), the table is told."""
+        seat = self.seats[index]
         if (
-            epoch != seat.away_epoch
+            returns != self._returns[index]
             or seat.connections
             or seat.player is not None
-            or table.state is not TableState.PLAYING
-            or table.closing
+            or not self.table.playing
         ):
             return
-        if table.strict:  # an arena's seat: given up, not kept for their return
-            table.give_up(index, f"away past the grace of {table.away_grace:g}s")
-            return
-        limits = table.limits
-        seat.stand_in = make_bot(limits.stand_in, rules=table.rules, max_ms=limits.bot_ms)
-        log.info("table %s: seat %d is away; a bot plays for them", table.table_id, index)
-        table.seats_changed()
-        game = table.game
-        if game is not None and game.legal_actions(index):
-            table.bots.schedule_one(index)
+        self.table.grace_over(index)

@@ -14,18 +14,17 @@ import asyncio
 import logging
 import weakref
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from unoplay.game.actions import ACCEPT, DRAW, KEEP, Action, choose_colour
 from unoplay.game.cards import COLOUR
 from unoplay.game.engine import GameState
-from unoplay.game.events import Event
+from unoplay.game.events import Event, visible
 from unoplay.game.view import Phase
 
-if TYPE_CHECKING:
-    from .table import Table
+from .seats import Seats
 
 log = logging.getLogger("unoplay.table")
 
@@ -45,41 +44,77 @@ def default_action(game: GameState) -> Action:
     return choose_colour(counts.index(max(counts)))
 
 
+class BotTable(Protocol):
+    """What :class:`BotTurns` reads of its table and acts through (a
+    :class:`.table.Table`)."""
+
+    @property
+    def game(self) -> GameState | None:
+        """The game being played (None: not yet)."""
+        ...
+
+    @property
+    def version(self) -> int:
+        """Bumps on every change of the game."""
+        ...
+
+    @property
+    def closing(self) -> bool:
+        """True once the server is stopping."""
+        ...
+
+    def later(
+        self, delay: float, callback: Callable[..., None], *args: Any
+    ) -> asyncio.TimerHandle | None:
+        """Call ``callback(*args)`` in ``delay`` seconds (None: not at all)."""
+        ...
+
+    def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
+        """Take an intent of ``seat``; False if it was refused now."""
+        ...
+
+
 class BotTurns:
     """The turns of the bots playing a table's seats. It reads the table's
-    game, seats and version, and acts through :meth:`.table.Table.act` like
-    any player; what it keeps is the searches under way."""
+    game and version, and acts through :meth:`BotTable.act` like any
+    player; what it keeps is the searches under way."""
 
-    def __init__(self, table: Table) -> None:
-        """The bots' turns at ``table``."""
+    def __init__(self, table: BotTable, seats: Seats, delay: float, table_id: str) -> None:
+        """The turns of the bots at ``seats`` of ``table`` (``table_id``, for
+        the log), each after ``delay`` seconds."""
         self.table = table
+        self.seats = seats
+        self.delay = delay
+        self.table_id = table_id
         #: seat -> (its bot, the events it saw since) while that bot searches
         self.searching: dict[int, tuple[Any, list[Event]]] = {}
 
     def schedule(self) -> None:
         """Give every bot that may act now its turn, after the bot delay."""
-        table = self.table
-        game = table.game
-        if game is None:
-            return
-        for seat in table.seats:
-            if seat.player is not None and game.legal_actions(seat.index):
+        for seat in self.seats:
+            if seat.player is not None:
                 self.schedule_one(seat.index)
 
     def schedule_one(self, seat: int) -> None:
-        """Give the bot of ``seat`` its turn after the bot delay."""
-        table = self.table
-        table.later(table.bot_delay, self.turn, seat, table.version)
+        """Give the bot of ``seat`` its turn after the bot delay, if it may act now."""
+        game = self.table.game
+        if game is not None and game.legal_actions(seat):
+            self.table.later(self.delay, self.turn, seat, self.table.version)
 
-    def observe(self, seat: int, player: Any, seen: Sequence[Event]) -> None:
-        """``seen``, what ``seat`` saw of a change, for its bot ``player`` that
-        learns from it: now, or after its answer while it searches (a bot's
-        state is never touched by two threads)."""
-        searching = self.searching.get(seat)
-        if searching is not None and searching[0] is player:
-            searching[1].extend(seen)
-        else:
-            player.observe(seen)
+    def observe(self, events: list[Event]) -> None:
+        """What each seat saw of a change's ``events``, for its bot that learns
+        from it (``observes``): now, or after its answer while it searches (a
+        bot's state is never touched by two threads)."""
+        for seat in self.seats:
+            player = seat.player
+            if player is None or not getattr(player, "observes", False):
+                continue
+            seen = visible(events, seat.index)
+            searching = self.searching.get(seat.index)
+            if searching is not None and searching[0] is player:
+                searching[1].extend(seen)
+            else:
+                player.observe(seen)
 
     def turn(self, seat: int, version: int) -> None:
         """A server-side bot's (or stand-in's) turn, if the game is still where
@@ -89,8 +124,7 @@ class BotTurns:
         legal = self._legal(seat, version)
         if legal is None:
             return
-        table = self.table
-        game, bot = table.game, table.seats[seat].player
+        game, bot = self.table.game, self.seats[seat].player
         assert game is not None  # (_legal checked)
         if getattr(bot, "budgeted", False):
             SearchQueue.of_loop().add(self.search, seat, version)
@@ -104,7 +138,7 @@ class BotTurns:
         game = table.game
         if version != table.version or game is None or game.is_round_over or table.closing:
             return None
-        if table.seats[seat].player is None:
+        if self.seats[seat].player is None:
             return None
         return game.legal_actions(seat) or None
 
@@ -116,10 +150,9 @@ class BotTurns:
         legal = self._legal(seat, version)
         if legal is None:
             return None
-        table = self.table
-        game = table.game
+        game = self.table.game
         assert game is not None
-        bot = table.seats[seat].player
+        bot = self.seats[seat].player
         self.searching[seat] = (bot, [])
         loop = asyncio.get_running_loop()
         release = loop.time() + (getattr(bot, "time_ms", None) or 0) / 1000
@@ -145,7 +178,7 @@ class BotTurns:
         if error is not None:
             log.error(
                 "table %s seat %d: the bot failed to decide",
-                self.table.table_id,
+                self.table_id,
                 seat,
                 exc_info=error,
             )
@@ -164,7 +197,7 @@ class BotTurns:
         failed) decision on its turn plays the turn timer's move instead."""
         table = self.table
         game = table.game
-        s = table.seats[seat]
+        s = self.seats[seat]
         if version != table.version or game is None or table.closing or s.player is not bot:
             return
         if action is None and not failed:

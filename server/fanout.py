@@ -31,7 +31,7 @@ from unoplay.game.actions import NONE, Action
 from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, visible
-from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged
+from unoplay.game.messages import Message, Refusal, SeatInfo, SeatsChanged, TableInfo, Welcome
 from unoplay.wire import UpdateEncoder, event_body, seat_list_bytes, seat_list_pb
 
 from .limits import Limits
@@ -138,12 +138,25 @@ class Fanout:
         if first is not None:
             seat.log.append(first)
 
+    def welcome(self, info: TableInfo, commitment: str) -> None:
+        """A game starts: every seat's log and the spectators' get the table's
+        ``info`` and the deal's ``commitment`` (a Welcome of their own)."""
+        for seat in self.seats:
+            seat.log.append(Welcome(seat.index, info, commitment))
+        self.spectator_log.append(Welcome(-1, info, commitment))
+
     def to_everyone(self, message: Message) -> None:
         """Append ``message`` to every seat's log that has one and the spectators'."""
         for seat in self.seats:
             if seat.log:
                 seat.log.append(message)
         self.spectator_log.append(message)
+
+    def reveal(self, deal: DealReveal | None) -> None:
+        """The game is over: its ``deal``'s seed and salt to everyone at the
+        table, so that its deals may be checked (nothing for no deal)."""
+        if deal is not None:
+            self.to_everyone(deal)
 
     def unwatched(self) -> None:
         """Keep no spectators' log until a spectator stream opens
@@ -169,9 +182,16 @@ class Fanout:
             return
         log.keep(self.limits.log_messages, self.limits.log_bytes)
         if game is not None:
-            log.append_update(self.update_of(game, -1, self.encoder(game, deadline, closes)))
+            self.update_now(-1, game, deadline, closes)
         if reveal is not None:
             log.append(reveal)
+
+    def update_now(self, seat: int, game: GameState, deadline: float, closes: float) -> None:
+        """Append ``seat``'s update of ``game`` now to its log (-1: the
+        spectators'), ``deadline`` and ``closes`` as :meth:`updates`: a stream
+        resumed, or watched again, ends its backlog with the view of now."""
+        encoder = self.encoder(game, deadline, closes)
+        self.log_for(seat).append_update(self.update_of(game, seat, encoder))
 
     def events(self, events: Sequence[Event]) -> None:
         """Append each of ``events`` to the logs of those who may see it

@@ -249,8 +249,11 @@ class Lobby:
         seed: str | None = None,
         max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
         owner: str = "",
+        rematches: bool = True,
+        on_give_up: Callable[[Table, int, str], None] | None = None,
     ) -> Table:
-        """Create a table (see :class:`Table` for the settings; ``away_grace``
+        """Create a table (see :class:`Table` for the settings, ``rematches``
+        and ``on_give_up`` an arena's; ``away_grace``
         None is :data:`DEFAULT_AWAY_GRACE`; ``window_ms`` here defaults to 0, no
         window: the gRPC service passes :func:`default_window_ms` when the
         request names none; ``seed`` makes a seeded table; ``owner`` is who
@@ -292,10 +295,12 @@ class Lobby:
             seed=seed,
             max_round_actions=max_round_actions,
             limits=self.limits,
+            owner=owner,
+            rematches=rematches,
+            on_start=self._started,
+            on_seats=self._recount,
+            on_give_up=on_give_up,
         )
-        table.owner = owner
-        table.on_start = self._started
-        table.on_seats = self._recount
         self.tables[table_id] = self._waiting[table_id] = table
         if owner:
             self._waiting_owned[owner] += 1
@@ -319,11 +324,17 @@ class Lobby:
         with its id and settings: not yet listed (:meth:`restored` lists it
         once its seats and game are back)."""
         table = Table(
-            table_id, title, seats, rules, on_finish=self._finished, limits=self.limits, **settings
+            table_id,
+            title,
+            seats,
+            rules,
+            on_finish=self._finished,
+            limits=self.limits,
+            owner=owner,
+            on_start=self._started,
+            on_seats=self._recount,
+            **settings,
         )
-        table.owner = owner
-        table.on_start = self._started
-        table.on_seats = self._recount
         number = table_id[1:].split("-", 1)[0]
         if number.isdigit() and int(number) >= self._next_id:
             self._next_id = int(number) + 1

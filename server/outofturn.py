@@ -7,32 +7,45 @@ packet does not win.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import time
+from collections.abc import Callable, Sequence
 
-from unoplay.game.actions import ActionKind
+from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import RANK, Rank
+from unoplay.game.engine import GameState
 from unoplay.game.errors import Reason
 from unoplay.game.events import Event, EventKind
-from unoplay.game.messages import TableState
 
+from .seats import Seats
 from .window import JUMP_PHASES, TURN_KINDS, HeldIntent, Window, resolve
 
-if TYPE_CHECKING:
-    from .table import Table
+#: Takes an intent as if it arrived now: ``(seat, action, action_id, source)``,
+#: True if it was applied (or held again), False if refused.
+Act = Callable[[int, Action, int, str], bool]
+#: Refuses an intent: ``(seat, reason, message, action_id)``.
+Refuse = Callable[[int, str, str, int], None]
 
 
 class OutOfTurn:
-    """Opens, holds and judges a table's out-of-turn windows. It reads the
-    table's game and acts through :meth:`.table.Table.act` and its refusals;
-    what it keeps is the open window and the updates its judgement owes."""
+    """Opens, holds and judges a table's out-of-turn windows. It is given the
+    game when a window opens, and judges through the table's ``act`` and
+    ``refuse``; what it keeps is the open window and, while judging, when
+    the updates of the judgement are due."""
 
-    def __init__(self, table: Table) -> None:
-        """The windows of ``table`` (``table.window_ms`` long; 0: none)."""
-        self.table = table
+    def __init__(
+        self, window_ms: int, jump_in: bool, seats: Seats, act: Act, refuse: Refuse
+    ) -> None:
+        """The windows of a table with ``window_ms`` (0: none) and the rules'
+        ``jump_in``; ``seats`` name the players in refusals; held intents are
+        taken with ``act`` and refused with ``refuse``."""
+        self.window_ms = window_ms
+        self.jump_in = jump_in
+        self.seats = seats
+        self.act = act
+        self.refuse = refuse
         self.window: Window | None = None  #: the open window
         self.judging = False  #: judging a window: updates wait for its end
-        self.updates_due: float | None = None  #: (the window close they will carry)
+        self._updates_due: float | None = None  # (the window close they will carry)
 
     @property
     def held(self) -> tuple[HeldIntent, ...]:
@@ -44,36 +57,32 @@ class OutOfTurn:
         """When the open window closes (Unix seconds; 0.0: no window)."""
         return self.window.closes if self.window is not None else 0.0
 
-    def opens(self, events: Sequence[Event]) -> bool:
-        """Does the change that made ``events`` open a window? Yes after a play
-        that leaves its player catchable, or, under ``jump_in``, after any play
-        of a card that has a twin (every card but a 0) while the round goes
-        on. Never with ``window_ms`` 0."""
-        table = self.table
-        game = table.game
-        if not table.window_ms or game is None or game.is_round_over:
-            return False
+    def opens(self, game: GameState, events: Sequence[Event]) -> float:
+        """When the window the change of ``game`` that made ``events`` opens
+        closes (Unix seconds, ``window_ms`` from now), or 0.0 for none. A play
+        opens one when it leaves its player catchable, or, under ``jump_in``,
+        any play of a card that has a twin (every card but a 0) while the
+        round goes on. None ever with ``window_ms`` 0."""
+        if not self.window_ms or game.is_round_over:
+            return 0.0
         if not any(e.kind == EventKind.PLAYED for e in events):
+            return 0.0
+        jump = self.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
+        return time.time() + self.window_ms / 1000 if game.catchable >= 0 or jump else 0.0
+
+    def open(self, game: GameState, closes: float) -> Window:
+        """Open a window on ``game`` that closes at ``closes`` (Unix seconds);
+        the table calls :meth:`closed` with it ``window_ms`` later."""
+        self.window = Window(turn=game.current, closes=closes, catchable=game.catchable)
+        return self.window
+
+    def hold(self, intent: HeldIntent) -> bool:
+        """Keep ``intent`` for the open window's close: True, or False when no
+        window is open (the table takes it now)."""
+        if self.window is None:
             return False
-        if game.catchable >= 0:
-            return True
-        return (
-            table.rules.jump_in and game.phase in JUMP_PHASES and RANK[game.top_card] != Rank.ZERO
-        )
-
-    def open(self, closes: float) -> None:
-        """Open a window that closes at ``closes`` (Unix seconds)."""
-        game = self.table.game
-        assert game is not None
-        window = Window(turn=game.current, closes=closes, catchable=game.catchable)
-        self.window = window
-        self.table.later(self.table.window_ms / 1000, self._close, window)
-
-    def hold(self, intent: HeldIntent) -> None:
-        """Keep ``intent`` for the open window's close."""
-        assert self.window is not None
         self.window.held.append(intent)
-        self.table.wake()
+        return True
 
     def timer_due(self) -> bool:
         """The turn timer came due: True if a window is open (its close plays
@@ -87,48 +96,55 @@ class OutOfTurn:
         """Forget the open window (the table closes)."""
         self.window = None
 
-    def _close(self, window: Window) -> None:
-        """The window timer: judge what ``window`` holds. If nothing took effect,
-        the turn timer (when it came due meanwhile) or the bots act now, so the
-        game never waits on a window."""
-        if window is not self.window:
-            return  # the table closed meanwhile
-        self.window = None
-        table = self.table
-        if table.game is None or table.state is not TableState.PLAYING or table.closing:
-            return
-        version = table.version
-        self._resolve(window)
-        if table.version == version:
-            if window.timer_due:
-                table.timeout(version)
-            else:
-                table.bots.schedule()  # a bot whose held intent was refused decides again
+    def refuse_held(self, reason: str, message: str) -> None:
+        """Refuse every intent the open window holds, for ``reason`` (the
+        server is stopping); it is closed when the table closes."""
+        for intent in self.held:
+            self.refuse(intent.seat, reason, message, intent.action_id)
 
-    def _resolve(self, window: Window) -> None:
+    def closed(self, window: Window) -> bool:
+        """The window timer of ``window`` ran: True if it was the open window
+        (now closed, to be judged), False if the table closed meanwhile."""
+        if window is not self.window:
+            return False
+        self.window = None
+        return True
+
+    def defer(self, closes: float) -> bool:
+        """A change while a window is judged: True, and the updates of now
+        wait for the judgement's end (after its refusals, so that no refusal
+        arrives after an update that supersedes it), carrying ``closes``;
+        False when no window is judged (the table writes them now)."""
+        if self.judging:
+            self._updates_due = closes
+        return self.judging
+
+    def judge(self, window: Window) -> float | None:
         """Judge what ``window`` holds (:func:`.window.resolve`): by the engine,
-        through :meth:`_take`, in the window's order. The updates of what took
-        effect are written once, at the end: after every refusal of the
-        window, so no refusal arrives after an update that supersedes it."""
+        through ``act``, in the window's order. Returns the window close the
+        updates of what took effect carry (the table writes them once, at the
+        end: after every refusal of the window), or None when nothing did."""
         self.judging = True
         try:
-            resolve(window, self._take, self._refuse, self.table.name_of)
+            resolve(window, self._take, self._refuse, self.name_of)
         finally:
             self.judging = False
-            closes, self.updates_due = self.updates_due, None
-            if closes is not None:
-                self.table.send_updates(closes)
+            due, self._updates_due = self._updates_due, None
+        return due
+
+    def name_of(self, seat: int) -> str:
+        """The name of whoever sits at ``seat``, for messages."""
+        return self.seats[seat].name or f"player {seat}"
 
     def _take(self, intent: HeldIntent) -> bool:
         """Take a held intent as if it arrived now (held again if a new window
         opened meanwhile, refusals too, so that answers keep the order intents
-        were sent in). Returns :meth:`.table.Table.act`'s answer."""
-        table = self.table
+        were sent in). Returns ``act``'s answer."""
         if self.window is not None:  # held again for the new window, as first sent
             self.hold(intent)
             return True
         if intent.action is None:
-            table.refuse_intent(intent.seat, *intent.refusal, intent.action_id)
+            self.refuse(intent.seat, *intent.refusal, intent.action_id)
             return False
         if (
             intent.action.kind in TURN_KINDS
@@ -138,10 +154,10 @@ class OutOfTurn:
             self._refuse(
                 intent,
                 Reason.NOT_YOUR_TURN,
-                f"it was {table.name_of(intent.turn)}'s turn when this arrived",
+                f"it was {self.name_of(intent.turn)}'s turn when this arrived",
             )
             return False
-        return table.act(intent.seat, intent.action, intent.action_id, intent.source)
+        return self.act(intent.seat, intent.action, intent.action_id, intent.source)
 
     def _refuse(self, intent: HeldIntent, reason: str, message: str) -> None:
-        self.table.refuse(intent.seat, str(reason), message, intent.action_id)
+        self.refuse(intent.seat, str(reason), message, intent.action_id)

@@ -123,6 +123,7 @@ def _restore_one(
         log.info("table %s finished %.0f s ago: not restored", table_id, time.time() - finished_at)
         return None
     rules = RuleSet.from_dict(settings["rules"])
+    in_arena = arena is not None and arena_game is not None and arena_game[0] is not None
     table = lobby.adopt(
         table_id,
         settings["title"],
@@ -136,9 +137,9 @@ def _restore_one(
         seed=settings["seed"],
         max_round_actions=settings["max_round_actions"],
         owner=settings["owner"],
+        rematches=settings.get("rematches", True),
+        on_give_up=arena.given_up if arena is not None and in_arena else None,
     )
-    table.strict = settings.get("strict", False)
-    table.rematches = settings.get("rematches", True)
     _restore_seats(table, rules, seat_rows, seqs)
     if game_row is None:
         for seat in table.seats:
@@ -152,7 +153,7 @@ def _restore_one(
     for s in votes:
         table.rematch.vote(s)
     if arena is not None and arena_game is not None and arena_game[0] is not None:
-        arena.adopt_game(table, arena_game[0], rated=arena_game[1])
+        arena.adopt_game(table.table_id, arena_game[0], rated=arena_game[1])
     table.finished_at = finished_at
     if finished_at and not game.is_game_over:
         raise ValueError("its game was stored as over, but the replay does not end it")

@@ -1,10 +1,12 @@
 """The seats of a table: who sits where, their secret seat tokens, the bots
-seated for good, the person's signs of life and the intents refused to each.
+seated for good, the person's signs of life, the intents refused to each
+and the updates each earned (what refills its message budget, kept by the
+service).
 
 A :class:`Seats` is the table's list of :class:`Seat` (indexable and
-iterable like a list). It knows nothing of the game: the table says when a
-seat may be taken (before the game) and what a seat's log holds
-(:mod:`.fanout`).
+iterable like a list). It knows nothing of the game's course: the table
+says when a seat may be taken (before the game), what a change's events
+were and what a seat's log holds (:mod:`.fanout`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo
 
 from .names import invisible
@@ -63,6 +66,11 @@ NEVER_RACES = frozenset(
 RACE_REASONS = WINDOW_RACES | frozenset(
     {"round_over", "catch_too_late", "already_called", "not_one_card"}
 )
+
+
+#: Events of a seat's own costly mistake: the update after one earns its
+#: message budget nothing (proto/README.md, section 4, the intent budget).
+SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
 
 
 class LobbyError(Exception):
@@ -126,9 +134,10 @@ def clean_name(name: str) -> str:
     return name
 
 
-@dataclass
+@dataclass(eq=False)
 class Seat:
-    """One seat: who sits there and the log of messages sent to it."""
+    """One seat: who sits there and the log of messages sent to it. Seats are
+    compared (and hashed) by identity: a seat taken again is a new one."""
 
     index: int
     name: str = ""
@@ -143,12 +152,6 @@ class Seat:
     # except the one after its own costly mistake (a false UNO call, a wrong
     # play under wrong_play_penalty), or such moves could fund themselves.
     earned_updates: int = 0
-    # The seat's message budget and join budget (limits.TokenBucket), made by the
-    # service on first use: shared by all its streams, so reconnecting earns nothing.
-    budget: Any = None
-    credited: int = 0  # earned_updates already credited to ``budget``
-    joins: Any = None
-    away_epoch: int = 0  # bumps when the person comes back: stale away timers check it
     #: This game's refused intents of the seat's own making (not blameless,
     #: not races: :meth:`count_refusal`); of them, those since the last action
     #: applied at the table (``refused_in_row``; ``refused_at``: the actions
@@ -254,6 +257,22 @@ class Seats(list[Seat]):
     def infos(self) -> tuple[SeatInfo, ...]:
         """Every seat's public status."""
         return tuple(s.info() for s in self)
+
+    def new_game(self) -> None:
+        """A new game: no refusal counted yet, no stand-in playing."""
+        for seat in self:
+            seat.forget_refusals()
+            seat.stand_in = None
+
+    def earn(self, events: list[Event], actor: int) -> None:
+        """A change made ``events`` (``actor``: the seat whose intent caused
+        it, -1 for the table): the update every seat is sent earns it one
+        (:attr:`Seat.earned_updates`), but the actor's after its own costly
+        mistake (:data:`SELF_PAID_KINDS`)."""
+        for seat in self:
+            seat.earned_updates += 1
+        if actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events):
+            self[actor].earned_updates -= 1
 
     def free(self, wanted: int | None) -> Seat:
         """Seat ``wanted``, or the first free one (None). Raises LobbyError:

@@ -22,6 +22,7 @@ import asyncio
 import inspect
 import logging
 import time
+import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -431,6 +432,17 @@ class _Stream:
     details: str = ""
 
 
+@dataclass
+class _Budgets:
+    """A seat's join budget and message budget, made on first use and shared
+    by all its streams, so reconnecting earns nothing."""
+
+    joins: TokenBucket | None = None
+    messages: TokenBucket | None = None
+    #: the seat's ``earned_updates`` already credited to ``messages``
+    credited: int = 0
+
+
 class ArenaServicer(as_grpc.ArenaServiceServicer):
     """The arena's rpcs (arena_service.proto): the Enter stream of a name's
     seat assignments, and the standings."""
@@ -511,6 +523,8 @@ class GameServicer(gs_grpc.GameServiceServicer):
         #: over: Server.stop lets them finish before grpc's stop, which would
         #: cancel an aborted one still ending (grpc/grpc#37239)
         self.streams: set[asyncio.Task[Any]] = set()
+        #: each seat's budgets, as long as the seat is kept
+        self._budgets: weakref.WeakKeyDictionary[Seat, _Budgets] = weakref.WeakKeyDictionary()
 
     def _opened(self) -> None:
         """Note the running rpc task as an open stream until it is done."""
@@ -578,9 +592,10 @@ class GameServicer(gs_grpc.GameServiceServicer):
                     f"a seat may have {limits.max_streams_per_seat} open streams",
                 )
             now = asyncio.get_running_loop().time()
-            if seat.joins is None:
-                seat.joins = TokenBucket(limits.joins_per_second, limits.join_burst, now)
-            if not seat.joins.take(now):
+            budgets = self._budgets.setdefault(seat, _Budgets())
+            if budgets.joins is None:
+                budgets.joins = TokenBucket(limits.joins_per_second, limits.join_burst, now)
+            if not budgets.joins.take(now):
                 raise LobbyError(
                     "resource_exhausted",
                     "this seat reconnects too often: wait a second and try again",
@@ -590,7 +605,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         stream = _Stream()
 
         def stop() -> bool:
-            if stream.code is None and not table.holds(seat, token):
+            if stream.code is None and not table.seats.holds(seat, token):
                 stream.code = grpc.StatusCode.UNAUTHENTICATED
                 stream.details = "the seat was given up; its token is no longer valid"
             return stream.code is not None
@@ -600,7 +615,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             snapshot = snapshot_bytes(table, seat.index)
             reader = asyncio.create_task(
-                self._read_intents(request_iterator, table, seat, token, stream)
+                self._read_intents(request_iterator, table, seat, budgets, token, stream)
             )
             reader.add_done_callback(_consume)
             try:
@@ -622,6 +637,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         requests: AsyncIterator[gs.PlayRequest | _Undecodable],
         table: Table,
         seat: Seat,
+        budgets: _Budgets,
         token: str,
         stream: _Stream,
     ) -> None:
@@ -631,16 +647,18 @@ class GameServicer(gs_grpc.GameServiceServicer):
         (INVALID_ARGUMENT)."""
         limits = self.lobby.limits
         loop = asyncio.get_running_loop()
-        if seat.budget is None:
-            seat.budget = TokenBucket(limits.intents_per_second, limits.intent_burst, loop.time())
-            seat.credited = seat.earned_updates
+        if budgets.messages is None:
+            budgets.messages = TokenBucket(
+                limits.intents_per_second, limits.intent_burst, loop.time()
+            )
+            budgets.credited = seat.earned_updates
         async for request in requests:
             if isinstance(request, _Undecodable):
                 _undecodable_log.warn("undecodable message on a stream of table %s", table.table_id)
                 stream.code, stream.details = grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE
                 table.wake()
                 return
-            if not self._take_intent(request, table, seat, token, stream, loop.time()):
+            if not self._take_intent(request, table, seat, budgets, token, stream, loop.time()):
                 return
 
     def _take_intent(
@@ -648,6 +666,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         request: gs.PlayRequest,
         table: Table,
         seat: Seat,
+        budgets: _Budgets,
         token: str,
         stream: _Stream,
         now: float,
@@ -655,11 +674,11 @@ class GameServicer(gs_grpc.GameServiceServicer):
         """Charge one message to the seat's budget and apply it; False when the
         stream must end (over budget, seat given up, server closing)."""
         limits = self.lobby.limits
-        bucket, index = seat.budget, seat.index
+        bucket, index = budgets.messages, seat.index
         assert bucket is not None
-        if seat.earned_updates != seat.credited:
-            bucket.credit((seat.earned_updates - seat.credited) * limits.intents_per_update)
-            seat.credited = seat.earned_updates
+        if seat.earned_updates != budgets.credited:
+            bucket.credit((seat.earned_updates - budgets.credited) * limits.intents_per_update)
+            budgets.credited = seat.earned_updates
         if not bucket.take(now):
             stream.code = grpc.StatusCode.RESOURCE_EXHAUSTED
             stream.details = (
@@ -669,7 +688,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
             log.info("table %s seat %d: stream over its message budget", table.table_id, index)
             table.wake()
             return False
-        if not table.holds(seat, token) or table.closing:
+        if not table.seats.holds(seat, token) or table.closing:
             table.wake()
             return False
         try:
@@ -721,7 +740,6 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 )
         except LobbyError as err:
             await _abort(context, err)
-        table.spectators += 1
         table.watched()
         try:
             try:
@@ -734,7 +752,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
             if table.closing and table.state is not TableState.FINISHED:
                 await context.abort(grpc.StatusCode.UNAVAILABLE, _stopping(table))
         finally:
-            table.spectators -= 1
+            table.unwatched()
 
 
 def _stopping(table: Table) -> str:

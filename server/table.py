@@ -1,16 +1,17 @@
 """A table: the coordinator of one game's table. It owns the
 :class:`~.engine.GameState`, routes every request to the collaborator that
-holds its concern, and decides when (start, rounds, the end):
+holds its concern, giving each what it needs (values, callbacks or a small
+Protocol; never the table), publishes what they did, and decides when
+(start, rounds, the end). The collaborators:
 
 * :mod:`.seats`: who sits where, seat tokens, refusals counted per seat;
-* :mod:`.away`: players away, their grace period and stand-in bots;
+* :mod:`.away`: players away and their grace period;
 * :mod:`.fanout`: the per-seat and spectator logs, and who is woken when;
-* :mod:`.outofturn` (with :mod:`.window`): holding and judging intents in an
-  out-of-turn window, so that the fastest packet does not win (RULES.md,
-  "Out-of-turn window (server)");
+* :mod:`.outofturn` (with :mod:`.window`): intents held in an out-of-turn
+  window and judged at its close (RULES.md, "Out-of-turn window (server)");
 * :mod:`.botturns`: server bots' turns and the search queue's thread;
-* :mod:`.lifecycle`: dealing a game, rematch votes, the game's record;
-* :mod:`.timers` and :mod:`.history`: pending timers; every action applied.
+* :mod:`.lifecycle`: dealing a game, caps, rematch votes, the game's record;
+* :mod:`.timers` and :mod:`.history`: timers, the turn clock; every action.
 
 It knows nothing of gRPC (the service converts the logs to the wire) and
 runs on one asyncio event loop: every method is called from that loop.
@@ -21,22 +22,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import Any
 
 from unoplay.game.actions import Action
 from unoplay.game.bots import make_bot
-from unoplay.game.deals import RECEIVED_KINDS, DealReveal, game_seed
+from unoplay.game.deals import RECEIVED_KINDS, DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
-from unoplay.game.events import Event, EventKind, visible
-from unoplay.game.messages import (
-    Refusal,
-    SeatInfo,
-    TableInfo,
-    TableState,
-    Welcome,
-)
+from unoplay.game.events import Event, EventKind
+from unoplay.game.messages import Refusal, TableInfo, TableState, Welcome
 from unoplay.game.rules import RuleSet
 from unoplay.wire import action_from_id
 
@@ -44,7 +39,7 @@ from .away import Away
 from .botturns import BotTurns, default_action
 from .fanout import Fanout
 from .history import History
-from .lifecycle import Rematch, deal_game, game_record
+from .lifecycle import Journal, Rematch, capped, deal_game, game_record
 from .limits import Limits
 from .outofturn import OutOfTurn
 from .seats import LobbyError, Seat, Seats, clean_text
@@ -56,22 +51,14 @@ from .settings import (
     check_settings,
 )
 from .storage import GameRecord
-
-if TYPE_CHECKING:
-    from .durable import Journal
-from .streamlog import StreamLog
-from .timers import Timers
-from .window import HeldIntent
+from .timers import Timers, TurnClock
+from .window import HeldIntent, Window
 
 log = logging.getLogger("unoplay.table")
 
 #: At a strict table (an arena's): the moves in a row the clock may make for a
 #: seat before the seat is given up (RULES.md, "The arena": No seat that stalls).
 STALL_MOVES = 2
-
-#: Events of a seat's own costly mistake: the update after one earns its
-#: message budget nothing (proto/README.md, section 4, the intent budget).
-SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
 
 
 class Table:
@@ -92,22 +79,36 @@ class Table:
         seed: str | None = None,
         max_round_actions: int = DEFAULT_MAX_ROUND_ACTIONS,
         limits: Limits | None = None,
+        *,
+        owner: str = "",
+        rematches: bool = True,
+        on_start: Callable[[Table], None] | None = None,
+        on_seats: Callable[[Table], None] | None = None,
+        on_give_up: Callable[[Table, int, str], None] | None = None,
     ) -> None:
         """A table waiting for players. ``turn_seconds`` 0 is no turn timer;
         ``bot_delay`` and ``away_grace`` are seconds; ``window_ms`` is the
         out-of-turn window in milliseconds, 0..:data:`MAX_WINDOW_MS` (0: none,
         every intent applied as it arrives). ``max_round_actions`` caps a
         round (RULES.md, "Endless rounds"); ``limits`` bound its logs
-        (:class:`~.limits.Limits`). ``seed`` makes a seeded table
-        (its deals come from that text, not a secret seed: RULES.md, "Fair
-        deals"). Raises LobbyError("invalid") for a setting out of range or a
-        bad seed, RuleError for rules these seats cannot play."""
+        (:class:`~.limits.Limits`). ``seed`` makes a seeded table (its deals
+        come from that text, not a secret seed: RULES.md, "Fair deals").
+        ``owner``: who created it (the client's address: the lobby's
+        per-client limit). ``on_finish``, ``on_start`` and ``on_seats`` are
+        told of each game's end and start, and of a seat taken or freed.
+
+        An arena's table plays one game (``rematches`` False) and is strict
+        (``on_give_up`` given): a seat the clock plays for :data:`STALL_MOVES`
+        times in a row, or whose person stays away past the grace, is given
+        up (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
+        Raises LobbyError("invalid") for a setting out of range or a bad
+        seed, RuleError for rules these seats cannot play."""
         check_settings(
             seats, rules, turn_seconds, bot_delay, away_grace, window_ms, max_round_actions, seed
         )
         self.table_id = table_id
         self.seed = seed  # a seeded table's seed (the creator's), else None
-        self.owner = ""  # who created it: the client's address (Lobby's per-client limit)
+        self.owner = owner
         self.max_round_actions = max_round_actions
         self._round_actions = 0  # actions applied in the round being played
         self.title = clean_text("title", title, MAX_TITLE)
@@ -124,66 +125,50 @@ class Table:
         self.timers = Timers()
         self.spectators = 0
         self.game: GameState | None = None
-        # every applied action (who, what, from whom, when) and every card dealt
-        # or drawn, for the game's record: replays and `uno verify`
-        self.history = History()
+        self.history = History()  # every action applied and card dealt: the game's record
         self.games_started = 0
-        self.rematch = Rematch()  # seats that voted to play again (finished)
-        self.rematches = True  # False: one game only (an arena table: the arena seats again)
+        self.rematch = Rematch(rematches)  # seats that voted to play again (finished)
+        self.rematches = rematches  # False: one game only
         self.deal: DealReveal | None = None  # the secret of this game's deals
-        self.started_at = 0.0
-        self.finished_at = 0.0
+        self.started_at = self.finished_at = 0.0  # the game's (Unix seconds; 0.0: not yet)
         self.closing = False  # the server is stopping: streams end
         self.on_finish = on_finish
         #: keeps the table in the server's file as it changes (:mod:`.durable`), or None
-        self.journal: Journal | None = None
+        self.journal: Journal[Table] | None = None
         self.durable = True  # False: never kept (a game started from a crafted position)
         self.restarting = False  # the server stops to start again: the game is kept
-        self.on_start: Callable[[Table], None] | None = None  # each game's start (the lobby's)
-        self.on_seats: Callable[[Table], None] | None = None  # a seat taken or freed (the lobby's)
-        #: An arena's table: a seat the clock plays for :data:`STALL_MOVES`
-        #: times in a row, or whose person stays away past the grace, is given
-        #: up (:meth:`give_up`), and ``on_give_up(table, seat, why)`` is told.
-        self.strict = False
-        self.on_give_up: Callable[[Table, int, str], None] | None = None
-        self._clock_moves: dict[int, int] = {}  # seat -> the clock's moves for it in a row
-        self._deadline = 0.0
-        self._version = 0  # bumps on every change; stale timers and bot turns check it
-        self._turn_timer: asyncio.TimerHandle | None = None
-        self.out_of_turn = OutOfTurn(self)
-        self.bots = BotTurns(self)
-        self.away = Away(self)
+        self.on_start, self.on_seats, self.on_give_up = on_start, on_seats, on_give_up
+        self.strict = on_give_up is not None  # an arena's table
+        self.clock = TurnClock(turn_seconds, self.later, self.timeout)
+        self.version = 0  #: bumps on every change: a stale timer or bot's turn does nothing
+        self.out_of_turn = OutOfTurn(window_ms, rules.jump_in, self.seats, self.act, self.refuse)
+        self.bots = BotTurns(self, self.seats, bot_delay, table_id)
+        self.away = Away(self.seats, away_grace, self)
+        # what streams and the lobby use of the collaborators, as it is
+        self.log_for = self.fanout.log_for  # a seat's log (-1: the spectators')
+        self.spectator_log = self.fanout.spectator_log
+        self.wait_for_change = self.fanout.wait_for_change
+        self.wake = self.fanout.notify  # every stream looks at the table's state
+        self.seat_for_token = self.seats.for_token
         self.fanout.show_seats(self.seats.infos())
         self.spectator_log.append(Welcome(-1, self.info()))
 
     @property
-    def version(self) -> int:
-        """Bumps on every change of the game: a timer or a bot's turn set for
-        an earlier version finds it stale and does nothing."""
-        return self._version
-
-    @property
-    def spectator_log(self) -> StreamLog:
-        """The spectators' message log."""
-        return self.fanout.spectator_log
+    def playing(self) -> bool:
+        """True while a game is in progress and the server is not stopping."""
+        return self.state is TableState.PLAYING and not self.closing
 
     @property
     def touched(self) -> float:
         """When the table last changed (``time.monotonic()``; idle tables are evicted)."""
         return self.fanout.touched
 
-    # ------------------------------------------------------------ lobby side
-
-    def seat_infos(self) -> tuple[SeatInfo, ...]:
-        """Every seat's public status."""
-        return self.seats.infos()
-
     def info(self) -> TableInfo:
         """A public snapshot of this table."""
         return TableInfo(
             self.table_id,
             self.title,
-            self.seat_infos(),
+            self.seats.infos(),
             self.rules,
             self.turn_seconds,
             self.state,
@@ -212,14 +197,12 @@ class Table:
         return seat
 
     def compact(self, now: float) -> bool:
-        """Once the game is over, nothing has changed for
-        ``Limits.finished_full_seconds`` (``now``: ``time.monotonic()``) and no
-        stream is open, keep only the end of each log
-        (``Limits.finished_log_messages``) and drop the game's record
-        (``on_finish`` had it when the game ended): a stream resumed after
-        that gets the final snapshot and the game's last messages; one
-        resumed sooner (cut as the game ended) gets every message. Returns
-        True if the table is compact now (it was or it became so)."""
+        """Once the game is over, unchanged for ``Limits.finished_full_seconds``
+        (``now``: ``time.monotonic()``) and no stream is open, keep only the
+        end of each log (``Limits.finished_log_messages``) and drop the game's
+        record (``on_finish`` had it): a stream resumed after that gets the
+        final snapshot and the last messages; one resumed sooner gets every
+        message. Returns True if the table is compact now."""
         if (
             self.state is not TableState.FINISHED
             or now - self.touched < self.limits.finished_full_seconds
@@ -234,9 +217,8 @@ class Table:
 
     def free_absent_seats(self, grace: float, now: float) -> None:
         """Before the game, free every seat whose person has shown no sign of
-        life (no open stream, no call with its token) for ``grace`` seconds:
-        someone who closed the program without leaving. Their token stops
-        working; everyone sees the seat free."""
+        life (no open stream, no call with its token) for ``grace`` seconds
+        (they closed the program without leaving): their token stops working."""
         if self.state is not TableState.WAITING:
             return
         gone = self.seats.absent(grace, now)
@@ -255,25 +237,15 @@ class Table:
         self.seats_changed()
         return seat
 
-    def seat_for_token(self, token: str) -> Seat:
-        """The seat this token acts for (a sign of life of its person). Raises
-        LobbyError("unauthenticated")."""
-        return self.seats.for_token(token)
-
-    def holds(self, seat: Seat, token: str) -> bool:
-        """True while ``token`` still acts for ``seat`` (not after leaving)."""
-        return self.seats.holds(seat, token)
-
     def leave(self, token: str) -> None:
         """Give up a seat: freed while waiting; a bot (Limits.stand_in) takes it in a game.
-        Streams opened with the token end (the service checks :meth:`holds`)."""
+        Streams opened with the token end (the service checks :meth:`.seats.Seats.holds`)."""
         self._hand_over(self.seat_for_token(token))
 
     def give_up(self, index: int, why: str) -> None:
-        """The server gives up seat ``index`` for its person during the game
-        (a strict table's seat that stalled or stayed away: ``why``), as if
-        they had left (:meth:`leave`): a bot plays it to the end, its token
-        stops working; then ``on_give_up`` is told. Nothing for a seat
+        """The server gives up seat ``index`` for its person during the game (a
+        strict table's seat that stalled or stayed away: ``why``) as if they
+        had left (:meth:`leave`), and tells ``on_give_up``. Nothing for a seat
         without a person or after the game."""
         seat = self.seats[index]
         if not seat.token or seat.bot is not None or self.state is not TableState.PLAYING:
@@ -299,28 +271,20 @@ class Table:
             self._rematch_if_agreed()
 
     def vote_rematch(self, token: str) -> None:
-        """The seat of ``token`` wants to play again (RULES.md, "Rematch"): once
-        every seat held by a person has voted (bots agree at once), a new game
-        starts at once with the same seats and rules and a new seed. Raises
-        LobbyError: "unauthenticated" for a bad token, "failed_precondition"
-        unless the game is over, or at a table of one game (``rematches``
-        False: an arena's)."""
+        """The seat of ``token`` wants to play again (:class:`.lifecycle.Rematch`):
+        once everyone agreed, a new game starts with the same seats and rules
+        and a new seed. Raises LobbyError: "unauthenticated" for a bad token,
+        "failed_precondition" before the game's end or at a table of one game."""
         seat = self.seat_for_token(token)
-        if self.state is not TableState.FINISHED:
-            raise LobbyError("failed_precondition", "a rematch comes after the game is over")
-        if not self.rematches:
-            raise LobbyError(
-                "failed_precondition", "this table plays one game (the arena seats you again)"
-            )
+        self.rematch.vote(seat.index, over=self.state is TableState.FINISHED)
         seat.last_seen = time.monotonic()
-        self.rematch.vote(seat.index)
         if self.journal is not None:
             self.journal.votes(self)
         self.wake()
         self._rematch_if_agreed()
 
     def _rematch_if_agreed(self) -> None:
-        if self.closing or not self.rematches or not self.rematch.agreed(self.seats):
+        if self.closing or not self.rematch.agreed(self.seats):
             return
         log.info(
             "table %s: everyone agreed to play again (game %d)",
@@ -328,50 +292,26 @@ class Table:
             self.games_started + 1,
         )
         self.state = TableState.WAITING
-        for seat in self.seats:
-            seat.stand_in = None
         self.start()
 
     def start(self, seed: str | int | None = None, game: GameState | None = None) -> None:
-        """Deal the first round. Raises LobbyError unless every seat is taken.
-
-        The deal comes from a fresh secret seed, or at a seeded table from its
-        seed (:func:`~.deals.game_seed` of it and the game's number: one-way, so
-        the seed each game reveals tells nothing of the next); ``seed`` chooses this
-        game's seed, at a seeded table only (LobbyError("failed_precondition")
-        elsewhere: no player chooses the deal at a table with people). Every
-        seat gets the commitment now and the seed when the game ends
-        (RULES.md, "Fair deals").
-
-        ``game`` (tests and puzzles) starts from that position instead of
-        dealing, e.g. one made by ``GameState.from_position`` with this table's
-        seat count and rules (LobbyError("invalid") otherwise). Such a game
-        does not replay from its seed, so do not store it."""
-        if self.state is not TableState.WAITING:
-            raise LobbyError("failed_precondition", "the game has already started")
-        if not all(s.occupied for s in self.seats):
-            raise LobbyError("failed_precondition", "every seat must be taken to start")
-        if seed is not None and self.seed is None:
-            raise LobbyError(
-                "failed_precondition",
-                "this table deals from a secret seed that nobody chooses; "
-                "only a seeded table (created with a seed) takes one",
-            )
-        if game is not None and (game.players != len(self.seats) or game.rules != self.rules):
-            raise LobbyError("invalid", "the position must have the table's seats and rules")
+        """Deal the first round (:func:`.lifecycle.deal_game`: from a secret seed,
+        or at a seeded table from its seed; ``seed`` chooses it there, ``game``
+        is a position to start from, not stored). Every seat gets the
+        commitment now and the seed when the game ends (RULES.md, "Fair
+        deals"). Raises LobbyError unless the table waits and every seat is
+        taken, or for a seed or position it cannot take."""
+        self._waiting()
+        self.game, events, self.deal = deal_game(
+            self.table_id, self.seats, self.rules, self.seed, self.games_started + 1, seed, game
+        )
         self.games_started += 1
         self.history = History()
-        self._clock_moves.clear()
-        for s in self.seats:
-            s.forget_refusals()
+        self.clock.new_game()
+        self.seats.new_game()
         self.rematch.clear()
         self._round_actions = 0
         self.finished_at = 0.0
-        if seed is None and self.seed is not None:
-            seed = game_seed(self.seed, self.games_started)
-        self.game, events, self.deal = deal_game(
-            self.table_id, len(self.seats), self.rules, seed, game
-        )
         self.state = TableState.PLAYING
         if self.on_start is not None:
             self.on_start(self)
@@ -380,36 +320,17 @@ class Table:
             self.durable = False  # it does not replay from its seed
         if self.journal is not None:
             self.journal.table(self)
-        welcome_info = self.info()
-        for seat in self.seats:
-            seat.log.append(Welcome(seat.index, welcome_info, self.deal.commitment))
-        self.spectator_log.append(Welcome(-1, welcome_info, self.deal.commitment))
-        for seat in self.seats:  # a player who never connects is away from the start
-            if seat.bot is None and seat.connections == 0:
-                self.away.wait(seat)
+        self.fanout.welcome(self.info(), self.deal.commitment)
+        self.away.start()  # a player who never connects is away from the start
         self._publish(events)
 
-    # ------------------------------------------------------------ game side
-
-    def log_for(self, seat: int) -> StreamLog:
-        """The message log of ``seat`` (-1: spectators); seq = index + 1."""
-        return self.fanout.log_for(seat)
-
-    def wait_for_change(self, seat: int | None = None) -> Coroutine[Any, Any, Literal[True]]:
-        """An awaitable that returns once something may have been appended to
-        ``seat``'s log (-1: the spectators'; None: any log, at once), or
-        streams must look at their state (:meth:`.fanout.Fanout.wait_for_change`)."""
-        return self.fanout.wait_for_change(seat)
-
     def act(self, seat: int, action: Action, action_id: int = 0, source: str = "player") -> bool:
-        """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer).
-
-        Outside an out-of-turn window it is applied at once; while one is open
-        it is held and judged when the window closes (:mod:`.outofturn`).
-        Returns True if it was applied or held, False if refused now. Every
-        refusal, now or at the window's close, is appended to the seat's log
-        (with ``action_id``: the wire id ``action`` was read from, 0 for
-        none); the game goes on."""
+        """Take an intent of ``seat`` (``source``: player, bot, stand_in or timer):
+        applied at once, or while an out-of-turn window is open held and judged
+        at its close (:mod:`.outofturn`). Returns True if it was applied or
+        held, False if refused now. Every refusal, now or at the close, goes
+        to the seat's log (with ``action_id``: the wire id ``action`` was read
+        from, 0 for none); the game goes on."""
         game = self.game
         if game is None or self.state is not TableState.PLAYING:
             reason = "game_over" if self.state is TableState.FINISHED else "game_not_started"
@@ -418,8 +339,8 @@ class Table:
         if self.closing:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
-        if self.out_of_turn.window is not None:
-            self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current))
+        if self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current)):
+            self.wake()
             return True
         try:
             events = game.apply(seat, action)
@@ -436,20 +357,10 @@ class Table:
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
         self._check_cap()
-        if self.strict:
-            self._count_clock(seat, source)
+        moves = self.clock.moved(seat, source)
+        if self.strict and moves >= STALL_MOVES:  # a seat that stalls is given up
+            self.give_up(seat, f"the clock played for it {moves} times in a row")
         return True
-
-    def _count_clock(self, seat: int, source: str) -> None:
-        """At a strict table: the seat's own action clears its count of the
-        clock's moves in a row; the clock's :data:`STALL_MOVES`-th gives the
-        seat up (:meth:`give_up`)."""
-        if source == "player":
-            self._clock_moves.pop(seat, None)
-        elif source == "timer":
-            moves = self._clock_moves[seat] = self._clock_moves.get(seat, 0) + 1
-            if moves >= STALL_MOVES:
-                self.give_up(seat, f"the clock played for it {moves} times in a row")
 
     def act_id(self, seat: int, ident: int) -> None:
         """Take an intent sent as a wire id (``Intent.action_id``): the action
@@ -466,27 +377,21 @@ class Table:
         game = self.game
         if game is None or game.is_round_over or self.state is not TableState.PLAYING:
             return
-        if self._round_actions >= self.max_round_actions:
-            what, count = f"round {game.round_number}", self._round_actions
-        elif len(self.history) >= MAX_GAME_ACTIONS:
-            what, count = "the game", len(self.history)
-        else:
-            return
-        log.info(
-            "table %s: %s reached %d actions; the game ends with no winner",
-            self.table_id,
-            what,
-            count,
-        )
-        self._publish(game.cap_round(count))
+        actions, rounds = len(self.history), game.round_number
+        cap = capped(rounds, self._round_actions, self.max_round_actions, actions, MAX_GAME_ACTIONS)
+        if cap is not None:
+            log.info(
+                "table %s: %s reached %d actions; the game ends with no winner", self.table_id, *cap
+            )
+            self._publish(game.cap_round(cap[1]))
 
     def refuse_intent(self, seat: int, reason: str, message: str, action_id: int = 0) -> None:
         """Refuse an intent the service could not turn into an action (an
         unknown action id, a malformed message). While an out-of-turn window is
         open the refusal is held with the other intents and given at its close,
         so a stream's answers never overtake those of intents it sent earlier."""
-        if self.out_of_turn.window is not None:
-            self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message)))
+        if self.out_of_turn.hold(HeldIntent(seat, None, action_id, "player", (reason, message))):
+            self.wake()
         else:
             self.refuse(seat, reason, message, action_id)
 
@@ -499,39 +404,38 @@ class Table:
         if self.journal is not None:
             self.journal.action(self, seat, action, source, ms)
 
-    def attach(self, seat: int | Seat, resuming: bool = False) -> None:
-        """A stream for ``seat`` opened. The person is back: a stand-in stops.
-
-        When ``resuming`` mid-game, a fresh update is appended to the seat's
-        log, so the resumed stream ends its backlog with the current view and
-        legal actions (an intent lost in the drop is simply decided again)."""
-        s = self._seat(seat)
-        self.away.back(s)
+    def attach(self, seat: Seat, resuming: bool = False) -> None:
+        """A stream for ``seat`` opened: the person is back, a stand-in stops.
+        ``resuming`` mid-game, the stream's backlog ends with the update of now
+        (an intent lost in the drop is simply decided again)."""
+        self.away.back(seat)
         self.seats_changed()
-        game = self.game
-        if resuming and game is not None and self.state is TableState.PLAYING:
-            encoder = self.fanout.encoder(game, self._deadline, self.out_of_turn.closes)
-            s.log.append_update(self.fanout.update_of(game, s.index, encoder))
+        if resuming and self.game is not None and self.state is TableState.PLAYING:
+            self.fanout.update_now(
+                seat.index, self.game, self.clock.deadline, self.out_of_turn.closes
+            )
             if self.journal is not None:
                 self.journal.seqs(self)
         self.wake()
 
     def watched(self) -> None:
-        """A spectator stream opens: a log kept for nobody is kept again (:meth:`.fanout.Fanout.watched`)."""
+        """A spectator stream opens: counted in :attr:`spectators` until
+        :meth:`unwatched`; a log kept for nobody is kept again
+        (:meth:`.fanout.Fanout.watched`)."""
+        self.spectators += 1
         over = self.deal if self.state is TableState.FINISHED else None
-        self.fanout.watched(self.game, self._deadline, self.out_of_turn.closes, over)
+        self.fanout.watched(self.game, self.clock.deadline, self.out_of_turn.closes, over)
 
-    def detach(self, seat: int | Seat) -> None:
-        """A stream for ``seat`` closed; the seat is kept. When its last stream
-        closes during a game, the player is away: after the grace period a
-        stand-in bot plays for them until they are back."""
-        s = self._seat(seat)
-        self.away.gone(s)
-        if self.seats[s.index] is s:  # (else the seat was given up: the stream was stale)
+    def unwatched(self) -> None:
+        """A spectator stream closed."""
+        self.spectators -= 1
+
+    def detach(self, seat: Seat) -> None:
+        """A stream for ``seat`` closed; the seat is kept. Its last closed during
+        a game, the player is away (:class:`.away.Away`)."""
+        self.away.gone(seat)
+        if self.seats[seat.index] is seat:  # (else the seat was given up: the stream was stale)
             self.seats_changed()
-
-    def _seat(self, seat: int | Seat) -> Seat:
-        return seat if isinstance(seat, Seat) else self.seats[seat]
 
     def close(self) -> None:
         """Cancel timers, the out-of-turn window's too (server shutdown, or the
@@ -540,34 +444,24 @@ class Table:
         self.out_of_turn.cancel()
 
     def shut_down(self, restarting: bool = False) -> None:
-        """The server is stopping: no more moves; intents held by an open
-        window are refused (``server_closing``); streams see ``closing`` and end.
-        ``restarting``: the server starts again on the same file and the game
-        goes on there (:mod:`.durable`): its deals stay secret; else the game
-        ends here and its seed and salt are sent."""
+        """The server is stopping: no more moves, held intents are refused,
+        streams see ``closing`` and end. ``restarting``: the game goes on in
+        the server started again on the same file (:mod:`.durable`), its deals
+        secret; else it ends here and its seed and salt are sent."""
         self.closing = True
         self.restarting = restarting
-        for intent in self.out_of_turn.held:
-            self.refuse(
-                intent.seat, "server_closing", "the server is shutting down", intent.action_id
-            )
+        self.out_of_turn.refuse_held("server_closing", "the server is shutting down")
         if self.state is TableState.PLAYING and not restarting:
-            self._reveal()  # the game ends here: its deals may be checked
+            self.fanout.reveal(self.deal)  # the game ends here: its deals may be checked
         self.close()
         self.wake()
 
-    def _reveal(self) -> None:
-        """The game is over: send its seed and salt to everyone at the table."""
-        if self.deal is not None:
-            self.fanout.to_everyone(self.deal)
-
     def refuse(self, seat: int, reason: str, message: str, action_id: int) -> None:
         """Append a refusal to ``seat``'s log, count it against the seat unless
-        it is blameless or a race lost (:meth:`.seats.Seat.lost_race`; the
-        refusal says so), and wake its streams (only theirs) and the watchers
-        in this process."""
+        blameless or a race lost (:meth:`.seats.Seat.lost_race`; the refusal
+        says so), and wake its streams (only theirs) and this process's watchers."""
         s = self.seats[seat]
-        race = s.lost_race(reason, self._version)
+        race = s.lost_race(reason, self.version)
         s.count_refusal(reason, message, len(self.history), race)
         self.fanout.refusal(seat, Refusal(reason, message, action_id, race))
         if self.journal is not None:
@@ -576,10 +470,6 @@ class Table:
     def record(self) -> GameRecord:
         """This table's game, for storage (:func:`.lifecycle.game_record`)."""
         return game_record(self)
-
-    def wake(self) -> None:
-        """Wake every stream of the table to look at its state (no new message)."""
-        self.fanout.notify()
 
     def seats_changed(self) -> None:
         """Tell everyone at the table when a seat's public status changed."""
@@ -597,38 +487,24 @@ class Table:
         game = self.game
         assert game is not None
         game_over, round_over = game.is_game_over, game.is_round_over
-        self._version += 1
-        self._deadline = 0.0
-        if not round_over and self.turn_seconds:
-            self._deadline = time.time() + self.turn_seconds
-        window = self.out_of_turn.opens(events)
-        closes = time.time() + self.window_ms / 1000 if window else 0.0
+        self.version += 1
+        self.clock.changed(not round_over)
+        closes = self.out_of_turn.opens(game, events)  # (0.0: no window)
         self.fanout.events(events)
-        history = self.history
-        mistake = False  # the actor's own costly mistake: its update earns it nothing
         for e in events:
             if e.kind in RECEIVED_KINDS:
-                history.receive(int(e.kind), e.player, e.cards)
-            elif e.kind in SELF_PAID_KINDS:
-                mistake = actor >= 0
-        for seat in self.seats:
-            seat.earned_updates += 1
-            player = seat.player
-            if player is not None and getattr(player, "observes", False):
-                self.bots.observe(seat.index, player, visible(events, seat.index))  # it learns
-        if mistake:
-            self.seats[actor].earned_updates -= 1
+                self.history.receive(int(e.kind), e.player, e.cards)
+        self.seats.earn(events, actor)
+        self.bots.observe(events)  # the bots that learn
         movers = None
-        if self.out_of_turn.judging and not game_over:
-            self.out_of_turn.updates_due = closes  # written at the close, after its refusals
-        else:
-            movers = self.fanout.updates(game, self._deadline, closes)
+        if game_over or not self.out_of_turn.defer(closes):  # (else written at the judgement's end)
+            movers = self.fanout.updates(game, self.clock.deadline, closes)
         if self.journal is not None:
             self.journal.seqs(self)  # the logs' counters after this change
         if game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
-            self._reveal()
+            self.fanout.reveal(self.deal)
             self.close()
         if movers is None or actor < 0 or round_over:
             self.wake()  # a table's own change, a window's, a round's end: everyone
@@ -639,14 +515,12 @@ class Table:
             if self.on_finish:
                 self.on_finish(self)
         elif round_over:
-            self.later(self.round_pause, self._next_round, self._version)
+            self.later(self.round_pause, self._next_round, self.version)
         else:
-            if self.turn_seconds:  # one turn timer a table: the last change's
-                if self._turn_timer is not None:
-                    self._turn_timer.cancel()
-                self._turn_timer = self.later(self.turn_seconds, self.timeout, self._version)
-            if window:
-                self.out_of_turn.open(closes)
+            self.clock.start(self.version)
+            if closes:
+                opened = self.out_of_turn.open(game, closes)
+                self.later(self.window_ms / 1000, self._window_closed, opened)
             self.bots.schedule()
 
     def resume(self, game: GameState, round_actions: int, finished: bool = False) -> None:
@@ -661,13 +535,11 @@ class Table:
         if finished:
             self.state = TableState.FINISHED
             self.fanout.updates(game, 0.0, 0.0)
-            self._reveal()
+            self.fanout.reveal(self.deal)
             self.wake()
             return
         self.state = TableState.PLAYING
-        for seat in self.seats:
-            if seat.bot is None and seat.connections == 0:
-                self.away.wait(seat)
+        self.away.start()
         self._publish([])
 
     def later(
@@ -679,7 +551,7 @@ class Table:
         return self.timers.later(delay, callback, *args)
 
     def _next_round(self, version: int) -> None:
-        if version == self._version and self.game and self.state is TableState.PLAYING:
+        if version == self.version and self.game and self.state is TableState.PLAYING:
             self._round_actions = 0
             self._publish(self.game.next_round())
 
@@ -688,24 +560,45 @@ class Table:
         game is still where it was (``version``). Inside an out-of-turn window
         it waits for the window's close instead."""
         game = self.game
-        if version != self._version or game is None or game.is_round_over:
+        if version != self.version or game is None or game.is_round_over:
             return
         if self.out_of_turn.timer_due():
             return
         self.act(game.current, default_action(game), source="timer")
 
-    def send_updates(self, closes: float) -> None:
-        """Every seat's update of now, with the window's close ``closes``, and
-        wake every stream (a window's judgement, written once at its end)."""
-        if self.state is TableState.PLAYING and self.game is not None:
-            self.fanout.updates(self.game, self._deadline, closes)
+    def _window_closed(self, window: Window) -> None:
+        """An out-of-turn window's timer: judge it (:meth:`.outofturn.OutOfTurn.judge`),
+        then write the updates of what took effect, once; if nothing did, the
+        turn timer (come due meanwhile) or the bots act now."""
+        if not self.out_of_turn.closed(window) or self.game is None or not self.playing:
+            return
+        version = self.version
+        due = self.out_of_turn.judge(window)
+        if due is not None and self.state is TableState.PLAYING:
+            self.fanout.updates(self.game, self.clock.deadline, due)
             if self.journal is not None:
                 self.journal.seqs(self)
             self.wake()
+        if self.version == version:
+            if window.timer_due:
+                self.timeout(version)
+            else:
+                self.bots.schedule()  # a bot whose held intent was refused decides again
 
-    def name_of(self, seat: int) -> str:
-        """The name of whoever sits at ``seat``, for messages."""
-        return self.seats[seat].name or f"player {seat}"
+    def grace_over(self, index: int) -> None:
+        """The person of seat ``index`` stayed away past the grace
+        (:class:`.away.Away`): at an arena's table the seat is given up
+        (:meth:`give_up`); elsewhere a stand-in plays it until they are back."""
+        if self.strict:
+            self.give_up(index, f"away past the grace of {self.away_grace:g}s")
+            return
+        limits = self.limits
+        self.seats[index].stand_in = make_bot(
+            limits.stand_in, rules=self.rules, max_ms=limits.bot_ms
+        )
+        log.info("table %s: seat %d is away; a bot plays for them", self.table_id, index)
+        self.seats_changed()
+        self.bots.schedule_one(index)
 
 
 __all__ = ["Table"]
