@@ -2,16 +2,12 @@
 :class:`~.engine.GameState`, routes every request to the collaborator that
 holds its concern, giving each what it needs (values, callbacks or a small
 Protocol; never the table), publishes what they did, and decides when
-(start, rounds, the end). The collaborators:
-
-* :mod:`.seats`: who sits where, seat tokens, refusals counted per seat;
-* :mod:`.away`: players away and their grace period;
-* :mod:`.fanout`: the per-seat and spectator logs, and who is woken when;
-* :mod:`.outofturn` (with :mod:`.window`): intents held in an out-of-turn
-  window and judged at its close (RULES.md, "Out-of-turn window (server)");
-* :mod:`.botturns`: server bots' turns and the search queue's thread;
-* :mod:`.lifecycle`: dealing a game, caps, rematch votes, the game's record;
-* :mod:`.timers` and :mod:`.history`: timers, the turn clock; every action.
+(start, rounds, the end). The collaborators: :mod:`.seats` (who sits where,
+tokens, refusals), :mod:`.away` (players away, their grace), :mod:`.fanout`
+(the seats' and spectators' logs, who is woken when), :mod:`.outofturn` and
+:mod:`.window` (intents held in an out-of-turn window, RULES.md), :mod:`.botturns`
+(server bots' turns), :mod:`.lifecycle` (dealing, caps, rematch votes, the
+record), :mod:`.timers` (timers, the turn clock) and :mod:`.history`.
 
 It knows nothing of gRPC (the service converts the logs to the wire) and
 runs on one asyncio event loop: every method is called from that loop.
