@@ -60,6 +60,8 @@ log = logging.getLogger("unoplay.durable")
 class Votes(Protocol):
     """A table's rematch votes, as the journal reads them."""
 
+    allowed: bool  #: the table plays more than one game
+
     def seats(self) -> tuple[int, ...]: ...
 
 
@@ -79,7 +81,6 @@ class KeptTable(Protocol):
     max_round_actions: int
     owner: str
     strict: bool
-    rematches: bool
     durable: bool
     closing: bool
     state: TableState
@@ -112,7 +113,7 @@ def _settings(table: KeptTable) -> str:
             "max_round_actions": table.max_round_actions,
             "owner": table.owner,
             "strict": table.strict,
-            "rematches": table.rematches,
+            "rematches": table.rematch.allowed,
         }
     )
 
@@ -154,7 +155,7 @@ def _seqs(table: KeptTable) -> list[int]:
 def _awaits_rematch(table: KeptTable) -> bool:
     """A finished game whose table stays for a rematch (not an arena's, not
     stopped for good)."""
-    return table.rematches and table.state is TableState.FINISHED and not table.closing
+    return table.rematch.allowed and table.state is TableState.FINISHED and not table.closing
 
 
 class Journal:

@@ -123,8 +123,7 @@ class Table:
         self.game: GameState | None = None
         self.history = History()  # every action applied and card dealt: the game's record
         self.games_started = 0
-        self.rematch = Rematch(rematches)  # seats that voted to play again (finished)
-        self.rematches = rematches  # False: one game only
+        self.rematch = Rematch(rematches)  # rematch votes; allowed False: one game only
         self.deal: DealReveal | None = None  # the secret of this game's deals
         self.started_at = self.finished_at = 0.0  # the game's (Unix seconds; 0.0: not yet)
         self.closing = False  # the server is stopping: streams end
@@ -282,11 +281,7 @@ class Table:
     def _rematch_if_agreed(self) -> None:
         if self.closing or not self.rematch.agreed(self.seats):
             return
-        log.info(
-            "table %s: everyone agreed to play again (game %d)",
-            self.table_id,
-            self.games_started + 1,
-        )
+        log.info("table %s: a rematch agreed (game %d)", self.table_id, self.games_started + 1)
         self.state = TableState.WAITING
         self.start()
 

@@ -71,7 +71,7 @@ async def test_an_arena_game_and_its_entrants_come_back_and_it_is_rated_once(tmp
     try:
         arena = server.arena
         table = server.lobby.get(a.table_id)
-        assert table.state is TableState.PLAYING and table.strict and not table.rematches
+        assert table.state is TableState.PLAYING and table.strict and not table.rematch.allowed
         assert table.deal.commitment == commitment
         assert arena.games[a.table_id].seated == {a.seat: "alice", b.seat: "bob"}
         assert arena.entrants["alice"].assignment.table_id == a.table_id
