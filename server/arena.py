@@ -25,7 +25,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 
 from .limits import network_of

@@ -10,8 +10,8 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
+from unoplay.game.registry import make_bot
 
 from .seats import Seat
 

@@ -38,10 +38,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from unoplay.game.actions import Action
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal, commitment
 from unoplay.game.engine import GameState
 from unoplay.game.messages import TableState, Welcome
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 
 from .settings import MAX_GAME_ACTIONS

@@ -25,7 +25,6 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Literal
 
 from unoplay.game.actions import Action
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal, game_seed
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
@@ -37,6 +36,7 @@ from unoplay.game.messages import (
     TableState,
     Welcome,
 )
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.wire import action_from_id
 

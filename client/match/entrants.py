@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unoplay.game.bots import UnknownBotKind, make_bot, parse_kind
+from unoplay.game.registry import UnknownBotKind, make_bot, parse_kind
 from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).

@@ -122,8 +122,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from unoplay.game import GameState, RuleSet
-from unoplay.game.bots import Bot, make_bot, waiting_seats
+from unoplay.game.bots import Bot, waiting_seats
 from unoplay.game.events import EVERYONE, Event, EventKind, visible
+from unoplay.game.registry import make_bot
 from unoplay.game.research import Game
 from unoplay.game.rules import Scoring
 from unoplay.game.search import KIND
