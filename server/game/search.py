@@ -188,8 +188,8 @@ def determinize(
         dealer=view.dealer,
         out_seats=view.out_seats,
     )
-    state._round = view.round_number
-    state._rng = DealRandom(str(rng.getrandbits(64)))
+    state.round_number = view.round_number
+    state.rng = DealRandom(str(rng.getrandbits(64)))
     return state
 
 
@@ -489,7 +489,7 @@ class HandTracker:
         or named is one it held most of. Seats whose hand changed since
         are not checked."""
         for seat, (card, named, colour, top, attack, left) in self.last_play.items():
-            hand = sample._hands[seat]
+            hand = sample.hands[seat]
             if len(hand) == left and not greedy_would_play(
                 [*hand, card], card, named, colour, top, attack
             ):
@@ -587,8 +587,8 @@ def settle(state: GameState) -> None:
     """The out-of-turn actions of a simulated position, taken at once: a seat
     holding one card uncalled calls UNO (or, if it cannot, the next seat
     catches it). Jump-ins are not simulated."""
-    caught = state._catchable
-    if caught < 0 or state._phase >= _ROUND_OVER:
+    caught = state.catchable
+    if caught < 0 or state.phase >= _ROUND_OVER:
         return
     if not state.uno_called(caught) and _offers(state.legal_actions(caught), _CALL_UNO):
         state.apply(caught, Action(_CALL_UNO))
@@ -621,8 +621,8 @@ def rollout_move(state: GameState, seat: int, rng: random.Random) -> Action:
     fast path), a turn or a drawn card is decided from the hand directly,
     without listing the legal actions: the same move, a playout about 1.5x
     as fast."""
-    phase = state._phase
-    if state._plain and (phase is _PLAYING or phase is _DRAWN):
+    phase = state.phase
+    if state.plain and (phase is _PLAYING or phase is _DRAWN):
         return _plain_move(state, seat, phase is _DRAWN)
     return listed_move(state, seat, rng)
 
@@ -632,12 +632,12 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
     rules and phase (the general way; a turn under fast-path rules gives the
     same move as the hand-scanning way, which tests check)."""
     moves = turn_moves(state, seat)
-    hand = state._hands[seat]
+    hand = state.hands[seat]
     counts = [0, 0, 0, 0, 0]
     for c in hand:
         counts[COLOUR[c]] += 1
-    nxt = state._step(seat, 1)
-    attack = len(state._hands[nxt]) <= 2
+    nxt = state.seat_after(seat, 1)
+    attack = len(state.hands[nxt]) <= 2
     best, best_key = None, None
     wild = None
     for a in moves:
@@ -673,18 +673,18 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
     played) under rules the engine plays on its fast path: the card chosen
     from the hand by the same order, the action taken from the engine's play
     tables (the variant calling UNO when it leaves one card)."""
-    hand = state._hands[seat]
+    hand = state.hands[seat]
     if drawn:
-        cards = [state._drawn]
+        cards = [state.drawn_card]
     else:
-        fits = state._fits
+        fits = state.fits
         cards = [c for c in hand if fits[c]]
         if not cards:
             return DRAW
     counts = [0, 0, 0, 0, 0]
     for c in hand:
         counts[COLOUR[c]] += 1
-    attack = _ATTACK_KEY if len(state._hands[state._step(seat, 1)]) <= 2 else _NO_ATTACK
+    attack = _ATTACK_KEY if len(state.hands[state.seat_after(seat, 1)]) <= 2 else _NO_ATTACK
     best, best_key, wild = NONE, -1, NONE
     for card in cards:
         rank = RANK[card]
@@ -695,7 +695,7 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
         key = _greedy_key(card, counts, attack)
         if key > best_key:
             best, best_key = card, key
-    variants = (state._plays_uno if len(hand) == 2 else state._plays)[best if best >= 0 else wild]
+    variants = (state.plays_uno if len(hand) == 2 else state.plays)[best if best >= 0 else wild]
     uno = len(hand) == 2
     colour = NONE if best >= 0 else max(range(4), key=counts.__getitem__)
     for a in variants:
@@ -888,7 +888,7 @@ class IsmctsBot(Bot):
         known, constraints = self.tracker.beliefs(view)
         before = self.tracker.wd4_before
         return any(
-            determinize(view, self.rules, self.rng, known, constraints, before)._wd4_guilty
+            determinize(view, self.rules, self.rng, known, constraints, before).wd4_guilty
             for _ in range(samples)
         )
 
@@ -980,7 +980,7 @@ class IsmctsBot(Bot):
             node, path = root, [root]
             while (
                 state.phase < Phase.ROUND_OVER
-                and len(state._out) == len(view.out_seats)
+                and len(state.out_seats) == len(view.out_seats)
                 and len(path) <= self.max_depth
             ):
                 mover = state.current
@@ -1046,9 +1046,9 @@ def playout(
     ``out_before`` already out: that seat (or the round's winner), NONE when
     the cap is reached first."""
     for _ in range(cap):
-        if state._phase >= _ROUND_OVER or len(state._out) > out_before:
+        if state.phase >= _ROUND_OVER or len(state.out_seats) > out_before:
             break
-        mover = state._current
+        mover = state.current
         if bot is None:
             move = rollout_move(state, mover, rng)
         else:
@@ -1056,6 +1056,6 @@ def playout(
             move = bot.decide(state.view(mover), legal) or legal[0]
         state.apply(mover, move)
         settle(state)
-    if len(state._out) > out_before:
-        return int(state._out[out_before])
+    if len(state.out_seats) > out_before:
+        return int(state.out_seats[out_before])
     return int(state.round_winner)
