@@ -130,7 +130,7 @@ class Table:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         """A cheap independent copy (OpenSpiel clones states by deep copy)."""
-        other = copy(self)
+        other: Table = copy(self)
         other.state = None if self.state is None else self.state.clone()
         other.log = self.log[:]
         other.texts = self.texts[:]

@@ -265,6 +265,11 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         self._window = waiting_seats(self.state)
         self._select()
 
+    @property
+    def selected_seat(self) -> int:
+        """The seat of the agent selected now (:attr:`agent_selection`)."""
+        return self._seat
+
     def _select(self) -> None:
         assert self.state is not None
         seat = self._window[0] if self._window else self.state.current
@@ -622,7 +627,7 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         if state.is_game_over or not 0 <= action <= aec.pass_action:
             return False
         if action == aec.pass_action:
-            return aec._seat != state.current
+            return aec.selected_seat != state.current
         return action in aec.game.legal_actions_by_index(state, self.seat)
 
     def render(self) -> str | None:
