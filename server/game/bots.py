@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .actions import Action, ActionKind
-from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from .cards import COLOUR, RANK, Rank
 from .events import Event, visible
+from .playorder import ATTACKING, NOT_ATTACKING, play_key
 from .rules import RuleSet
 from .view import Phase, PlayerView
 
@@ -36,15 +37,8 @@ _DRAW = ActionKind.DRAW
 _KEEP = ActionKind.KEEP
 _OUT_OF_TURN = (_CATCH, _CALL_UNO)
 
-_SKIP = int(Rank.SKIP)
-_REVERSE = int(Rank.REVERSE)
-_DRAW_TWO = int(Rank.DRAW_TWO)
 _WILD = int(Rank.WILD)
 _WD4 = int(Rank.WILD_DRAW_FOUR)
-
-#: How much an attack card (by rank) is worth to greedy against a next
-#: player close to going out (the search bot's model of greedy reads it too).
-ATTACK: dict[int, int] = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
 
 #: Greedy challenges a Wild Draw Four when its player still holds this many cards.
 CHALLENGE_MIN_HAND = 4
@@ -207,7 +201,7 @@ class GreedyBot(Bot):
         for card in hand:
             counts[COLOUR[card]] += 1
         sizes = view.hand_sizes
-        attack = sizes[seat_after(view, view.seat, 1)] <= 2
+        attacks = ATTACKING if sizes[seat_after(view, view.seat, 1)] <= 2 else NOT_ATTACKING
         wild_colour = -2  # chosen lazily: most wild plays are never looked at
         best = None
         best_key = None
@@ -222,17 +216,14 @@ class GreedyBot(Bot):
                     wild_colour = self._best_colour(hand)
                 if a.colour != wild_colour:
                     continue
-                key = (a.uno, _WD4 - rank, 0, shed, 0, 0, 0)
+                key = (a.uno, _WD4 - rank, shed, 0)
             else:
                 colour = COLOUR[card] if a.colour < 0 else a.colour
                 kept = counts[colour] - sum(COLOUR[c] == colour for c in (card, *a.extra))
                 key = (
                     a.uno,
                     2,
-                    ATTACK.get(rank, 0) if attack else 0,
-                    shed,
-                    kept,
-                    STANDARD_POINTS[card],
+                    play_key(card, shed, kept, attacks),
                     -sizes[a.target] if a.target >= 0 else 0,
                 )  # swap into the smallest hand
             if best_key is None or key > best_key:

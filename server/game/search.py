@@ -47,12 +47,12 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 
 from .actions import ACCEPT, DRAW, NONE, Action, ActionKind
-from .bots import ATTACK, Bot, GreedyBot, seat_after
+from .bots import Bot, GreedyBot, seat_after
 from .cards import COLOUR, DECK_SIZE, RANK, WILD
-from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
 from .engine import GameState, illegal_wild_draw_four
 from .events import Event, EventKind
+from .playorder import ATTACKING, NOT_ATTACKING, play_key
 from .rules import OFFICIAL, Direction, GameFormat, RuleSet
 from .view import Phase, PlayerView
 
@@ -66,8 +66,6 @@ _PLAYING = Phase.PLAY
 _DRAWN = Phase.DRAWN
 _ROUND_OVER = Phase.ROUND_OVER
 _WILD_RANK = 13
-_ATTACK_KEY = tuple(ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
-_NO_ATTACK = (0,) * 15
 
 #: The budget per decision when none is given: this many samples, and at
 #: most :data:`DEFAULT_TIME_MS` milliseconds (whichever ends first). Here, on
@@ -228,15 +226,17 @@ def preferred_over(card: int, colour: int, top: int, attack: bool) -> Constraint
     same attack rank worth more points. (Which colour it leaves in force
     depends on its whole hand, so other colours tell nothing.)"""
     rank_top = RANK[top] if top >= 0 else NONE
-    own = ATTACK.get(RANK[card], 0) if attack else 0
+    attacks = ATTACKING if attack else NOT_ATTACKING
+    own = play_key(card, 0, 0, attacks)
     mask = 0
     for other in range(DECK_SIZE):
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        value = ATTACK.get(RANK[other], 0) if attack else 0
-        if value > own or (
-            value == own and COLOUR[other] == COLOUR[card] and POINTS[other] > POINTS[card]
-        ):
+        if COLOUR[other] == COLOUR[card]:  # as many of the colour held: the order decides
+            better = play_key(other, 0, 0, attacks) > own
+        else:  # the colours held decide, after the attack worth
+            better = attacks[RANK[other]] > attacks[RANK[card]]
+        if better:
             mask |= 1 << other
     return mask
 
@@ -256,23 +256,15 @@ def greedy_would_play(
         counts[COLOUR[c]] += 1
     if RANK[card] >= _WILD_RANK:
         return not 0 <= named < 4 or counts[named] == max(counts[:4])
-    attacks = _ATTACK_KEY if attack else _NO_ATTACK
+    attacks = ATTACKING if attack else NOT_ATTACKING
     rank_top = RANK[top] if top >= 0 else NONE
-    key = _greedy_key(card, counts, attacks)
+    key = play_key(card, 0, counts[COLOUR[card]], attacks)
     for other in hand:
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        if _greedy_key(other, counts, attacks) > key:
+        if play_key(other, 0, counts[COLOUR[other]], attacks) > key:
             return False
     return True
-
-
-def _greedy_key(card: int, counts: Sequence[int], attacks: tuple[int, ...]) -> int:
-    """:class:`~.bots.GreedyBot`'s order of coloured plays as one number: the
-    attack rank (``attacks``: :data:`_ATTACK_KEY` when the next seat holds 2
-    cards or fewer, else :data:`_NO_ATTACK`), then the cards of its colour
-    held (``counts`` by colour), then points (points < 64, a count < 128)."""
-    return attacks[RANK[card]] + counts[COLOUR[card]] * 64 + POINTS[card]
 
 
 class HandTracker:
@@ -637,8 +629,8 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
     for c in hand:
         counts[COLOUR[c]] += 1
     nxt = state.seat_after(seat, 1)
-    attack = len(state.hands[nxt]) <= 2
-    best, best_key = None, None
+    attacks = ATTACKING if len(state.hands[nxt]) <= 2 else NOT_ATTACKING
+    best, best_key = None, -1
     wild = None
     for a in moves:
         if a.kind is not _PLAY:
@@ -649,13 +641,8 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
             if wild is None or rank < RANK[wild.card]:
                 wild = a
             continue
-        key = (
-            ATTACK.get(rank, 0) if attack else 0,
-            len(a.extra),
-            counts[COLOUR[card]],
-            POINTS[card],
-        )
-        if best_key is None or key > best_key:
+        key = play_key(card, len(a.extra), counts[COLOUR[card]], attacks)
+        if key > best_key:
             best, best_key = a, key
     if best is not None:
         return best
@@ -684,7 +671,7 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
     counts = [0, 0, 0, 0, 0]
     for c in hand:
         counts[COLOUR[c]] += 1
-    attack = _ATTACK_KEY if len(state.hands[state.seat_after(seat, 1)]) <= 2 else _NO_ATTACK
+    attack = ATTACKING if len(state.hands[state.seat_after(seat, 1)]) <= 2 else NOT_ATTACKING
     best, best_key, wild = NONE, -1, NONE
     for card in cards:
         rank = RANK[card]
@@ -692,7 +679,7 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
             if wild < 0 or rank < RANK[wild]:
                 wild = card
             continue
-        key = _greedy_key(card, counts, attack)
+        key = play_key(card, 0, counts[COLOUR[card]], attack)
         if key > best_key:
             best, best_key = card, key
     variants = (state.plays_uno if len(hand) == 2 else state.plays)[best if best >= 0 else wild]

@@ -14,7 +14,7 @@ import pytest
 from unoplay.game import GameState, RuleSet
 from unoplay.game.state import Position
 
-HOT = ("engine", "deals", "house", "scoring", "search", "state")
+HOT = ("engine", "deals", "house", "scoring", "search", "state", "playorder")
 EXPECT = os.environ.get("UNOPLAY_EXPECT_COMPILED") == "1"
 
 
