@@ -11,10 +11,10 @@ seat clockwise. Section numbers in docstrings refer to RULES.md. The house
 rules (section 8) are in :mod:`.house`, the end of a round and the formats
 (sections 7, 9) in :mod:`.scoring`. The surface those rules modules (and the
 search, :mod:`.search`) work on is :class:`~.state.Position`, the state's
-data and primitive steps (``draw_cards``, ``pass_turn``, ``seat_after``,
+data and primitive steps (``draw_cards``, ``seat_after``,
 ``reverse``, ``open_penalty``, ``clear_penalty``, ``require_turn``...),
-which ``GameState`` is: they import ``state``, never this module, and this
-module calls them (one way, no circle). Where the house rules must judge a
+which ``GameState`` is: house and scoring import ``state``, never this
+module, and this module calls them (one way, no circle). Where the house rules must judge a
 whole play they are given the engine's validator.
 
 A round between random players:

@@ -3,7 +3,9 @@
 # See engine.pxd and server/_build/backend.py. Keep it in step with state.py:
 # every attribute of Position.__slots__ is declared here, public (house.py,
 # scoring.py and the search read and write them), and the steps have C
-# signatures. engine.pxd's GameState extends this class.
+# signatures: cpdef where the rules modules call them from Python, cdef (C
+# only, as fast as the engine's own) for the three only the engine calls.
+# engine.pxd's GameState extends this class.
 
 cimport cython
 
@@ -59,7 +61,7 @@ cdef class Position:
     cdef public tuple wd4_hand
 
     @cython.locals(m=Py_ssize_t, low=Py_ssize_t)
-    cpdef list pop_cards(self, Py_ssize_t k)
+    cdef list pop_cards(self, Py_ssize_t k)
 
     cpdef require_turn(self, int seat, object phase, object reason, str message)
 
@@ -73,9 +75,9 @@ cdef class Position:
     cpdef reverse(self, list events)
 
     @cython.locals(ring=list, nxt=int, at=int)
-    cpdef pass_turn(self, int seat, list events)
+    cdef pass_turn(self, int seat, list events)
 
-    cpdef bint can_draw(self)
+    cdef bint can_draw(self)
 
     @cython.locals(draw=list, m=Py_ssize_t, j=Py_ssize_t, n=Py_ssize_t, got=list, discard=list)
     cpdef list draw_cards(self, int seat, int k, list events)

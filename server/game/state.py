@@ -86,6 +86,10 @@ class Position:
       seven_zero, swap_on_five, number_first_and_last), ``defer_draws``
       (draw cards can be answered), ``plain`` (no option changes how a card
       is played or refused), ``strict_uno`` (UNO counts only with the play).
+
+    The steps :meth:`pop_cards`, :meth:`pass_turn` and :meth:`can_draw` are
+    the engine's alone: the compiled build (state.pxd) makes them C
+    functions, not callable from Python.
     """
 
     __slots__ = (
