@@ -62,7 +62,7 @@ def server(text: str) -> str:
 def bot_kind(text: str) -> str:
     """``--kind``: a kind of the bot registry, with a budget for one that
     takes it (``ismcts@80ms``); the error lists the kinds."""
-    from unoplay.game.bots import parse_kind
+    from unoplay.game.registry import parse_kind
 
     try:
         parse_kind(text)
@@ -73,7 +73,7 @@ def bot_kind(text: str) -> str:
 
 def bot_kinds() -> str:
     """Every kind of the bot registry, for a help text: ``greedy, ismcts, random``."""
-    from unoplay.game.bots import BOT_KINDS
+    from unoplay.game.registry import BOT_KINDS
 
     return ", ".join(sorted(BOT_KINDS))
 

@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 
 from .limits import network_of

@@ -20,10 +20,10 @@ import logging
 import time
 from typing import Any
 
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal, commitment
 from unoplay.game.engine import GameState
 from unoplay.game.messages import Welcome
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 
 from .arena import Arena

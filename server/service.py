@@ -35,8 +35,8 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 
 from unoplay import wire
 from unoplay.channel import SERVER_OPTIONS, tab_of
-from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleError
 from unoplay.v1 import arena_service_pb2 as arena_pb
 from unoplay.v1 import arena_service_pb2_grpc as as_grpc

@@ -22,12 +22,12 @@ from collections.abc import Callable
 from typing import Any
 
 from unoplay.game.actions import Action
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.errors import IllegalAction
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, TableInfo, TableState, Welcome
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.wire import action_from_id
 

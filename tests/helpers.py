@@ -129,7 +129,7 @@ async def greedy_bots_beside(conn, table, name: str) -> tuple[int, list[asyncio.
     beside it and start the game. Returns (the external bot's seat, the
     greedy bots' tasks)."""
     from unoplay.client.sdk import run_bot
-    from unoplay.game.bots import make_bot
+    from unoplay.game.registry import make_bot
 
     await until(table, lambda: any(s.name == name for s in table.seats), f"{name} to sit")
     seat = next(s.index for s in table.seats if s.name == name)

@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs

@@ -38,7 +38,7 @@ import grpc
 from unoplay import wire
 from unoplay.game import actions
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet, preset
 from unoplay.v1 import game_service_pb2 as gs
 

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     The seat token is printed and kept like the TUI's (``seats.json`` in the
     data directory, by server, table and name), so the same command run again
     after an interruption resumes the seat. Ctrl-C stops it with one line."""
-    from unoplay.game.bots import make_bot
+    from unoplay.game.registry import make_bot
 
     from ..sdk import Connection, SeatGone, run_bot
     from ..tui.seats import SeatStore
@@ -128,7 +128,7 @@ def _arena_bot(args: argparse.Namespace, name: str) -> int:
     lost to a stand-in. Ctrl-C leaves the queue at once and finishes the game
     under way (none: it stops now); a second Ctrl-C leaves that game too (a
     loss)."""
-    from unoplay.game.bots import make_bot
+    from unoplay.game.registry import make_bot
     from unoplay.game.rules import PRESETS
 
     from ..arenarecord import ArenaRecord

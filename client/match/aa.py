@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from unoplay.game.actions import Action
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.view import PlayerView
 
 from .sprt import SprtSpec

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from unoplay.game.bots import UnknownBotKind, make_bot, parse_kind
+from unoplay.game.registry import UnknownBotKind, make_bot, parse_kind
 from unoplay.game.rules import RuleSet
 
 #: Longest label shown for an external command (its middle is elided).
@@ -320,7 +320,7 @@ def _own_modules(root: Any, installed: tuple[str, ...]) -> list[Path]:
 
 def _code_files(entrant: Entrant) -> list[Path]:
     """The files whose content decides how ``entrant`` plays: a built-in
-    kind's modules (unoplay.game.bots and .search), a ``file.py:attr`` bot's
+    kind's modules (unoplay.game.bots, .playorder and .search), a ``file.py:attr`` bot's
     file or a ``module:attr`` bot's module source, then the files of every
     module of its own it uses (:func:`_own_modules`: not in the standard
     library, site-packages or unoplay); an external command's executable
@@ -334,9 +334,9 @@ def _code_files(entrant: Entrant) -> list[Path]:
         paths += [Path(a) for a in entrant.command[1:] if os.path.isfile(a)]
         return paths
     if not is_plugin(entrant.kind):
-        from unoplay.game import bots, search
+        from unoplay.game import bots, playorder, search
 
-        return [Path(m.__file__) for m in (bots, search) if m.__file__]
+        return [Path(m.__file__) for m in (bots, playorder, search) if m.__file__]
     where = entrant.kind.rpartition(":")[0]
     if where.endswith(".py"):
         first = Path(where)

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import Bot, make_bot
+from unoplay.game.bots import Bot
+from unoplay.game.registry import make_bot
 from unoplay.game.view import PlayerView
 
 

@@ -130,7 +130,7 @@ class Table:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         """A cheap independent copy (OpenSpiel clones states by deep copy)."""
-        other = copy(self)
+        other: Table = copy(self)
         other.state = None if self.state is None else self.state.clone()
         other.log = self.log[:]
         other.texts = self.texts[:]
@@ -205,7 +205,7 @@ class Table:
                 else:
                     assert self.state is not None
                     state = self.state.clone()
-                    state._rng = chance
+                    state.rng = chance
                     events = (
                         state.apply(call[1], call[2]) if call[0] == _APPLY else state.next_round()
                     )
@@ -218,7 +218,7 @@ class Table:
             break
         self._need = 0
         self._call = None
-        state._rng = ScriptedChance()
+        state.rng = ScriptedChance()
         self.state = state
         self._record(events)
         if call[0] == _APPLY:
@@ -268,8 +268,8 @@ class Table:
         tracker.observe([e for e in self.log if e.visible_to(seat)])
         known, _ = tracker.beliefs(view)
         sample = determinize(view, self.rules, rng, known)
-        sample._first_play = self.state._first_play
-        sample._rng = ScriptedChance()
+        sample.first_play = self.state.first_play
+        sample.rng = ScriptedChance()
         other = self.__deepcopy__({})
         other.state = sample
         return other

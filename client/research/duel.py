@@ -19,7 +19,8 @@ import multiprocessing
 import sys
 from collections.abc import Sequence
 
-from unoplay.game.bots import make_bot, play_game
+from unoplay.game.bots import play_game
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS
 
 from ..match.stats import wilson_interval

@@ -122,8 +122,9 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from unoplay.game import GameState, RuleSet
-from unoplay.game.bots import Bot, make_bot, waiting_seats
+from unoplay.game.bots import Bot, waiting_seats
 from unoplay.game.events import EVERYONE, Event, EventKind, visible
+from unoplay.game.registry import make_bot
 from unoplay.game.research import Game
 from unoplay.game.rules import Scoring
 from unoplay.game.search import KIND
@@ -263,6 +264,11 @@ class UnoEnv(AECEnv):  # type: ignore[misc]
         assert self.state is not None
         self._window = waiting_seats(self.state)
         self._select()
+
+    @property
+    def selected_seat(self) -> int:
+        """The seat of the agent selected now (:attr:`agent_selection`)."""
+        return self._seat
 
     def _select(self) -> None:
         assert self.state is not None
@@ -621,7 +627,7 @@ class UnoGymEnv(gymnasium.Env):  # type: ignore[misc]
         if state.is_game_over or not 0 <= action <= aec.pass_action:
             return False
         if action == aec.pass_action:
-            return aec._seat != state.current
+            return aec.selected_seat != state.current
         return action in aec.game.legal_actions_by_index(state, self.seat)
 
     def render(self) -> str | None:

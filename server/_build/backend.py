@@ -35,7 +35,7 @@ from setuptools import build_meta as _meta
 
 #: The game package's modules compiled in a wheel. Each may have a .pxd beside
 #: it (server/game/NAME.pxd) with its C declarations.
-COMPILED = ("engine", "deals", "house", "scoring", "search")
+COMPILED = ("engine", "deals", "house", "scoring", "search", "state", "playorder")
 #: Where the sources are laid out under their import names (``unoplay/game/``),
 #: so that Cython finds each module's .pxd and names the module right.
 STAGE = os.path.join("build", "cython", "src")

@@ -15,11 +15,12 @@ if __name__ != "unoplay.game":  # it lives in server/game/, but is one package, 
     )
 
 from .actions import ACCEPT, CALL_UNO, CHALLENGE, DRAW, KEEP, NONE, Action, ActionKind
-from .bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot, parse_kind
+from .bots import Bot, GreedyBot, RandomBot
 from .cards import DECK_SIZE, Colour, Rank, card_name
 from .engine import GameState
 from .errors import IllegalAction, Reason
 from .events import EVERYONE, Event, EventKind
+from .registry import BOT_KINDS, make_bot, parse_kind
 from .research import Game
 from .rules import OFFICIAL, PRESETS, RuleError, RuleSet
 from .view import Outcome, Phase, PlayerView, Termination

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .actions import Action, ActionKind
-from .cards import COLOUR, RANK, STANDARD_POINTS, Rank
+from .cards import COLOUR, RANK, Rank
 from .events import Event, visible
+from .playorder import ATTACKING, NOT_ATTACKING, play_key
 from .rules import RuleSet
 from .view import Phase, PlayerView
 
@@ -36,15 +37,8 @@ _DRAW = ActionKind.DRAW
 _KEEP = ActionKind.KEEP
 _OUT_OF_TURN = (_CATCH, _CALL_UNO)
 
-_SKIP = int(Rank.SKIP)
-_REVERSE = int(Rank.REVERSE)
-_DRAW_TWO = int(Rank.DRAW_TWO)
 _WILD = int(Rank.WILD)
 _WD4 = int(Rank.WILD_DRAW_FOUR)
-
-#: How much an attack card (by rank) is worth to greedy against a next
-#: player close to going out (the search bot's model of greedy reads it too).
-ATTACK: dict[int, int] = {_DRAW_TWO: 3, _SKIP: 2, _REVERSE: 1}
 
 #: Greedy challenges a Wild Draw Four when its player still holds this many cards.
 CHALLENGE_MIN_HAND = 4
@@ -58,13 +52,13 @@ class Bot:
 
     name: str = "bot"
     #: Whether the kind's constructor takes the table's rules after its seed
-    #: (a search bot simulates them; :func:`make_bot` passes them).
+    #: (a search bot simulates them; :func:`~.registry.make_bot` passes them).
     needs_rules: bool = False
     #: Whether the kind learns from the events it sees: whoever runs the bot
     #: then passes it every event its seat sees, in order, to :meth:`observe`.
     observes: bool = False
     #: Whether the kind takes a budget per decision (keywords ``time_ms`` and
-    #: ``iterations``, given in a kind spec after ``@``: :func:`parse_kind`);
+    #: ``iterations``, given in a kind spec after ``@``: :func:`~.registry.parse_kind`);
     #: such a bot keeps its ``time_ms`` (None: no time limit) as an attribute.
     budgeted: bool = False
 
@@ -207,7 +201,7 @@ class GreedyBot(Bot):
         for card in hand:
             counts[COLOUR[card]] += 1
         sizes = view.hand_sizes
-        attack = sizes[seat_after(view, view.seat, 1)] <= 2
+        attacks = ATTACKING if sizes[seat_after(view, view.seat, 1)] <= 2 else NOT_ATTACKING
         wild_colour = -2  # chosen lazily: most wild plays are never looked at
         best = None
         best_key = None
@@ -222,17 +216,14 @@ class GreedyBot(Bot):
                     wild_colour = self._best_colour(hand)
                 if a.colour != wild_colour:
                     continue
-                key = (a.uno, _WD4 - rank, 0, shed, 0, 0, 0)
+                key = (a.uno, _WD4 - rank, shed, 0)
             else:
                 colour = COLOUR[card] if a.colour < 0 else a.colour
                 kept = counts[colour] - sum(COLOUR[c] == colour for c in (card, *a.extra))
                 key = (
                     a.uno,
                     2,
-                    ATTACK.get(rank, 0) if attack else 0,
-                    shed,
-                    kept,
-                    STANDARD_POINTS[card],
+                    play_key(card, shed, kept, attacks),
                     -sizes[a.target] if a.target >= 0 else 0,
                 )  # swap into the smallest hand
             if best_key is None or key > best_key:
@@ -262,79 +253,6 @@ def _first_turn_action(legal: Sequence[Action]) -> Action:
         if a.kind not in _OUT_OF_TURN:
             return a
     return legal[0]
-
-
-# The search bot builds on this module (Bot, GreedyBot): imported once they exist.
-from .search import IsmctsBot  # noqa: E402
-
-BOT_KINDS: dict[str, type[Bot]] = {"random": RandomBot, "greedy": GreedyBot, "ismcts": IsmctsBot}
-
-
-class UnknownBotKind(ValueError):
-    """A kind spec names no kind of :data:`BOT_KINDS`."""
-
-
-#: The largest budget a kind spec may give: samples, and milliseconds.
-MAX_ITERATIONS = 100_000
-MAX_TIME_MS = 60_000.0
-
-
-def parse_kind(kind: str) -> tuple[type[Bot], dict[str, Any]]:
-    """The class of a bot kind spec and the budget it gives, as keyword
-    arguments: ``"greedy"`` -> (GreedyBot, {}); a kind with ``budgeted`` set
-    may add a budget per decision after ``@``, a whole number of
-    milliseconds (``"ismcts@100ms"`` -> ``{"time_ms": 100.0}``) or of
-    samples (``"ismcts@300"`` -> ``{"iterations": 300}``).
-
-    Raises :class:`UnknownBotKind` (a ValueError) naming the known kinds
-    when the kind is unknown, and ValueError for a budget that is malformed, not positive, above
-    :data:`MAX_ITERATIONS` samples or :data:`MAX_TIME_MS`, or given to a kind
-    without one.
-    """
-    base, at, budget = kind.partition("@")
-    cls = BOT_KINDS.get(base)
-    if cls is None:
-        raise UnknownBotKind(
-            f"unknown bot kind {base!r}; known kinds: {', '.join(sorted(BOT_KINDS))}"
-        )
-    if not at:
-        return cls, {}
-    if not cls.budgeted:
-        raise ValueError(f"the bot kind {base!r} takes no budget (as in ismcts@100ms)")
-    number, ms = (budget[:-2], True) if budget.endswith("ms") else (budget, False)
-    digits = number.isascii() and number.isdigit() and len(number) <= 6
-    value = int(number) if digits else 0
-    if not 0 < value <= (MAX_TIME_MS if ms else MAX_ITERATIONS):
-        raise ValueError(
-            f"bad budget {budget!r} in {kind!r}: milliseconds as in {base}@100ms (at most "
-            f"{MAX_TIME_MS:.0f}) or samples as in {base}@300 (at most {MAX_ITERATIONS})"
-        )
-    return cls, {"time_ms": float(value)} if ms else {"iterations": value}
-
-
-def make_bot(
-    kind: str,
-    seed: int | None = None,
-    rules: RuleSet | None = None,
-    max_ms: float | None = None,
-) -> Bot:
-    """A new bot of ``kind`` (a key of :data:`BOT_KINDS`, with a budget for a
-    search bot: :func:`parse_kind`) seeded with ``seed``, for a table under
-    ``rules`` (default official; only kinds with ``needs_rules``, such as
-    ``ismcts``, use them). ``max_ms`` caps a budgeted kind's time per
-    decision, whatever its budget (a server's search bots share its interpreter).
-
-    Raises ValueError (from :func:`parse_kind`) for an unknown kind or a bad budget.
-    """
-    cls, budget = parse_kind(kind)
-    if cls.needs_rules:
-        bot = cls(seed, rules, **budget)  # type: ignore[call-arg]  # such a kind takes (seed, rules)
-    else:
-        bot = cls(seed, **budget)  # type: ignore[call-arg]  # every kind takes a seed
-    if max_ms is not None and cls.budgeted:
-        limit = getattr(bot, "time_ms", None)
-        bot.time_ms = min(limit, max_ms) if limit else max_ms  # type: ignore[attr-defined]
-    return bot
 
 
 def waiting_seats(state: GameState) -> list[int]:

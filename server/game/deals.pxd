@@ -5,7 +5,7 @@
 cimport cython
 
 
-@cython.locals(words=list, i=Py_ssize_t, j=Py_ssize_t, w=cython.ulonglong)
-cpdef _steps(object rng, list items, Py_ssize_t start, Py_ssize_t stop)
+@cython.locals(i=Py_ssize_t, j=Py_ssize_t, w=cython.ulonglong)
+cpdef _steps(list words, object refill, list items, Py_ssize_t start, Py_ssize_t stop)
 
 cpdef unsigned long long _scale(unsigned long long word, unsigned long long n)

@@ -26,7 +26,7 @@ import random
 import secrets
 import sys
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from .cards import CLASSIC_POINTS, DECK_SIZE, RANK, STANDARD_POINTS, Rank
@@ -129,7 +129,7 @@ class DealRandom(random.Random):
         down to ``stop``, swap ``items[i]`` with ``items[below(i + 1)]``. With
         ``start = len(items)`` and ``stop = 0`` it is a whole uniform shuffle;
         the engine shuffles its draw pile lazily, a few positions at a time."""
-        _steps(self, items, start, stop)
+        _steps(self._words, self._refill, items, start, stop)
 
     def below(self, n: int) -> int:
         """A number in ``0..n-1`` (``1 <= n <= 2**32``) from the next word: ``(w * n) >> 32``.
@@ -169,7 +169,7 @@ class DealRandom(random.Random):
 
     def copy(self) -> DealRandom:
         """An independent generator at the same point of the same stream."""
-        other = DealRandom.__new__(DealRandom)
+        other: DealRandom = DealRandom.__new__(DealRandom)
         other._key = self._key
         other._counter = self._counter
         other._words = self._words[:]
@@ -181,13 +181,16 @@ class DealRandom(random.Random):
 # (deals.pxd) runs them on C integers; plain Python runs them as written.
 
 
-def _steps(rng: DealRandom, items: list[int], start: int, stop: int) -> None:
+def _steps(
+    words: list[int], refill: Callable[[], list[int]], items: list[int], start: int, stop: int
+) -> None:
     """:meth:`DealRandom.shuffle_steps`: for ``i`` from ``start - 1`` down to
-    ``stop``, swap ``items[i]`` with ``items[(w * (i + 1)) >> 32]``, ``w`` the next word."""
-    words = rng._words
+    ``stop``, swap ``items[i]`` with ``items[(w * (i + 1)) >> 32]``, ``w`` the
+    next word of the stream (popped from ``words``; ``refill()`` gives the
+    next block's once they run out)."""
     for i in range(start - 1, stop - 1, -1):
         if not words:
-            words = rng._refill()
+            words = refill()
         w = words.pop()
         j = (w * (i + 1)) >> 32
         items[i], items[j] = items[j], items[i]

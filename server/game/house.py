@@ -2,15 +2,16 @@
 cards at once, stacking and deflecting a penalty, jumping in, swapping
 hands), the refusals they add, and their effects.
 
-Functions on a :class:`~.engine.GameState`, called by the engine only when a
-rule set turns the option on; the official turn never comes here.
+Functions on a :class:`~.state.Position` (the engine's state), called by the
+engine only when a rule set turns the option on; the official turn never
+comes here. Where a play must be judged in full they take the engine's
+validator as ``validate``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import TYPE_CHECKING
 
 from . import actions as A
 from . import scoring
@@ -33,17 +34,19 @@ from .hotpath import (
     WRONG_PLAYS,
 )
 from .rules import MultiPlay, Stacking
+from .state import Position
 
-if TYPE_CHECKING:
-    from .engine import GameState
+#: The engine's validator of a play (``GameState._validate_play``): raises
+#: IllegalAction for a play ``seat`` may not make now, and changes nothing.
+Validate = Callable[[int, Action], object]
 
 
-def play_variants(game: GameState, seat: int) -> list[Action]:
-    """Every play ``seat`` may make now, found by asking the validator (the
+def play_variants(game: Position, seat: int, validate: Validate) -> list[Action]:
+    """Every play ``seat`` may make now, found by asking ``validate`` (the
     general path, used when house rules are on)."""
-    hand = game._hands[seat]
-    table = game._plays_uno if len(hand) == 2 else game._plays
-    targets = [NONE] + [p for p in game._ring if p != seat]
+    hand = game.hands[seat]
+    table = game.plays_uno if len(hand) == 2 else game.plays
+    targets = [NONE] + [p for p in game.ring if p != seat]
     plays = []
     for card in hand:
         for action in table[card]:
@@ -53,7 +56,7 @@ def play_variants(game: GameState, seat: int) -> list[Action]:
                         card, None if action.colour == NONE else action.colour, action.uno, target
                     )
                 try:
-                    game._validate_play(seat, action)
+                    validate(seat, action)
                 except IllegalAction:
                     continue
                 plays.append(action)
@@ -61,10 +64,10 @@ def play_variants(game: GameState, seat: int) -> list[Action]:
         game.rules.multi_play is not MultiPlay.OFF
         and plays
         and len(hand) > 1
-        and seat == game._current
-        and game._phase is not DRAWN
+        and seat == game.current
+        and game.phase is not DRAWN
     ):
-        plays += multi_plays(game, seat, targets, {a.card for a in plays})
+        plays += multi_plays(game, seat, targets, {a.card for a in plays}, validate)
     return plays
 
 
@@ -73,14 +76,16 @@ def play_variants(game: GameState, seat: int) -> list[Action]:
 MAX_LISTED_MULTI_PLAYS = 256
 
 
-def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]) -> list[Action]:
+def multi_plays(
+    game: Position, seat: int, targets: list[int], firsts: set[int], validate: Validate
+) -> list[Action]:
     """Section 8 (``multi_play``): the plays of several cards. A set of cards
     is listed once, led by its lowest-id card that may be played alone; then
     one action per colour it may leave in force, per UNO call, per swap target.
     Every lead's largest set comes first, then the other sets from the smallest
     up, at most :data:`MAX_LISTED_MULTI_PLAYS` actions in all (a hand of
     dozens of cards of one rank has thousands; the others stay legal)."""
-    hand = game._hands[seat]
+    hand = game.hands[seat]
     identical = game.rules.multi_play is MultiPlay.IDENTICAL
     leads = []
     for card in sorted(firsts):
@@ -96,7 +101,7 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
     for card, mates in leads:  # the largest set of each lead first
         extra = tuple(c for c in mates if not (c < card and c in firsts))
         if len(extra) == len(mates):
-            _add_set(game, seat, targets, card, extra, plays)
+            _add_set(game, seat, targets, card, extra, plays, validate)
     longest = max((len(mates) for _, mates in leads), default=0)
     for size in range(1, longest):
         for card, mates in leads:
@@ -107,21 +112,22 @@ def multi_plays(game: GameState, seat: int, targets: list[int], firsts: set[int]
                     continue  # listed under that lower card
                 if len(plays) >= MAX_LISTED_MULTI_PLAYS:
                     return plays[:MAX_LISTED_MULTI_PLAYS]
-                _add_set(game, seat, targets, card, extra, plays)
+                _add_set(game, seat, targets, card, extra, plays, validate)
     return plays[:MAX_LISTED_MULTI_PLAYS]
 
 
 def _add_set(
-    game: GameState,
+    game: Position,
     seat: int,
     targets: list[int],
     card: int,
     extra: tuple[int, ...],
     plays: list[Action],
+    validate: Validate,
 ) -> None:
     """Append to ``plays`` every legal play of ``card`` with ``extra``: one per
     colour it may leave in force, per UNO call, per swap target."""
-    hand = game._hands[seat]
+    hand = game.hands[seat]
     rank = RANK[card]
     left = len(hand) - 1 - len(extra)
     if IS_WILD[card]:
@@ -136,7 +142,7 @@ def _add_set(
             for target in targets if swaps else (NONE,):
                 action = A.play(card, None if colour == NONE else colour, uno, target, extra)
                 try:
-                    game._validate_play(seat, action)
+                    validate(seat, action)
                 except IllegalAction:
                     continue
                 plays.append(action)
@@ -154,7 +160,7 @@ def laid_in_order(card: int, extra: tuple[int, ...], colour: int) -> tuple[int, 
 
 
 def check_extra(
-    game: GameState, hand: list[int], card: int, extra: tuple[int, ...], jump: bool
+    game: Position, hand: list[int], card: int, extra: tuple[int, ...], jump: bool
 ) -> None:
     """Section 8 (``multi_play``): refuse ``extra`` cards that may not be laid
     with ``card``. Only a play in turn may lay several cards: a jump-in, the
@@ -162,7 +168,7 @@ def check_extra(
     mode = game.rules.multi_play
     if mode is MultiPlay.OFF:
         raise IllegalAction(Reason.MULTI_PLAY_OFF, "one card per play at this table")
-    if jump or game._phase is DRAWN or (game._phase is PENALTY and RANK[card] == REVERSE):
+    if jump or game.phase is DRAWN or (game.phase is PENALTY and RANK[card] == REVERSE):
         raise IllegalAction(
             Reason.ONE_CARD_ONLY, "a jump-in, a drawn card or a deflecting Reverse is played alone"
         )
@@ -207,35 +213,33 @@ def multi_colour(card: int, extra: tuple[int, ...], colour: int) -> int:
     return colour
 
 
-def play_or_penalise(game: GameState, seat: int, action: Action) -> list[Event]:
-    """Section 8 (``wrong_play_penalty``): a refused play of a card by the
-    player to move is still refused, but costs them cards; the penalty's
-    events travel on the exception (``IllegalAction.events``)."""
-    try:
-        return game._play(seat, action)
-    except IllegalAction as err:
-        if seat != game._current or err.reason not in WRONG_PLAYS:
-            raise
-        count = game.rules.wrong_play_penalty
-        err.events = [new_event((EV_WRONG_PLAY, seat, EVERYONE, (), count, NONE, NONE, 0))]
-        game._draw_cards(seat, count, err.events)
-        raise
+def penalise_wrong_play(game: Position, seat: int, refused: IllegalAction) -> None:
+    """Section 8 (``wrong_play_penalty``): a play ``refused`` to the player to
+    move for a wrong card (:data:`~.hotpath.WRONG_PLAYS`) is still refused,
+    but costs them cards; the penalty's events travel on the exception
+    (``refused.events``). Any other refusal costs nothing."""
+    if seat != game.current or refused.reason not in WRONG_PLAYS:
+        return
+    count = game.rules.wrong_play_penalty
+    refused.events = [new_event((EV_WRONG_PLAY, seat, EVERYONE, (), count, NONE, NONE, 0))]
+    game.draw_cards(seat, count, refused.events)
 
 
-def check_out_of_phase_play(game: GameState, seat: int, card: int) -> bool:
+def check_out_of_phase_play(game: Position, seat: int, card: int) -> bool:
     """Refuse a play outside the plain PLAY phase unless the rules allow it.
 
     Returns True for a jump-in (section 8). Allowed otherwise: the drawn card
     (DRAWN), an answer to a pending penalty (PENALTY).
     """
-    phase = game._phase
-    top = game._discard[-1]
+    phase = game.phase
+    top = game.discards[-1]
     identical = COLOUR[card] == COLOUR[top] and RANK[card] == RANK[top]
-    if seat == game._current:
+    if seat == game.current:
         if phase is DRAWN:
-            if card != game._drawn:
+            if card != game.drawn_card:
                 raise IllegalAction(
-                    Reason.ONLY_DRAWN_CARD, f"only the drawn {card_name(game._drawn)} may be played"
+                    Reason.ONLY_DRAWN_CARD,
+                    f"only the drawn {card_name(game.drawn_card)} may be played",
                 )
             return False
         if phase is PENALTY:
@@ -243,36 +247,36 @@ def check_out_of_phase_play(game: GameState, seat: int, card: int) -> bool:
                 return False
             if game.rules.jump_in and identical:
                 return True
-        game._require_turn(seat, PLAYING, Reason.NOT_YOUR_TURN, "")
+        game.require_turn(seat, PLAYING, Reason.NOT_YOUR_TURN, "")
     if game.rules.jump_in and identical and phase in (PLAYING, DRAWN, PENALTY):
         return True
-    raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {game._current}'s turn")
+    raise IllegalAction(Reason.NOT_YOUR_TURN, f"it is player {game.current}'s turn")
 
 
-def answers_penalty(game: GameState, card: int) -> bool:
+def answers_penalty(game: Position, card: int) -> bool:
     """Section 8: may ``card`` answer the pending penalty (stack or deflect)?"""
     rules = game.rules
     rank = RANK[card]
     if rank == REVERSE:
-        return rules.reverse_deflects_draw and COLOUR[card] == game._colour
+        return rules.reverse_deflects_draw and COLOUR[card] == game.colour_in_force
     stacking = rules.stacking
     if rank == WD4:
         return stacking is Stacking.PLUS_FOUR_OVER_TWO or stacking is Stacking.ANY
     if rank == DRAW_TWO and stacking is not Stacking.OFF:
-        if RANK[game._discard[-1]] == DRAW_TWO:
+        if RANK[game.discards[-1]] == DRAW_TWO:
             return True  # matches by symbol
-        return (game._stack_rank == DRAW_TWO or stacking is Stacking.ANY) and COLOUR[
+        return (game.stack_rank == DRAW_TWO or stacking is Stacking.ANY) and COLOUR[
             card
-        ] == game._colour
+        ] == game.colour_in_force
     return False
 
 
 def check_house_play(
-    game: GameState, seat: int, card: int, rank: int, target: int, held: int
+    game: Position, seat: int, card: int, rank: int, target: int, held: int
 ) -> None:
     """Refusals that only house rules add: first/last card numbers, swap targets."""
     rules = game.rules
-    if rules.number_first_and_last and game._first_play and not IS_NUMBER[card]:
+    if rules.number_first_and_last and game.first_play and not IS_NUMBER[card]:
         raise IllegalAction(Reason.NUMBER_FIRST, "the first card of a round must be a number")
     swaps = (rank == 7 and rules.seven_zero) or (rank == 5 and rules.swap_on_five)
     if swaps and held > 1:
@@ -281,41 +285,41 @@ def check_house_play(
                 Reason.TARGET_MISSING,
                 f"name the player to swap hands with for the {card_name(card)}",
             )
-        if not 0 <= target < game.players or target == seat or game._pos[target] < 0:
+        if not 0 <= target < game.players or target == seat or game.ring_pos[target] < 0:
             raise IllegalAction(Reason.BAD_TARGET, "swap with another seat at the table")
     elif target != NONE:
         raise IllegalAction(Reason.TARGET_NOT_ALLOWED, "only a swapping 7 or 5 takes a target")
 
 
 def pass_penalty(
-    game: GameState, seat: int, rank: int, k: int, jump: bool, out: bool, events: list[Event]
+    game: Position, seat: int, rank: int, k: int, jump: bool, out: bool, events: list[Event]
 ) -> list[Event]:
     """Section 8: a stack (of ``k`` draw cards), deflect or jump-in passes the penalty on."""
     if rank == REVERSE and not jump:
-        game._reverse(events)  # deflect: back to the player who played the draw card
-    victim = game._step(seat, 1)
+        game.reverse(events)  # deflect: back to the player who played the draw card
+    victim = game.seat_after(seat, 1)
     added = k * (2 if rank == DRAW_TWO else 4 if rank == WD4 else 0)
     if rank == WD4:
-        game._wd4_by = seat
-        game._wd4_hand = tuple(game._hands[seat])
+        game.wd4_by = seat
+        game.wd4_hand = tuple(game.hands[seat])
     else:
-        game._wd4_by = NONE
+        game.wd4_by = NONE
     if out:  # went out: the next player draws it all (section 7) and loses the turn
-        game._draw_cards(victim, game._pending + added, events)
-        game._clear_penalty()
-        return scoring.went_out(game, seat, game._step(seat, 2), events)
-    return game._open_penalty(victim, added, rank if added else game._stack_rank, events)
+        game.draw_cards(victim, game.pending_penalty + added, events)
+        game.clear_penalty()
+        return scoring.went_out(game, seat, game.seat_after(seat, 2), events)
+    return game.open_penalty(victim, added, rank if added else game.stack_rank, events)
 
 
-def swap(game: GameState, seat: int, rank: int, target: int, events: list[Event]) -> None:
+def swap(game: Position, seat: int, rank: int, target: int, events: list[Event]) -> None:
     """Section 8: a 7 (or 5) swaps hands with ``target``; a 0 passes every hand
     one seat in the direction of play. Holders of one card after it are safe."""
-    hands = game._hands
+    hands = game.hands
     if rank == 0:
-        d = game._direction
-        ring = game._ring
+        d = game.direction
+        ring = game.ring
         m = len(ring)
-        game._hands = rotated = hands[:]
+        game.hands = rotated = hands[:]
         for i, p in enumerate(ring):
             rotated[p] = hands[ring[(i - d) % m]]
         hands = rotated
@@ -326,19 +330,19 @@ def swap(game: GameState, seat: int, rank: int, target: int, events: list[Event]
         events.append(new_event((EV_HANDS_SWAPPED, seat, EVERYONE, (), 0, NONE, target, 0)))
         moved = (seat, target)
     for p in moved:
-        game._uno[p] = len(hands[p]) == 1
+        game.uno_calls[p] = len(hands[p]) == 1
         events.append(new_event((EV_HAND_RECEIVED, p, p, tuple(hands[p]), 0, NONE, NONE, 0)))
-    game._catchable = NONE
+    game.catchable = NONE
 
 
-def last_card_not_number(game: GameState, seat: int, events: list[Event]) -> bool:
+def last_card_not_number(game: Position, seat: int, events: list[Event]) -> bool:
     """Section 8 (``number_first_and_last``): going out on an action or wild
     card draws one card instead, and the player must call UNO again. The
     card's effects still apply. Returns False if there was nothing to draw
     (then the player goes out after all)."""
     events.append(new_event((EV_LAST_NOT_NUMBER, seat, EVERYONE, (), 1, NONE, NONE, 0)))
-    if not game._draw_cards(seat, 1, events):
+    if not game.draw_cards(seat, 1, events):
         return False
-    game._uno[seat] = False
-    game._catchable = seat
+    game.uno_calls[seat] = False
+    game.catchable = seat
     return True

@@ -1,78 +1,74 @@
 """Sections 7 and 9 of RULES.md: the end of a round, its scoring, the target
 score, and the game formats' variations (elimination, teams, tournament).
 
-Functions on a :class:`~.engine.GameState`, called by the engine when a
+Functions on a :class:`~.state.Position` (the engine's state), called by the engine when a
 player goes out.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from .actions import NONE
 from .events import EVERYONE, Event, new_event
 from .events import EventKind as E
 from .hotpath import EV_HAND_SCORED, PLAYING, ROUND_OVER, TURN
 from .rules import GameFormat, Scoring
+from .state import Position
 from .view import Phase
 
-if TYPE_CHECKING:
-    from .engine import GameState
 
-
-def went_out(game: GameState, seat: int, nxt: int, events: list[Event]) -> list[Event]:
+def went_out(game: Position, seat: int, nxt: int, events: list[Event]) -> list[Event]:
     """``seat`` has played its last card: the round ends (section 7), or under
     ``format=elimination`` play goes on without them, from ``nxt`` (section 9)."""
     if game.rules.format is GameFormat.ELIMINATION:
-        ring = game._ring
-        after = game._step(seat, 1)
+        ring = game.ring
+        after = game.seat_after(seat, 1)
         take_out(game, seat)
-        events.append(Event(E.PLAYER_OUT, seat, value=len(game._out)))
+        events.append(Event(E.PLAYER_OUT, seat, value=len(game.out_seats)))
         if len(ring) > 1:
-            game._catchable = NONE
-            game._phase = PLAYING
-            game._current = after if nxt == seat else nxt
-            events.append(TURN[game._current])
+            game.catchable = NONE
+            game.phase = PLAYING
+            game.current = after if nxt == seat else nxt
+            events.append(TURN[game.current])
             return events
     end_round(game, seat, events)
     return events
 
 
-def take_out(game: GameState, seat: int) -> None:
+def take_out(game: Position, seat: int) -> None:
     """Section 9: ``seat`` leaves play (turn order closes up around it)."""
-    ring = game._ring
+    ring = game.ring
     ring.remove(seat)
-    game._out.append(seat)
-    pos = game._pos
+    game.out_seats.append(seat)
+    pos = game.ring_pos
     pos[seat] = NONE
     for i, p in enumerate(ring):
         pos[p] = i
 
 
-def end_round(game: GameState, winner: int, events: list[Event]) -> None:
+def end_round(game: Position, winner: int, events: list[Event]) -> None:
     """Section 7: score the round and check the target score; section 9: the
     formats' variations (elimination, teams, tournament)."""
     rules = game.rules
     fmt = rules.format
-    game._round_winner = winner
-    game._catchable = NONE
-    game._phase = ROUND_OVER
+    game.round_winner = winner
+    game.catchable = NONE
+    game.phase = ROUND_OVER
     if fmt is GameFormat.ELIMINATION:  # the one player left loses; no points change
-        loser = game._ring[0]
+        loser = game.ring[0]
         take_out(game, loser)
-        events.append(Event(E.PLAYER_OUT, loser, value=len(game._out)))
+        events.append(Event(E.PLAYER_OUT, loser, value=len(game.out_seats)))
         events.append(Event(E.HAND_SCORED, loser, value=game.hand_points(loser)))
-        game._round_winner = winner = game._out[0]
+        game.round_winner = winner = game.out_seats[0]
         events.append(Event(E.ROUND_OVER, winner, value=0))
         game_over(game, (winner,), events)
         return
-    ring = game._ring
-    pts = game._points
+    ring = game.ring
+    pts = game.card_points
     points = [0] * game.players
     for p in ring:
-        points[p] = value = sum(map(pts.__getitem__, game._hands[p]))
+        points[p] = value = sum(map(pts.__getitem__, game.hands[p]))
         events.append(new_event((EV_HAND_SCORED, p, EVERYONE, (), 0, NONE, NONE, value)))
-    scores = game._scores
+    scores = game.score_sheet
     won = 0
     if fmt is GameFormat.TEAMS:  # partners p and p + n/2 score as one
         half = game.players // 2
@@ -102,27 +98,28 @@ def end_round(game: GameState, winner: int, events: list[Event]) -> None:
         game_over(game, tuple(p for p in range(game.players) if scores[p] == best), events)
 
 
-def tournament_outs(game: GameState, events: list[Event]) -> None:
+def tournament_outs(game: Position, events: list[Event]) -> None:
     """Section 9 (challenge tournament): players whose score reached the target
     are out, the highest score first (each takes the last place left); the
     last player left wins. If all who were left reach it together, the lowest
     score among them wins."""
-    scores = game._scores
+    scores = game.score_sheet
     target = game.rules.target_score
-    reached = sorted((p for p in game._ring if scores[p] >= target), key=lambda p: -scores[p])
-    if len(reached) == len(game._ring):
+    reached = sorted((p for p in game.ring if scores[p] >= target), key=lambda p: -scores[p])
+    if len(reached) == len(game.ring):
         best = min(scores[p] for p in reached)
         reached = [p for p in reached if scores[p] != best]
     for p in reached:
-        events.append(Event(E.PLAYER_OUT, p, value=len(game._ring)))
+        events.append(Event(E.PLAYER_OUT, p, value=len(game.ring)))
         take_out(game, p)
-    ring = game._ring
+    ring = game.ring
     if len(ring) == 1 or all(scores[p] >= target for p in ring):
         game_over(game, tuple(ring), events)
 
 
-def game_over(game: GameState, winners: tuple[int, ...], events: list[Event]) -> None:
-    game._game_winners = winners
-    game._phase = Phase.GAME_OVER
+def game_over(game: Position, winners: tuple[int, ...], events: list[Event]) -> None:
+    """Section 7: the game is over, won by ``winners``."""
+    game.game_winners = winners
+    game.phase = Phase.GAME_OVER
     for p in winners:
         events.append(Event(E.GAME_OVER, p))

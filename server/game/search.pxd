@@ -5,11 +5,12 @@
 
 cimport cython
 from unoplay.game.engine cimport GameState
+from unoplay.game.playorder cimport play_key
 
 # DECK_SIZE stays a Python int: a card mask (1 << card, 108 bits) must not be
 # computed in C integers.
 cdef int NONE, _WILD_RANK
-cdef tuple COLOUR, RANK, POINTS, _ATTACK_KEY, _NO_ATTACK
+cdef tuple COLOUR, RANK, ATTACKING, NOT_ATTACKING
 cdef object _PLAY, _CATCH, _CALL_UNO, _DRAW, _KEEP, _PLAYING, _DRAWN, _ROUND_OVER, DRAW
 
 @cython.locals(caught=int, other=int)
@@ -23,8 +24,6 @@ cpdef object rollout_move(GameState state, int seat, object rng)
     best_key=int, wild=int, key=int, uno=bint, colour=int, attack=tuple, variants=tuple,
 )
 cpdef object _plain_move(GameState state, int seat, bint drawn)
-
-cpdef int _greedy_key(int card, list counts, tuple attacks)
 
 @cython.locals(mover=int, legal=list)
 cpdef int playout(GameState state, int out_before, int cap, object rng, object bot=*)

@@ -47,12 +47,12 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 
 from .actions import ACCEPT, DRAW, NONE, Action, ActionKind
-from .bots import ATTACK, Bot, GreedyBot, seat_after
+from .bots import Bot, GreedyBot, seat_after
 from .cards import COLOUR, DECK_SIZE, RANK, WILD
-from .cards import STANDARD_POINTS as POINTS
 from .deals import DealRandom
 from .engine import GameState, illegal_wild_draw_four
 from .events import Event, EventKind
+from .playorder import ATTACKING, NOT_ATTACKING, play_key
 from .rules import OFFICIAL, Direction, GameFormat, RuleSet
 from .view import Phase, PlayerView
 
@@ -66,8 +66,6 @@ _PLAYING = Phase.PLAY
 _DRAWN = Phase.DRAWN
 _ROUND_OVER = Phase.ROUND_OVER
 _WILD_RANK = 13
-_ATTACK_KEY = tuple(ATTACK.get(rank, 0) * 64 * 128 for rank in range(15))
-_NO_ATTACK = (0,) * 15
 
 #: The budget per decision when none is given: this many samples, and at
 #: most :data:`DEFAULT_TIME_MS` milliseconds (whichever ends first). Here, on
@@ -188,8 +186,8 @@ def determinize(
         dealer=view.dealer,
         out_seats=view.out_seats,
     )
-    state._round = view.round_number
-    state._rng = DealRandom(str(rng.getrandbits(64)))
+    state.round_number = view.round_number
+    state.rng = DealRandom(str(rng.getrandbits(64)))
     return state
 
 
@@ -228,15 +226,17 @@ def preferred_over(card: int, colour: int, top: int, attack: bool) -> Constraint
     same attack rank worth more points. (Which colour it leaves in force
     depends on its whole hand, so other colours tell nothing.)"""
     rank_top = RANK[top] if top >= 0 else NONE
-    own = ATTACK.get(RANK[card], 0) if attack else 0
+    attacks = ATTACKING if attack else NOT_ATTACKING
+    own = play_key(card, 0, 0, attacks)
     mask = 0
     for other in range(DECK_SIZE):
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        value = ATTACK.get(RANK[other], 0) if attack else 0
-        if value > own or (
-            value == own and COLOUR[other] == COLOUR[card] and POINTS[other] > POINTS[card]
-        ):
+        if COLOUR[other] == COLOUR[card]:  # as many of the colour held: the order decides
+            better = play_key(other, 0, 0, attacks) > own
+        else:  # the colours held decide, after the attack worth
+            better = attacks[RANK[other]] > attacks[RANK[card]]
+        if better:
             mask |= 1 << other
     return mask
 
@@ -256,23 +256,15 @@ def greedy_would_play(
         counts[COLOUR[c]] += 1
     if RANK[card] >= _WILD_RANK:
         return not 0 <= named < 4 or counts[named] == max(counts[:4])
-    attacks = _ATTACK_KEY if attack else _NO_ATTACK
+    attacks = ATTACKING if attack else NOT_ATTACKING
     rank_top = RANK[top] if top >= 0 else NONE
-    key = _greedy_key(card, counts, attacks)
+    key = play_key(card, 0, counts[COLOUR[card]], attacks)
     for other in hand:
         if COLOUR[other] == WILD or not (COLOUR[other] == colour or RANK[other] == rank_top):
             continue
-        if _greedy_key(other, counts, attacks) > key:
+        if play_key(other, 0, counts[COLOUR[other]], attacks) > key:
             return False
     return True
-
-
-def _greedy_key(card: int, counts: Sequence[int], attacks: tuple[int, ...]) -> int:
-    """:class:`~.bots.GreedyBot`'s order of coloured plays as one number: the
-    attack rank (``attacks``: :data:`_ATTACK_KEY` when the next seat holds 2
-    cards or fewer, else :data:`_NO_ATTACK`), then the cards of its colour
-    held (``counts`` by colour), then points (points < 64, a count < 128)."""
-    return attacks[RANK[card]] + counts[COLOUR[card]] * 64 + POINTS[card]
 
 
 class HandTracker:
@@ -489,7 +481,7 @@ class HandTracker:
         or named is one it held most of. Seats whose hand changed since
         are not checked."""
         for seat, (card, named, colour, top, attack, left) in self.last_play.items():
-            hand = sample._hands[seat]
+            hand = sample.hands[seat]
             if len(hand) == left and not greedy_would_play(
                 [*hand, card], card, named, colour, top, attack
             ):
@@ -587,8 +579,8 @@ def settle(state: GameState) -> None:
     """The out-of-turn actions of a simulated position, taken at once: a seat
     holding one card uncalled calls UNO (or, if it cannot, the next seat
     catches it). Jump-ins are not simulated."""
-    caught = state._catchable
-    if caught < 0 or state._phase >= _ROUND_OVER:
+    caught = state.catchable
+    if caught < 0 or state.phase >= _ROUND_OVER:
         return
     if not state.uno_called(caught) and _offers(state.legal_actions(caught), _CALL_UNO):
         state.apply(caught, Action(_CALL_UNO))
@@ -621,8 +613,8 @@ def rollout_move(state: GameState, seat: int, rng: random.Random) -> Action:
     fast path), a turn or a drawn card is decided from the hand directly,
     without listing the legal actions: the same move, a playout about 1.5x
     as fast."""
-    phase = state._phase
-    if state._plain and (phase is _PLAYING or phase is _DRAWN):
+    phase = state.phase
+    if state.plain and (phase is _PLAYING or phase is _DRAWN):
         return _plain_move(state, seat, phase is _DRAWN)
     return listed_move(state, seat, rng)
 
@@ -632,13 +624,13 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
     rules and phase (the general way; a turn under fast-path rules gives the
     same move as the hand-scanning way, which tests check)."""
     moves = turn_moves(state, seat)
-    hand = state._hands[seat]
+    hand = state.hands[seat]
     counts = [0, 0, 0, 0, 0]
     for c in hand:
         counts[COLOUR[c]] += 1
-    nxt = state._step(seat, 1)
-    attack = len(state._hands[nxt]) <= 2
-    best, best_key = None, None
+    nxt = state.seat_after(seat, 1)
+    attacks = ATTACKING if len(state.hands[nxt]) <= 2 else NOT_ATTACKING
+    best, best_key = None, -1
     wild = None
     for a in moves:
         if a.kind is not _PLAY:
@@ -649,13 +641,8 @@ def listed_move(state: GameState, seat: int, rng: random.Random) -> Action:
             if wild is None or rank < RANK[wild.card]:
                 wild = a
             continue
-        key = (
-            ATTACK.get(rank, 0) if attack else 0,
-            len(a.extra),
-            counts[COLOUR[card]],
-            POINTS[card],
-        )
-        if best_key is None or key > best_key:
+        key = play_key(card, len(a.extra), counts[COLOUR[card]], attacks)
+        if key > best_key:
             best, best_key = a, key
     if best is not None:
         return best
@@ -673,18 +660,18 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
     played) under rules the engine plays on its fast path: the card chosen
     from the hand by the same order, the action taken from the engine's play
     tables (the variant calling UNO when it leaves one card)."""
-    hand = state._hands[seat]
+    hand = state.hands[seat]
     if drawn:
-        cards = [state._drawn]
+        cards = [state.drawn_card]
     else:
-        fits = state._fits
+        fits = state.fits
         cards = [c for c in hand if fits[c]]
         if not cards:
             return DRAW
     counts = [0, 0, 0, 0, 0]
     for c in hand:
         counts[COLOUR[c]] += 1
-    attack = _ATTACK_KEY if len(state._hands[state._step(seat, 1)]) <= 2 else _NO_ATTACK
+    attack = ATTACKING if len(state.hands[state.seat_after(seat, 1)]) <= 2 else NOT_ATTACKING
     best, best_key, wild = NONE, -1, NONE
     for card in cards:
         rank = RANK[card]
@@ -692,10 +679,10 @@ def _plain_move(state: GameState, seat: int, drawn: bool) -> Action:
             if wild < 0 or rank < RANK[wild]:
                 wild = card
             continue
-        key = _greedy_key(card, counts, attack)
+        key = play_key(card, 0, counts[COLOUR[card]], attack)
         if key > best_key:
             best, best_key = card, key
-    variants = (state._plays_uno if len(hand) == 2 else state._plays)[best if best >= 0 else wild]
+    variants = (state.plays_uno if len(hand) == 2 else state.plays)[best if best >= 0 else wild]
     uno = len(hand) == 2
     colour = NONE if best >= 0 else max(range(4), key=counts.__getitem__)
     for a in variants:
@@ -888,7 +875,7 @@ class IsmctsBot(Bot):
         known, constraints = self.tracker.beliefs(view)
         before = self.tracker.wd4_before
         return any(
-            determinize(view, self.rules, self.rng, known, constraints, before)._wd4_guilty
+            determinize(view, self.rules, self.rng, known, constraints, before).wd4_guilty
             for _ in range(samples)
         )
 
@@ -980,7 +967,7 @@ class IsmctsBot(Bot):
             node, path = root, [root]
             while (
                 state.phase < Phase.ROUND_OVER
-                and len(state._out) == len(view.out_seats)
+                and len(state.out_seats) == len(view.out_seats)
                 and len(path) <= self.max_depth
             ):
                 mover = state.current
@@ -1046,9 +1033,9 @@ def playout(
     ``out_before`` already out: that seat (or the round's winner), NONE when
     the cap is reached first."""
     for _ in range(cap):
-        if state._phase >= _ROUND_OVER or len(state._out) > out_before:
+        if state.phase >= _ROUND_OVER or len(state.out_seats) > out_before:
             break
-        mover = state._current
+        mover = state.current
         if bot is None:
             move = rollout_move(state, mover, rng)
         else:
@@ -1056,6 +1043,6 @@ def playout(
             move = bot.decide(state.view(mover), legal) or legal[0]
         state.apply(mover, move)
         settle(state)
-    if len(state._out) > out_before:
-        return int(state._out[out_before])
+    if len(state.out_seats) > out_before:
+        return int(state.out_seats[out_before])
     return int(state.round_winner)

@@ -24,8 +24,8 @@ from unoplay.client.address import DEFAULT_PORT, AddressError, parse_server
 from unoplay.client.arenarecord import ArenaRecord, place
 from unoplay.client.cli import build_parser
 from unoplay.client.sdk import ArenaSeat, ArenaStanding
-from unoplay.game.bots import BOT_KINDS
 from unoplay.game.engine import GameState
+from unoplay.game.registry import BOT_KINDS
 from unoplay.game.rules import RuleSet
 
 WAIT = 60.0  # seconds: the bound of every command run here

@@ -486,7 +486,7 @@ def test_bot_policies_in_the_aec_loop_play_as_the_gymnasium_wrappers_opponents(o
 
 
 def test_a_bot_policy_takes_a_bot_and_says_what_it_needs():
-    from unoplay.game.bots import make_bot
+    from unoplay.game.registry import make_bot
 
     env = UnoEnv(2, RuleSet(target_score=0))
     totals = _play(env, 4, lambda agent, obs: env.bot_action(agent, make_bot("random", seed=1)))

@@ -37,7 +37,7 @@ TOKEN = "0123456789abcdef0123456789abcdef"  # the token-auth head's token
 # nodes, never from the runner's file (its directory is put in HERE).
 SHIPPED_BOT = """\
 import os
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 
 RUNNERS_DIR = {here!r}
 
@@ -163,7 +163,7 @@ async def test_a_match_plays_on_both_nodes_of_a_cluster_with_shipped_bots(cluste
     package = tmp_path / "lib" / "unoplay_test_local_bots"  # no distribution installed it
     package.mkdir(parents=True)
     (package / "__init__.py").write_text(
-        "from unoplay.game.bots import make_bot\n\n"
+        "from unoplay.game.registry import make_bot\n\n"
         "def Local(seed=0):\n    return make_bot('greedy', seed=seed)\n"
     )
     entrants = f"greedy,{bots}/shipped_bot.py:Shipped,unoplay_test_local_bots:Local"
@@ -247,7 +247,7 @@ async def test_a_cluster_with_token_authentication_wants_its_token():
 # killed while its actor holds one.
 SLOW_BOT = """\
 import time
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 
 class Slow:
     def __init__(self, seed=0):

@@ -36,7 +36,7 @@ PROBES = "unoplay.client.match.probes"
 EXTERNAL_BOT = """\
 import asyncio, os, sys, time
 from unoplay.client.sdk import Connection, run_bot
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 
 class Slow:
     def __init__(self, pause):
@@ -230,7 +230,7 @@ async def test_identical_candidate_and_baseline_at_four_seats_do_not_accept_h1(t
     # deals; paired, the two swap seats on every deal and score even.
     copy = tmp_path / "greedy_copy.py"
     copy.write_text(
-        "from unoplay.game.bots import make_bot\n"
+        "from unoplay.game.registry import make_bot\n"
         "def Bot(seed=0):\n"
         "    return make_bot('greedy', seed=seed)\n"
     )
@@ -312,7 +312,7 @@ async def test_resume_does_not_reopen_a_match_the_sprt_decided(tmp_path):
 async def test_resume_refuses_an_entrant_whose_code_changed(tmp_path):
     bot = tmp_path / "mybot.py"
     bot.write_text(
-        "from unoplay.game.bots import make_bot\n"
+        "from unoplay.game.registry import make_bot\n"
         "def Bot(seed=0):\n"
         "    return make_bot('greedy', seed=seed)\n"
     )
@@ -346,7 +346,7 @@ async def test_resume_refuses_a_changed_helper_module_and_allow_changed_records_
     helper.write_text("KIND = 'greedy'\n")
     bot = tmp_path / "helped.py"
     bot.write_text(
-        "from unoplay.game.bots import make_bot\n"
+        "from unoplay.game.registry import make_bot\n"
         "from unoplay_test_helper46 import KIND\n"
         "def Bot(seed=0):\n"
         "    return make_bot(KIND, seed=seed)\n"

@@ -24,7 +24,7 @@ ROUNDS = preset("official").replace(target_score=0)
 BOTS = """\
 import sys, time
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 
 
 def losing(view):

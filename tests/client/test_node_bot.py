@@ -26,8 +26,8 @@ from helpers import a_game_the_server_stops, greedy_bots_beside
 
 from unoplay.client.match import MatchConfig, MatchError, parse_entrants, run_match
 from unoplay.client.sdk import run_bot
-from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 
 WAIT = 90  # seconds: upper bound for any game or network wait here

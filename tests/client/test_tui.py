@@ -78,10 +78,10 @@ from unoplay.client.tui.widgets import (
 from unoplay.client.tui.widgets.board import BoardLayout
 from unoplay.client.tui.words import error_words
 from unoplay.game.actions import play
-from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, TableInfo, TableState, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import OPTION_NAMES, PRESETS, RuleSet
 from unoplay.server.service import start_server
 from unoplay.v1 import game_pb2 as pb

@@ -34,9 +34,9 @@ from unoplay.client.tui.screens.lobby import is_arena
 from unoplay.client.tui.screens.prompts import PenaltyPrompt
 from unoplay.client.tui.widgets import HandView
 from unoplay.game.actions import ActionKind, play
-from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.messages import TableInfo, TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.arena import ArenaSettings
 from unoplay.server.service import start_server

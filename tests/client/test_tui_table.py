@@ -50,11 +50,11 @@ from unoplay.client.tui.screens.prompts import (
 from unoplay.client.tui.seats import SeatStore
 from unoplay.client.tui.widgets import TableBoard
 from unoplay.game.actions import ActionKind, play
-from unoplay.game.bots import make_bot
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server.service import start_server
 

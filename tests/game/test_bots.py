@@ -9,9 +9,10 @@ from helpers import c, cs
 
 from unoplay.game import actions as A
 from unoplay.game.actions import NONE, ActionKind
-from unoplay.game.bots import BOT_KINDS, Bot, GreedyBot, RandomBot, make_bot, parse_kind
+from unoplay.game.bots import Bot, GreedyBot, RandomBot
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
+from unoplay.game.registry import BOT_KINDS, make_bot, parse_kind
 from unoplay.game.rules import PRESETS, RuleSet, Wd4Restriction
 from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS, IsmctsBot
 from unoplay.game.view import Phase

@@ -12,8 +12,9 @@ import os
 import pytest
 
 from unoplay.game import GameState, RuleSet
+from unoplay.game.state import Position
 
-HOT = ("engine", "deals", "house", "scoring", "search")
+HOT = ("engine", "deals", "house", "scoring", "search", "state", "playorder")
 EXPECT = os.environ.get("UNOPLAY_EXPECT_COMPILED") == "1"
 
 
@@ -35,8 +36,8 @@ def test_a_state_is_the_same_value_in_either_build():
     state, _ = GameState.new(3, RuleSet(target_score=0), seed="compiled")
     clone = state.clone()
     assert clone.view(0) == state.view(0) and clone.legal_actions(1) == state.legal_actions(1)
-    clone._scores[0] = 7  # house.py and scoring.py read and write its attributes
-    clone._current = (clone._current + 1) % 3
+    clone.score_sheet[0] = 7  # house.py and scoring.py read and write its attributes
+    clone.current = (clone.current + 1) % 3
     assert state.scores == (0, 0, 0) and clone.scores == (7, 0, 0)
     assert clone.current != state.current
 
@@ -46,12 +47,12 @@ def test_a_clone_copies_every_attribute_and_shares_no_mutable_one():
     none may be forgotten when GameState gains one."""
     state, _ = GameState.new(4, RuleSet(), seed="clone")
     clone = state.clone()
-    for name in GameState.__slots__:
+    for name in Position.__slots__:
         mine, theirs = getattr(state, name), getattr(clone, name)
         if isinstance(mine, list):
             assert mine == theirs and mine is not theirs, name
-        elif name == "_rng":
+        elif name == "rng":
             assert mine is not theirs and mine.getstate() == theirs.getstate()
         else:
             assert mine is theirs or mine == theirs, name
-    assert all(a is not b for a, b in zip(state._hands, clone._hands, strict=True))
+    assert all(a is not b for a, b in zip(state.hands, clone.hands, strict=True))

@@ -295,7 +295,7 @@ def test_a_wild_draw_four_is_judged_on_the_sampled_hand_of_its_player():
     rng = random.Random(3)
 
     def guilt(**kw):
-        return {determinize(view, RuleSet(), rng, **kw)._wd4_guilty for _ in range(40)}
+        return {determinize(view, RuleSet(), rng, **kw).wd4_guilty for _ in range(40)}
 
     assert guilt(known=red, wd4_before=before) == {True}
     assert guilt(constraints=no_red, wd4_before=before) == {False}

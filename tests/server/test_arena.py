@@ -27,7 +27,7 @@ from unoplay.client.sdk import (
     ServerError,
     run_bot,
 )
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.server.arena import ArenaSettings
 from unoplay.server.ratings import forget_name, reset_secret
 from unoplay.server.service import start_server

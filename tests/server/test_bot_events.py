@@ -9,8 +9,8 @@ import asyncio
 from helpers import WAIT, TrackedBot, until
 
 from unoplay.client.sdk import run_bot
-from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.lobby import Lobby
 

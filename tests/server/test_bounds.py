@@ -31,10 +31,10 @@ from unoplay import wire
 from unoplay.client.sdk import Connection, ServerError
 from unoplay.game import RuleSet, actions
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import visible
 from unoplay.game.messages import Refusal, TableState, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import preset
 from unoplay.server import lobby as lobby_module
 from unoplay.server.botturns import default_action

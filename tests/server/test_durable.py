@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from unoplay.client.sdk import ArenaSeat, Connection, GameSession, Refusal, SpectatorSession
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet, Stacking
 from unoplay.server.audit import verify
 from unoplay.server.storage import GameStore, final_state

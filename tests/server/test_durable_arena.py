@@ -9,8 +9,8 @@ import asyncio
 import sqlite3
 
 from unoplay.client.sdk import Connection, run_bot
-from unoplay.game.bots import make_bot
 from unoplay.game.messages import TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.arena import ArenaSettings, Assignment
 from unoplay.server.audit import verify

@@ -22,7 +22,6 @@ from unoplay.client.match import MatchConfig, parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines
 from unoplay.client.sdk import Connection, Refused, run_bot
 from unoplay.client.verify import record_from_jsonl
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import (
     DealCheck,
     DealReveal,
@@ -32,6 +31,7 @@ from unoplay.game.deals import (
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState, Welcome
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
 from unoplay.server.audit import verify
 from unoplay.server.limits import Limits

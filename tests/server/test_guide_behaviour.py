@@ -35,12 +35,13 @@ from helpers import WAIT, until
 from unoplay.client.sdk import ArenaSeat, Connection, GameSession, run_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
-from unoplay.game.bots import GreedyBot, make_bot
+from unoplay.game.bots import GreedyBot
 from unoplay.game.cards import Colour
 from unoplay.game.deals import DealRandom
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import OFFICIAL, RuleSet, preset
 from unoplay.server.service import SHUTTING_DOWN, start_server
 from unoplay.v1 import game_pb2 as pb

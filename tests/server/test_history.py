@@ -7,9 +7,9 @@ import asyncio
 
 from unoplay.game import RuleSet
 from unoplay.game.actions import Action, ActionKind, play
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import RECEIVED_KINDS
 from unoplay.game.events import EventKind
+from unoplay.game.registry import make_bot
 from unoplay.server.history import History
 from unoplay.server.lobby import Lobby
 

@@ -9,8 +9,8 @@ import asyncio
 import pytest
 
 from unoplay.game import DRAW, KEEP, Action, GameState, RuleSet
-from unoplay.game.bots import make_bot
 from unoplay.game.events import EventKind
+from unoplay.game.registry import make_bot
 from unoplay.game.view import Termination
 from unoplay.server import table as table_module
 from unoplay.server.lobby import Lobby

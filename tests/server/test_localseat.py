@@ -10,10 +10,10 @@ import asyncio
 
 import pytest
 
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import DealReveal
 from unoplay.game.events import EVERYONE, Event
 from unoplay.game.messages import TableState, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.localseat import BotRaised, LocalSeats
 

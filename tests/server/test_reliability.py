@@ -32,10 +32,10 @@ from unoplay.client.sdk import (
 )
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.errors import Reason
 from unoplay.game.events import EventKind
 from unoplay.game.messages import Refusal, SeatsChanged, TableState
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.game.rules import preset as rule_preset
 from unoplay.server import service

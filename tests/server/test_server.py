@@ -11,10 +11,10 @@ import pytest
 from unoplay import wire
 from unoplay.client.sdk import Received, SeatGone, ServerError, run_bot
 from unoplay.game.actions import ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.engine import GameState
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.messages import Refusal, TableState, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleError, RuleSet
 from unoplay.game.search import DEFAULT_ITERATIONS, DEFAULT_TIME_MS
 from unoplay.v1 import game_pb2 as pb

@@ -17,10 +17,10 @@ import pytest
 
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game.actions import DRAW, Action, ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.deals import DealReveal, game_seed
 from unoplay.game.events import EVERYONE
 from unoplay.game.messages import Refusal, SeatsChanged, Update, Welcome
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 from unoplay.server.storage import (

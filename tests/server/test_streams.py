@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 
 from unoplay.game.actions import Action, ActionKind
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server import fanout
 from unoplay.server.lobby import Lobby

@@ -19,7 +19,7 @@ import pytest
 from unoplay.client.replay import jsonl_lines
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.verify import MAX_EXPORT_BYTES, MalformedExport, record_from_jsonl
-from unoplay.game.bots import make_bot
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.service import start_server
 from unoplay.server.storage import GameStore

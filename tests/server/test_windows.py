@@ -21,11 +21,11 @@ from helpers import c, cs, until
 from unoplay.client.sdk import Refused, run_bot
 from unoplay.game import actions as A
 from unoplay.game.actions import ActionKind
-from unoplay.game.bots import make_bot
 from unoplay.game.cards import Colour
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, Update
+from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet, preset
 from unoplay.server.settings import DEFAULT_WINDOW_MS
 
