@@ -170,7 +170,7 @@ class UnoWebServer(Server):
         #: the connections' guard, once listening (a request marks its connection served)
         self.guard: ConnectionGuard | None = None
 
-    async def _make_app(self) -> web.Application:
+    async def make_app(self) -> web.Application:
         """textual-serve's routes, but: the websocket at ``/ws/<token>`` only
         (``/ws``, which the template names, is refused), no downloads (the
         game has none), no directory listings under ``/static/``."""
@@ -290,7 +290,7 @@ class WebSite:
         Raises RuntimeError when it cannot listen there."""
         hosts = HostCheck(host, self.allow_hosts)
         self.server = UnoWebServer(self.command, hosts, self.tab_key)
-        app = await self.server._make_app()
+        app = await self.server.make_app()
         quiet_accept_errors(asyncio.get_running_loop())
         quiet_bad_requests()
         # Tabs are ended by on_shutdown; anything else gets 2 s, not aiohttp's 60.

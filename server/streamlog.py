@@ -80,7 +80,7 @@ class StreamLog:
     def append_update(self, update: bytes) -> int:
         """Add an update already encoded (a PlayerUpdate: :class:`wire.UpdateEncoder`);
         returns its seq."""
-        seq = self.append_body(wire._field(wire._UPDATE, update) if self.max_messages else b"")
+        seq = self.append_body(wire.update_body(update) if self.max_messages else b"")
         if self.max_messages:
             self.update = update
             self.update_seq = seq

@@ -758,12 +758,18 @@ class UpdateEncoder:
         )
 
 
+def update_body(update: bytes) -> bytes:
+    """The TableMessage body of a PlayerUpdate already encoded
+    (:class:`UpdateEncoder`, :func:`update_pb`)."""
+    return _field(_UPDATE, update)
+
+
 def message_body(message: Message) -> bytes:
     """The TableMessage body of a stream message: its oneof field, encoded."""
     if isinstance(message, Event):
         return event_body(message)
     if isinstance(message, Update):
-        return _field(_UPDATE, update_pb(message))
+        return update_body(update_pb(message))
     msg = gs.TableMessage()
     fill_message(msg, 0, message)  # seq 0 is not encoded: the body alone
     return msg.SerializeToString()
