@@ -62,7 +62,7 @@ class Limits:
       for a person who is away or gave up their seat; ``ismcts`` is stronger
       than ``greedy``; it thinks on the search thread while the event loop
       goes on (the searching bots of every table take turns), a budget may
-      follow it (``ismcts@100ms``: :func:`unoplay.game.bots.parse_kind`);
+      follow it (``ismcts@100ms``: :func:`unoplay.game.registry.parse_kind`);
       ``bot_ms``: the most any server-side bot of a kind with a budget
       (a stand-in, or one added by AddBot) thinks per decision, whatever it
       asks for.

@@ -3,7 +3,7 @@ and the bots they stand for.
 
 An entrant is one of:
 
-* a built-in bot kind (``random``, ``greedy``: :data:`unoplay.game.bots.BOT_KINDS`);
+* a built-in bot kind (``random``, ``greedy``: :data:`unoplay.game.registry.BOT_KINDS`);
 * a Python bot of your own, named ``module:attr`` or ``path/to/file.py:attr``
   (a :class:`~unoplay.game.bots.Bot` subclass, or any callable taking
   ``seed`` and returning an object with ``decide(view, legal)``); it runs in
