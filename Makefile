@@ -78,9 +78,10 @@ clean:
 # mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
 # unoplay.server is server, ...): it checks a tree of links laid out as installed.
 TYPECHECK := build/typecheck
-lint: $(STAMP)  ## ruff (lint, format) and mypy: strict for unoplay.game and unoplay.server
+lint: $(STAMP)  ## ruff (lint, format), the import graph (no circle) and mypy: strict for unoplay.game and unoplay.server
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) tests/import_graph.py
 	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/unoplay
 	for f in proto/unoplay/*.py proto/unoplay/v1; do ln -s ../../../$$f $(TYPECHECK)/unoplay/$$(basename $$f); done
 	ln -s ../../../server/game $(TYPECHECK)/unoplay/game
