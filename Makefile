@@ -78,14 +78,12 @@ clean:
 # mypy cannot follow setuptools' package-dir mapping (unoplay.game is server/game,
 # unoplay.server is server, ...): it checks a tree of links laid out as installed.
 TYPECHECK := build/typecheck
-lint: $(STAMP)  ## ruff (lint, format) and mypy: strict for unoplay.game and unoplay.server
+lint: $(STAMP)  ## ruff (lint, format), the import graph (no circle) and mypy: strict for unoplay.game and unoplay.server
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) tests/import_graph.py
 	rm -rf $(TYPECHECK) && mkdir -p $(TYPECHECK)/unoplay
-	ln -s ../../../proto/unoplay/__init__.py $(TYPECHECK)/unoplay/__init__.py
-	ln -s ../../../proto/unoplay/v1 $(TYPECHECK)/unoplay/v1
-	ln -s ../../../proto/unoplay/wire.py $(TYPECHECK)/unoplay/wire.py
-	ln -s ../../../proto/unoplay/channel.py $(TYPECHECK)/unoplay/channel.py
+	for f in proto/unoplay/*.py proto/unoplay/v1; do ln -s ../../../$$f $(TYPECHECK)/unoplay/$$(basename $$f); done
 	ln -s ../../../server/game $(TYPECHECK)/unoplay/game
 	ln -s ../../../server $(TYPECHECK)/unoplay/server
 	ln -s ../../../client $(TYPECHECK)/unoplay/client

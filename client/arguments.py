@@ -84,7 +84,7 @@ def player_name(text: str) -> str:
     is left to the command (a default, or its own refusal)."""
     if not text.strip():
         return text
-    from unoplay.server.seats import MAX_NAME, LobbyError, clean_text
+    from unoplay.protocol import MAX_NAME, LobbyError, clean_text
 
     try:
         return clean_text("name", text, MAX_NAME)
@@ -127,8 +127,8 @@ positive = number(int, 1)
 
 def bot_delay(text: str) -> float:
     """``--bot-delay``: seconds a bot waits before it plays, 0 to the
-    server's most (:data:`unoplay.server.settings.MAX_BOT_DELAY`)."""
-    from unoplay.server.settings import MAX_BOT_DELAY
+    server's most (:data:`unoplay.settings.MAX_BOT_DELAY`)."""
+    from unoplay.settings import MAX_BOT_DELAY
 
     return number(float, 0.0, MAX_BOT_DELAY, " seconds")(text)
 

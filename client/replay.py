@@ -22,7 +22,8 @@ from unoplay.game.actions import Action
 from unoplay.game.cards import card_name
 from unoplay.game.events import EVERYONE, Event, EventKind
 from unoplay.game.view import PlayerView
-from unoplay.server.storage import GameRecord, ReplayStep, apply_recorded, replay
+from unoplay.protocol import ActionSource
+from unoplay.record import GameRecord, ReplayStep, apply_recorded, replay
 
 #: Colour names by value, as the export writes them.
 COLOURS = ("red", "yellow", "green", "blue")
@@ -123,7 +124,7 @@ def jsonl_lines(record: GameRecord) -> Iterator[str]:
 
 
 def _final_scores(record: GameRecord) -> tuple[int, ...]:
-    from unoplay.server.storage import final_state
+    from unoplay.record import final_state
 
     return final_state(record).scores
 
@@ -181,7 +182,7 @@ def write_move_list(record: GameRecord, out: TextIO) -> None:
                 out.write(f"-- {note}\n")
             continue
         who = names.get(step.seat, f"seat {step.seat + 1}")
-        by = "" if step.source == "player" else f" [{step.source}]"
+        by = "" if step.source == ActionSource.PLAYER else f" [{step.source}]"
         said = action_words(step.action, [names.get(i, "") for i in range(len(record.players))])
         line = f"{step.index + 1:4d}. {who}{by}: {said}"
         if notes:

@@ -13,7 +13,7 @@ every line of the file, apart from what no replay can know: the game line's
 id, title and times, and each action's source and time. The first line that
 differs is named: its number, which event or action, the field, what the
 file has and what the replay gives. :func:`verify_export` adds the
-commitment and deal checks of :func:`unoplay.server.audit.verify`.
+commitment and deal checks of :func:`unoplay.audit.verify`.
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
+from unoplay.audit import Verdict, refusal, replay_final, verify
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.cards import DECK_SIZE
 from unoplay.game.events import EventKind
-from unoplay.server.audit import Verdict, refusal, replay_final, verify
-from unoplay.server.storage import LEGACY_PRNG, PRNG, GameRecord, game_status
+from unoplay.record import LEGACY_PRNG, PRNG, GameRecord, game_status
 
 from .replay import COLOURS, jsonl_lines
 

@@ -47,7 +47,7 @@ from aiohttp import web
 from textual_serve.server import Server
 
 from unoplay.channel import TAB_TAG_ENV, tab_tag
-from unoplay.server.limits import network_of, uncount
+from unoplay.throttle import network_of, uncount
 
 from .webguard import (
     ALL_INTERFACES,

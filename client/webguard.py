@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
-from unoplay.server.quiet import LogEvery
+from unoplay.throttle import LogEvery
 
 log = logging.getLogger("unoplay.web")
 

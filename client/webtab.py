@@ -40,7 +40,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from unoplay.server.limits import TokenBucket
+from unoplay.throttle import TokenBucket
 
 log = logging.getLogger("unoplay.web")
 

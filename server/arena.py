@@ -36,18 +36,18 @@ from typing import TYPE_CHECKING, Any
 
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
-
-from .limits import network_of
-from .lobby import Lobby, holder_of
-from .quiet import LogEvery
-from .ratings import ArenaBook, Standing, fair_to_take
-from .seats import LobbyError, clean_name
-from .settings import (
+from unoplay.protocol import ActionSource, LobbyError
+from unoplay.settings import (
     DEFAULT_AWAY_GRACE,
     DEFAULT_MAX_ROUND_ACTIONS,
     check_settings,
     default_window_ms,
 )
+from unoplay.throttle import LogEvery, network_of
+
+from .lobby import Lobby, holder_of
+from .ratings import ArenaBook, Standing, fair_to_take
+from .seats import clean_name
 from .table import Table
 
 if TYPE_CHECKING:
@@ -534,9 +534,11 @@ class Arena:
         winners: set[str] = set()
         absent: set[str] = set()
         for seat, key in game.seated.items():
-            own = tally.get((seat, "player"), 0)
-            made = sum(tally.get((seat, source), 0) for source in ("timer", "stand_in", "bot"))
-            helped = tally.get((seat, "stand_in"), 0) + tally.get((seat, "bot"), 0)
+            own = tally.get((seat, ActionSource.PLAYER), 0)
+            helped = tally.get((seat, ActionSource.STAND_IN), 0) + tally.get(
+                (seat, ActionSource.BOT), 0
+            )
+            made = helped + tally.get((seat, ActionSource.TIMER), 0)
             if made > own:
                 absent.add(key)
                 ranks[key] = 4

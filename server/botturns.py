@@ -23,6 +23,7 @@ from unoplay.game.cards import COLOUR
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, visible
 from unoplay.game.view import Phase
+from unoplay.protocol import ActionSource
 
 from .seats import Seats
 
@@ -202,7 +203,7 @@ class BotTurns:
             return
         if action is None and not failed:
             return
-        source = "bot" if s.bot is not None else "stand_in"
+        source = ActionSource.BOT if s.bot is not None else ActionSource.STAND_IN
         if (
             (action is None or not table.act(seat, action, source=source))
             and game.current == seat

@@ -48,10 +48,11 @@ from unoplay.game.deals import DealReveal
 from unoplay.game.engine import GameState
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
+from unoplay.record import GameRecord, action_json
 
 from .history import History
 from .seats import Seats
-from .storage import GameRecord, GameStore, Recorder, action_json
+from .storage import GameStore, Recorder
 from .streamlog import StreamLog
 
 log = logging.getLogger("unoplay.durable")

@@ -16,12 +16,16 @@ from array import array
 from collections.abc import Iterator
 
 from unoplay.game.actions import Action
+from unoplay.protocol import ActionSource
 from unoplay.wire import action_from_id, action_id
 
 #: The sources of an action, by their code in the record.
-SOURCES = ("player", "bot", "stand_in", "timer")
-_SOURCE_CODE = {name: code for code, name in enumerate(SOURCES)}
-_SERVER_CODES = (bytes((_SOURCE_CODE["timer"],)), bytes((_SOURCE_CODE["stand_in"],)))
+SOURCES = (ActionSource.PLAYER, ActionSource.BOT, ActionSource.STAND_IN, ActionSource.TIMER)
+_SOURCE_CODE: dict[str, int] = {name: code for code, name in enumerate(SOURCES)}
+_SERVER_CODES = (
+    bytes((_SOURCE_CODE[ActionSource.TIMER],)),
+    bytes((_SOURCE_CODE[ActionSource.STAND_IN],)),
+)
 
 
 class History:

@@ -17,10 +17,11 @@ from unoplay.game.deals import DealReveal, commitment, game_seed, new_salt, new_
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event
 from unoplay.game.rules import RuleSet
+from unoplay.protocol import LobbyError
+from unoplay.record import GameRecord, game_status
 
 from .history import History
-from .seats import LobbyError, Seat, Seats
-from .storage import GameRecord, game_status
+from .seats import Seat, Seats
 
 T_contra = TypeVar("T_contra", contravariant=True)
 

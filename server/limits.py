@@ -8,8 +8,6 @@ options both sides use are in ``unoplay.channel``.
 
 from __future__ import annotations
 
-import ipaddress
-from collections import Counter
 from dataclasses import dataclass
 
 
@@ -94,61 +92,3 @@ class Limits:
     def max_joining_per_client(self) -> int:
         """Game streams one client address may have waiting for their join."""
         return 4 * self.max_tables_per_client
-
-
-class TokenBucket:
-    """Rate limiter for one stream: ``take()`` is False once the bucket is empty.
-
-    ``now`` is a clock in seconds (the event loop's time); ``credit(n)`` adds
-    tokens (capped at the burst size) for work the server asked of the client.
-    """
-
-    __slots__ = ("burst", "rate", "stamp", "tokens")
-
-    def __init__(self, rate: float, burst: float, now: float) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = burst
-        self.stamp = now
-
-    def credit(self, tokens: float) -> None:
-        self.tokens = min(self.burst, self.tokens + tokens)
-
-    def take(self, now: float, cost: float = 1.0) -> bool:
-        """Take ``cost`` tokens (refilled at ``rate`` a second since the last
-        take, up to ``burst``) if the bucket holds them; False (nothing
-        taken) otherwise."""
-        tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
-        self.stamp = now
-        if tokens < cost:
-            self.tokens = tokens
-            return False
-        self.tokens = tokens - cost
-        return True
-
-
-def network_of(host: str) -> str:
-    """What per-address limits count ``host`` (an IP address as text) as:
-    itself, an IPv4-mapped IPv6 address as its IPv4 address, any other IPv6
-    address as its /64 network (one machine gets a /64 to itself). Anything
-    that is not an IP address is itself."""
-    try:
-        address = ipaddress.ip_address(host.strip("[]").split("%")[0])
-    except ValueError:
-        return host
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.IPv6Network((address, 64), strict=False))
-    return str(address)
-
-
-def uncount(counts: Counter[str], key: str) -> None:
-    """Take one from ``counts[key]`` and forget ``key`` at zero, so a count of
-    what each client holds (tables, streams) keeps no key for a client that
-    holds nothing."""
-    left = counts[key] - 1
-    if left > 0:
-        counts[key] = left
-    else:
-        del counts[key]

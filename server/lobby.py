@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING, Any
 
 from unoplay.game.messages import TableState
 from unoplay.game.rules import RuleSet
+from unoplay.protocol import LobbyError
+from unoplay.settings import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS
+from unoplay.throttle import uncount
 
-from .limits import Limits, uncount
-from .seats import LobbyError, Seat, clean_name
-from .settings import DEFAULT_AWAY_GRACE, DEFAULT_MAX_ROUND_ACTIONS
+from .limits import Limits
+from .seats import Seat, clean_name
 from .table import Table
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """Names compared as people read them (server/RULES.md, "The arena": Names).
 
-Two checks, on top of :func:`.seats.clean_text`:
+Two checks, on top of :func:`unoplay.protocol.clean_text`:
 
 * :func:`invisible`: a character that prints as nothing (a format
   character, a default-ignorable code point such as a Hangul filler or a

@@ -33,8 +33,9 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from unoplay.protocol import LobbyError
+
 from .names import lookalike_key
-from .seats import LobbyError
 
 _MODEL = PlackettLuce()
 _SCHEMA = """

@@ -25,11 +25,12 @@ from unoplay.game.engine import GameState
 from unoplay.game.messages import Welcome
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.record import action_from_json, apply_recorded
+from unoplay.settings import MAX_GAME_ACTIONS
 
 from .arena import Arena
 from .lobby import Lobby
-from .settings import MAX_GAME_ACTIONS
-from .storage import GameStore, action_from_json, apply_recorded
+from .storage import GameStore
 from .streamlog import StreamLog
 from .table import Table
 

@@ -12,114 +12,29 @@ were and what a seat's log holds (:mod:`.fanout`).
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 import time
-import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo
+from unoplay.protocol import (
+    BLAMELESS_REFUSALS,
+    MAX_NAME,
+    NEVER_RACES,
+    RACE_REASONS,
+    WINDOW_RACES,
+    LobbyError,
+    clean_text,
+)
 
 from .names import invisible
 from .streamlog import StreamLog
 
-MAX_NAME = 24
-
-#: Refusal reasons that are no fault of the seat and no race either: the
-#: game has not started, the server is stopping or failed. Neither counted
-#: nor shown as a race (RULES.md, "Refused intents").
-BLAMELESS_REFUSALS = frozenset({"game_not_started", "server_closing", "internal_error"})
-
-#: Reasons that are always a race lost: an out-of-turn window's judgement
-#: (another jump-in came first; someone jumped in before this turn action),
-#: or the game ended meanwhile.
-WINDOW_RACES = frozenset({"jump_in_lost", "jumped_in", "game_over"})
-
-#: Reasons no view can excuse: the intent was malformed or named what never
-#: exists (an unknown id, card or colour, a target where none is taken), so
-#: it is counted even when chosen on a replaced view.
-NEVER_RACES = frozenset(
-    {
-        "malformed",
-        "unknown_action_id",
-        "unknown_action",
-        "no_such_player",
-        "no_such_card",
-        "bad_colour",
-        "colour_missing",
-        "colour_not_allowed",
-        "cannot_catch_self",
-        "target_missing",
-        "bad_target",
-        "target_not_allowed",
-        "multi_play_off",
-        "cards_do_not_go_together",
-    }
-)
-
-#: For an intent that does not say what its client had seen (``Intent.seen_seq``
-#: 0), the reasons taken for a race lost: those a bot choosing from its latest
-#: legal actions gets only when another seat moved first (the round ended,
-#: the next player began their turn, the UNO was called or caught already).
-RACE_REASONS = WINDOW_RACES | frozenset(
-    {"round_over", "catch_too_late", "already_called", "not_one_card"}
-)
-
-
 #: Events of a seat's own costly mistake: the update after one earns its
 #: message budget nothing (proto/README.md, section 4, the intent budget).
 SELF_PAID_KINDS = frozenset({EventKind.UNO_FALSE_CALL, EventKind.WRONG_PLAY})
-
-
-class LobbyError(Exception):
-    """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
-    ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
-    ``failed_precondition``, ``resource_exhausted``, ``out_of_range``,
-    ``unavailable``."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-    @property
-    def status(self) -> str:
-        """The name of the gRPC status ``kind`` maps to ("INVALID_ARGUMENT", ...)."""
-        return "INVALID_ARGUMENT" if self.kind == "invalid" else self.kind.upper()
-
-
-_SPACES = re.compile(r" {2,}")
-
-
-def clean_text(what: str, text: str, limit: int) -> str:
-    """``text`` normalised (NFC, outer blanks stripped, runs of spaces made one)
-    if it is 1..``limit`` printable characters that are not all decoration.
-    Raises LobbyError("invalid") otherwise.
-
-    Printable excludes control and format characters (bidi overrides, zero
-    width joiners), line breaks, private-use and unassigned code points. A
-    combining mark may not start the text, nor follow more than one other.
-    """
-    text = _SPACES.sub(" ", unicodedata.normalize("NFC", text).strip())
-    problem = None
-    if not 1 <= len(text) <= limit:
-        problem = f"must be 1..{limit} characters"
-    elif not text.isprintable():
-        problem = "may contain only printable characters (no control or format characters)"
-    else:
-        run = 0
-        for i, ch in enumerate(text):
-            if unicodedata.category(ch).startswith("M"):
-                run += 1
-                if i == 0 or run > 2:
-                    problem = "has too many combining marks"
-                    break
-            else:
-                run = 0
-    if problem:
-        raise LobbyError("invalid", f"{what} {problem}")
-    return text
 
 
 def clean_name(name: str) -> str:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import time
 import weakref
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -38,6 +37,9 @@ from unoplay.channel import SERVER_OPTIONS, tab_of
 from unoplay.game.messages import TableState
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleError
+from unoplay.protocol import LobbyError
+from unoplay.settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
+from unoplay.throttle import LogEvery, TokenBucket, uncount
 from unoplay.v1 import arena_service_pb2 as arena_pb
 from unoplay.v1 import arena_service_pb2_grpc as as_grpc
 from unoplay.v1 import game_service_pb2 as gs
@@ -47,12 +49,11 @@ from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from .arena import Arena, ArenaSettings, Gone
 from .durable import Journal
-from .limits import Limits, TokenBucket, uncount
+from .limits import Limits
 from .lobby import Lobby
 from .ratings import ArenaBook, Standing
 from .restore import restore
-from .seats import LobbyError, Seat
-from .settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
+from .seats import Seat
 from .storage import GameStore, Recorder
 from .table import Table
 
@@ -100,25 +101,8 @@ class _Undecodable:
 UNDECODED = _Undecodable()
 
 
-class _QuietLog:
-    """At most one log line per ``interval`` seconds, counting the ones left out."""
-
-    def __init__(self, interval: float = 10.0) -> None:
-        self.interval = interval
-        self.last = -interval
-        self.skipped = 0
-
-    def warn(self, text: str, *args: object) -> None:
-        now = time.monotonic()
-        if now - self.last < self.interval:
-            self.skipped += 1
-            return
-        more = f" (and {self.skipped} more since)" if self.skipped else ""
-        log.warning(text + more, *args)
-        self.last, self.skipped = now, 0
-
-
-_undecodable_log = _QuietLog()
+#: Undecodable requests are logged at most once per 10 s, with a count.
+_undecodable_log = LogEvery(log)
 
 
 def _safe(parse: Callable[[bytes], Message]) -> Callable[[bytes], Message | _Undecodable]:
@@ -132,7 +116,9 @@ def _safe(parse: Callable[[bytes], Message]) -> Callable[[bytes], Message | _Und
 
 
 async def _refuse_undecodable(context: Context, method: str) -> NoReturn:
-    _undecodable_log.warn("undecodable request to %s from %s", method, context.peer())
+    _undecodable_log(
+        logging.WARNING, "undecodable", "undecodable request to %s from %s", method, context.peer()
+    )
     await context.abort(grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE_REQUEST)
     raise AssertionError("abort returns no more")  # pragma: no cover
 
@@ -654,7 +640,12 @@ class GameServicer(gs_grpc.GameServiceServicer):
             budgets.credited = seat.earned_updates
         async for request in requests:
             if isinstance(request, _Undecodable):
-                _undecodable_log.warn("undecodable message on a stream of table %s", table.table_id)
+                _undecodable_log(
+                    logging.WARNING,
+                    "undecodable",
+                    "undecodable message on a stream of table %s",
+                    table.table_id,
+                )
                 stream.code, stream.details = grpc.StatusCode.INVALID_ARGUMENT, UNDECODABLE
                 table.wake()
                 return

@@ -29,6 +29,15 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, TableInfo, TableState, Welcome
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.protocol import LobbyError, clean_text
+from unoplay.record import GameRecord
+from unoplay.settings import (
+    DEFAULT_AWAY_GRACE,
+    DEFAULT_MAX_ROUND_ACTIONS,
+    MAX_GAME_ACTIONS,
+    MAX_TITLE,
+    check_settings,
+)
 from unoplay.wire import action_from_id
 
 from .away import Away
@@ -38,15 +47,7 @@ from .history import History
 from .lifecycle import Journal, Rematch, capped, deal_game, game_record
 from .limits import Limits
 from .outofturn import OutOfTurn
-from .seats import LobbyError, Seat, Seats, clean_text
-from .settings import (
-    DEFAULT_AWAY_GRACE,
-    DEFAULT_MAX_ROUND_ACTIONS,
-    MAX_GAME_ACTIONS,
-    MAX_TITLE,
-    check_settings,
-)
-from .storage import GameRecord
+from .seats import Seat, Seats
 from .timers import Timers, TurnClock
 from .window import HeldIntent, Window
 

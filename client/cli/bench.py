@@ -119,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(figures, indent=2))
         return 0
-    from unoplay.server.bench import run as run_engine
+    from unoplay.client.bench.engine import run as run_engine
 
     if args.match:
         from ..match.bench import print_bench, run_bench

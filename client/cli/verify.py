@@ -34,7 +34,7 @@ def add_arguments(verify: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """``uno verify``: exit 0 fair, 1 not fair, 2 unverifiable or malformed
     (one line on stderr)."""
-    from unoplay.server.audit import verify
+    from unoplay.audit import verify
 
     from ..verify import MalformedExport, verify_export, write_verdict
 

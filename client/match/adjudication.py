@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from unoplay.game.messages import Refusal
-from unoplay.server.seats import BLAMELESS_REFUSALS
-from unoplay.server.settings import MAX_GAME_ACTIONS
+from unoplay.protocol import BLAMELESS_REFUSALS
+from unoplay.settings import MAX_GAME_ACTIONS
 
 from .entrants import Entrant
 from .result import ADJUDICATED, ERROR, FINISHED, VOID, GameResult

@@ -290,7 +290,7 @@ def match_config(args: argparse.Namespace, rules: RuleSet) -> MatchConfig:
     """The match the command line asks for, under ``rules``. Raises
     SystemExit ("uno match: ...") for options that make no match, an
     unreachable ``--server`` or a file it cannot write."""
-    from unoplay.server.settings import (
+    from unoplay.settings import (
         MAX_ROUND_ACTIONS,
         MAX_TURN_SECONDS,
         MAX_WINDOW_MS,

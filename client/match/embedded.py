@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from unoplay.game.messages import TableInfo
 from unoplay.game.rules import RuleError, RuleSet
+from unoplay.protocol import LobbyError
 from unoplay.server.lobby import Lobby
-from unoplay.server.seats import LobbyError
-from unoplay.server.settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
+from unoplay.settings import DEFAULT_MAX_ROUND_ACTIONS, default_window_ms
 
 from ..sdk import Seated, error_of
 

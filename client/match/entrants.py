@@ -262,15 +262,16 @@ def _installed_dirs() -> tuple[str, ...]:
 
 
 def unoplay_dirs() -> tuple[str, ...]:
-    """The directories of unoplay's own packages (real paths, each ending in a separator)."""
-    import unoplay
-    import unoplay.client
-    import unoplay.server
+    """The directories of unoplay's own packages (real paths, each ending in a
+    separator), found without importing them."""
+    import importlib.util
 
-    return tuple(
-        os.path.realpath(os.path.dirname(m.__file__ or ".")) + os.sep
-        for m in (unoplay, unoplay.client, unoplay.server)
-    )
+    dirs = []
+    for name in ("unoplay", "unoplay.client", "unoplay.server"):
+        spec = importlib.util.find_spec(name)
+        origin = spec.origin if spec is not None and spec.origin else "."
+        dirs.append(os.path.realpath(os.path.dirname(origin)) + os.sep)
+    return tuple(dirs)
 
 
 def _own_file(module: Any, installed: tuple[str, ...]) -> Path | None:

@@ -25,9 +25,9 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
 
+from unoplay.protocol import LobbyError
 from unoplay.server.lobby import Lobby
 from unoplay.server.localseat import LocalSeats, SlowDecision
-from unoplay.server.seats import LobbyError
 
 from ..sdk import Connection, ServerError
 from .adjudication import IllegalActions, Outcome, RefusalCount, adjudicate

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from unoplay.server.storage import GameRecord
+from unoplay.record import GameRecord
 
 from .result import CRASHED, ERROR, GameResult
 

@@ -16,7 +16,8 @@ from typing import Any
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatsChanged, TableState, Update
 from unoplay.game.view import Phase
-from unoplay.server.settings import MAX_GAME_ACTIONS
+from unoplay.protocol import ActionSource
+from unoplay.settings import MAX_GAME_ACTIONS
 
 from ..sdk import Connection, ServerError
 from .adjudication import IllegalLimits, Outcome
@@ -101,11 +102,11 @@ class TableWatch:
         for (seat, _action), source, ms in zip(
             table.history, table.history.sources, table.history.times_ms
         ):
-            if source == "timer":
+            if source == ActionSource.TIMER:
                 out.timeouts[seat] += 1
-            elif source == "stand_in":
+            elif source == ActionSource.STAND_IN:
                 out.stand_in[seat] += 1
-            elif source == "player":
+            elif source == ActionSource.PLAYER:
                 decisions[seat] += 1
                 think[seat] += max(0, ms - previous)
             previous = ms

@@ -52,6 +52,12 @@ class Reason(StrEnum):
         "one_card_only"  #: a jump-in, the drawn card or a deflecting Reverse is one card
     )
     COLOUR_NOT_PLAYED = "colour_not_played"  #: multi_play: name one of the colours played
+    # Given by the server, not the engine, to an intent it cannot take:
+    GAME_NOT_STARTED = "game_not_started"  #: the table is still waiting for players
+    SERVER_CLOSING = "server_closing"  #: the server is shutting down or restarting
+    INTERNAL_ERROR = "internal_error"  #: the server failed on this intent (its fault, not yours)
+    MALFORMED = "malformed"  #: the message is not an intent the protocol knows
+    UNKNOWN_ACTION_ID = "unknown_action_id"  #: no legal action of this decision has that id
 
 
 class IllegalAction(ValueError):

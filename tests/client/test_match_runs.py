@@ -793,7 +793,7 @@ async def test_a_worker_whose_bot_never_returns_is_taken_for_lost_in_bounded_tim
 
 async def test_every_games_moves_are_in_the_results_file_and_replay_to_its_result(tmp_path):
     from unoplay.client.match.store import MatchStore
-    from unoplay.server.storage import GameRecord, final_state
+    from unoplay.record import GameRecord, final_state
 
     out, jsonl = tmp_path / "match.sqlite3", tmp_path / "games.jsonl"
     entrants = parse_entrants("greedy,random,random")

@@ -15,8 +15,9 @@ from unoplay.client.tui.replay import ReplayApp
 from unoplay.client.tui.screens.replay import GameListScreen, ReplayScreen
 from unoplay.game import RuleSet, make_bot
 from unoplay.game.engine import GameState
+from unoplay.record import GameRecord
 from unoplay.server.service import start_server
-from unoplay.server.storage import GameRecord, GameStore
+from unoplay.server.storage import GameStore
 
 WAIT = 60.0  # seconds: upper bound of any single wait
 

@@ -36,11 +36,11 @@ from unoplay.game.events import visible
 from unoplay.game.messages import Refusal, TableState, Update
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import preset
+from unoplay.protocol import LobbyError
 from unoplay.server import lobby as lobby_module
 from unoplay.server.botturns import default_action
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
-from unoplay.server.seats import LobbyError
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
 from unoplay.server.streamlog import StreamLog
 from unoplay.server.table import Table

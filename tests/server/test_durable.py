@@ -25,11 +25,12 @@ from pathlib import Path
 
 import pytest
 
+from unoplay.audit import verify
 from unoplay.client.sdk import ArenaSeat, Connection, GameSession, Refusal, SpectatorSession
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet, Stacking
-from unoplay.server.audit import verify
-from unoplay.server.storage import GameStore, final_state
+from unoplay.record import final_state
+from unoplay.server.storage import GameStore
 
 WAIT = 60.0  # generous bound of every wait (a loaded 2-core machine)
 #: the arena's games as long as the tables' (500 points: they span the

@@ -8,14 +8,15 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 
+from unoplay.audit import verify
 from unoplay.client.sdk import Connection, run_bot
 from unoplay.game.messages import TableState
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.record import final_state
 from unoplay.server.arena import ArenaSettings, Assignment
-from unoplay.server.audit import verify
 from unoplay.server.service import start_server
-from unoplay.server.storage import GameStore, final_state
+from unoplay.server.storage import GameStore
 
 WAIT = 60.0
 ARENA = ArenaSettings(seats=2, turn_seconds=30)

@@ -18,6 +18,7 @@ import pytest
 from helpers import bots_on_their_turns, until
 
 from unoplay import wire
+from unoplay.audit import verify
 from unoplay.client.match import MatchConfig, parse_entrants, run_match
 from unoplay.client.replay import jsonl_lines
 from unoplay.client.sdk import Connection, Refused, run_bot
@@ -33,11 +34,11 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import TableState, Welcome
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import PRESETS, RuleSet
-from unoplay.server.audit import verify
+from unoplay.record import LegacyRandom, final_state
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.service import start_server
-from unoplay.server.storage import GameStore, LegacyRandom, final_state
+from unoplay.server.storage import GameStore
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from unoplay import channel
+from unoplay import channel, settings
 from unoplay.game import house
 from unoplay.game.rules import OFFICIAL, preset
 from unoplay.server import limits as L
-from unoplay.server import service, settings
+from unoplay.server import service
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "proto" / "README.md").read_text()

@@ -12,9 +12,9 @@ from unoplay.game import DRAW, KEEP, Action, GameState, RuleSet
 from unoplay.game.events import EventKind
 from unoplay.game.registry import make_bot
 from unoplay.game.view import Termination
+from unoplay.protocol import LobbyError
 from unoplay.server import table as table_module
 from unoplay.server.lobby import Lobby
-from unoplay.server.seats import LobbyError
 
 WAIT = 60
 

@@ -39,8 +39,9 @@ from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.game.rules import preset as rule_preset
 from unoplay.server import service
-from unoplay.server.limits import Limits, TokenBucket
+from unoplay.server.limits import Limits
 from unoplay.server.service import start_server
+from unoplay.throttle import TokenBucket
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls

@@ -184,7 +184,8 @@ async def test_a_refusal_of_an_intent_chosen_on_a_replaced_view_is_a_race_lost(s
 
 
 def test_a_client_that_does_not_say_what_it_saw_loses_races_by_reason_alone():
-    from unoplay.server.seats import RACE_REASONS, Seat
+    from unoplay.protocol import RACE_REASONS
+    from unoplay.server.seats import Seat
 
     seat = Seat(0)
     seat.intent_arrived(7, None)

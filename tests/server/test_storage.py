@@ -22,14 +22,9 @@ from unoplay.game.events import EVERYONE
 from unoplay.game.messages import Refusal, SeatsChanged, Update, Welcome
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
+from unoplay.record import GameRecord, final_state, replay
 from unoplay.server.service import start_server
-from unoplay.server.storage import (
-    GameRecord,
-    GameStore,
-    default_db_path,
-    final_state,
-    replay,
-)
+from unoplay.server.storage import GameStore, default_db_path
 from unoplay.v1 import game_service_pb2 as gs
 
 WAIT = 60

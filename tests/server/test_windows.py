@@ -27,7 +27,7 @@ from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import Refusal, Update
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet, preset
-from unoplay.server.settings import DEFAULT_WINDOW_MS
+from unoplay.settings import DEFAULT_WINDOW_MS
 
 WAIT = 30  # seconds: upper bound for any network wait in these tests
 WINDOW = 2000  # ms: long enough that a client answering an update is always inside it

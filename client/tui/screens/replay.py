@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from unoplay.game.messages import SeatInfo, TableInfo, TableState
+from unoplay.protocol import ActionSource
 
 from ...replay import GAME_COLUMNS, Frames, game_rows
 from ...sdk import SessionState
@@ -89,7 +90,7 @@ class ReplayScreen(Screen[None]):
         # seat, or a record that does not say who made each action)
         self._last_own = [-1] * len(self.seats)
         for frame in frames.frames if frames.record.sources else ():
-            if frame.source == "player" and 0 <= frame.seat < len(self.seats):
+            if frame.source == ActionSource.PLAYER and 0 <= frame.seat < len(self.seats):
                 self._last_own[frame.seat] = frame.step
         self.board = TableBoard(hand=seat >= 0)
         self.hands = Static(id="replay-hands")
@@ -146,7 +147,11 @@ class ReplayScreen(Screen[None]):
         line.append(f" move {frame.step}/{self.last}", style="bold")
         if frame.action is not None:
             who = self.seats[frame.seat].name if 0 <= frame.seat < len(self.seats) else "?"
-            by = "" if frame.source == "player" else f" ({frame.source.replace('_', ' ')})"
+            by = (
+                ""
+                if frame.source == ActionSource.PLAYER
+                else f" ({frame.source.replace('_', ' ')})"
+            )
             names = [seat.name for seat in self.seats]
             line.append(f" · {who}{by}: {action_words(frame.action, names)}")
         else:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from unoplay.game.deals import check_seed_text
 from unoplay.game.rules import MAX_PLAYERS, MIN_PLAYERS, RuleSet
-
-from .seats import LobbyError
+from unoplay.protocol import LobbyError
 
 MAX_TITLE = 40
 MAX_TURN_SECONDS = 3600

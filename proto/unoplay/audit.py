@@ -18,8 +18,7 @@ from unoplay.game.cards import card_code
 from unoplay.game.deals import RECEIVED_KINDS, DealReveal, check_deals, commitment
 from unoplay.game.engine import GameState
 from unoplay.game.events import Event, EventKind
-
-from .storage import LEGACY_PRNG, GameRecord, apply_recorded, game_status, replay
+from unoplay.record import LEGACY_PRNG, GameRecord, apply_recorded, game_status, replay
 
 #: A received entry: (actions applied before, EventKind value, player, cards).
 Received = tuple[int, int, int, tuple[int, ...]]
