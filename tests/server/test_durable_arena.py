@@ -227,6 +227,20 @@ async def test_a_finished_table_awaiting_its_rematch_comes_back_with_its_votes(t
         assert db.execute("SELECT count(*) FROM live_tables").fetchone()[0] == 1
 
 
+async def finish_a_game_against_greedy(server) -> str:
+    """A one-round game of two seats, ours (greedy too) and a server bot's,
+    played out: its table's id."""
+    async with Connection(server.address) as conn:
+        info = await conn.create_table(seats=2, rules=RuleSet(target_score=0), window_ms=0)
+        me = await conn.join_table(info.table_id, "me")
+        await conn.add_bot(info.table_id, "greedy")
+        await conn.start_game(info.table_id, me.seat_token)
+        await asyncio.wait_for(
+            run_bot(make_bot("greedy"), conn.session(info.table_id, me.seat_token)), WAIT
+        )
+    return info.table_id
+
+
 async def test_a_finished_table_past_the_lobby_limit_is_not_restored(tmp_path):
     import dataclasses
     import json
@@ -236,14 +250,7 @@ async def test_a_finished_table_past_the_lobby_limit_is_not_restored(tmp_path):
     path = tmp_path / "games.sqlite3"
     server = await start_server("127.0.0.1", 0, store=str(path))
     try:
-        async with Connection(server.address) as conn:
-            info = await conn.create_table(seats=2, rules=RuleSet(target_score=0), window_ms=0)
-            me = await conn.join_table(info.table_id, "me")
-            await conn.add_bot(info.table_id, "greedy")
-            await conn.start_game(info.table_id, me.seat_token)
-            await asyncio.wait_for(
-                run_bot(make_bot("greedy"), conn.session(info.table_id, me.seat_token)), WAIT
-            )
+        table_id = await finish_a_game_against_greedy(server)
     finally:
         await server.stop(2.0)
     with sqlite3.connect(path) as db:  # it finished an hour ago
@@ -254,7 +261,7 @@ async def test_a_finished_table_past_the_lobby_limit_is_not_restored(tmp_path):
     limits = dataclasses.replace(Limits(), finished_ttl=600.0)
     server = await start_server("127.0.0.1", 0, store=str(path), limits=limits)
     try:
-        assert info.table_id not in server.lobby.tables
+        assert table_id not in server.lobby.tables
         await server.recorder.drain()
     finally:
         await server.stop(2.0)
@@ -292,14 +299,7 @@ async def test_a_stop_for_good_brings_no_finished_table_back(tmp_path):
     path = tmp_path / "games.sqlite3"
     server = await start_server("127.0.0.1", 0, store=str(path))
     try:
-        async with Connection(server.address) as conn:
-            info = await conn.create_table(seats=2, rules=RuleSet(target_score=0), window_ms=0)
-            me = await conn.join_table(info.table_id, "me")
-            await conn.add_bot(info.table_id, "greedy")
-            await conn.start_game(info.table_id, me.seat_token)
-            await asyncio.wait_for(
-                run_bot(make_bot("greedy"), conn.session(info.table_id, me.seat_token)), WAIT
-            )
+        await finish_a_game_against_greedy(server)
         await server.recorder.drain()
         assert live_rows(path)["live_tables"] == 1  # (it awaits a rematch)
     finally:
