@@ -186,8 +186,11 @@ class Seats(list[Seat]):
         mistake (:data:`SELF_PAID_KINDS`)."""
         for seat in self:
             seat.earned_updates += 1
-        if actor >= 0 and any(e.kind in SELF_PAID_KINDS for e in events):
-            self[actor].earned_updates -= 1
+        if actor >= 0:
+            for e in events:  # (a loop, not any(): this runs on every change)
+                if e.kind in SELF_PAID_KINDS:
+                    self[actor].earned_updates -= 1
+                    break
 
     def free(self, wanted: int | None) -> Seat:
         """Seat ``wanted``, or the first free one (None). Raises LobbyError:

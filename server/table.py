@@ -331,7 +331,8 @@ class Table:
         if self.closing:
             self.refuse(seat, "server_closing", "the server is shutting down", action_id)
             return False
-        if self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current)):
+        if self.out_of_turn.window is not None:  # held for the window's close
+            self.out_of_turn.hold(HeldIntent(seat, action, action_id, source, turn=game.current))
             self.wake()
             return True
         try:
@@ -349,9 +350,8 @@ class Table:
             events = [Event(EventKind.TIMED_OUT, seat), *events]
         self._publish(events, seat)
         self._check_cap()
-        moves = self.clock.moved(seat, source)
-        if self.strict and moves >= STALL_MOVES:  # a seat that stalls is given up
-            self.give_up(seat, f"the clock played for it {moves} times in a row")
+        if self.strict and self.clock.moved(seat, source) >= STALL_MOVES:  # it stalls
+            self.give_up(seat, f"the clock played for it {STALL_MOVES} times in a row")
         return True
 
     def act_id(self, seat: int, ident: int) -> None:
@@ -367,9 +367,12 @@ class Table:
         """RULES.md, "Endless rounds": a round at its cap of actions, or a game
         at :data:`MAX_GAME_ACTIONS`, ends the game."""
         game = self.game
+        actions = len(self.history)
+        if self._round_actions < self.max_round_actions and actions < MAX_GAME_ACTIONS:
+            return
         if game is None or game.is_round_over or self.state is not TableState.PLAYING:
             return
-        actions, rounds = len(self.history), game.round_number
+        rounds = game.round_number
         cap = capped(rounds, self._round_actions, self.max_round_actions, actions, MAX_GAME_ACTIONS)
         if cap is not None:
             log.info(
