@@ -177,12 +177,13 @@ class Journal:
         if recorder is not None:
             recorder.journal = self
         self._ops: list[tuple[Any, ...]] = []
-        self._seqs: dict[str, str] = {}  # table id -> its counters, the latest only
+        self._seqs: dict[str, list[int]] = {}  # table id -> its counters, the latest only
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._queued = 0  # changes appended ...
         self._written = 0  # ... and committed (or failed)
         self._closed = False
+        self._waiting = False  # is the writer waiting for a change (to be woken)?
         self.failed = 0
         self._kept: set[str] = set()  # ids of the tables with rows
         self._arena: dict[str, str] = {}  # an arena table's id -> its seats' entrants (JSON)
@@ -195,7 +196,9 @@ class Journal:
         with self._lock:
             self._ops.append(op)
             self._queued += 1
-            self._wake.notify()
+            if self._waiting:  # (else it takes this op when its commit is done)
+                self._waiting = False
+                self._wake.notify()
 
     def keeps(self, table_id: str) -> bool:
         """Are the table's rows in the file (its game goes on after a restart)?"""
@@ -278,9 +281,9 @@ class Journal:
     def seqs(self, table: KeptTable) -> None:
         """``table``'s logs grew: their counters go with the next commit."""
         if table.table_id in self._kept:
-            text = json.dumps(_seqs(table))
+            counters = _seqs(table)  # (the writer encodes the latest of each table)
             with self._lock:
-                self._seqs[table.table_id] = text
+                self._seqs[table.table_id] = counters
 
     def finish(self, table: KeptTable, record: GameRecord | None) -> None:
         """``table``'s game is over (or stopped for good): ``record`` is stored
@@ -313,7 +316,9 @@ class Journal:
         while True:
             with self._lock:
                 while not self._ops and not self._seqs and not self._closed:
+                    self._waiting = True
                     self._wake.wait()
+                self._waiting = False
                 if self._closed and not self._ops and not self._seqs:
                     return
                 closed = self._closed
@@ -348,7 +353,7 @@ class Journal:
                 self._written += len(ops)
                 self._wake.notify_all()
 
-    def _write(self, ops: list[tuple[Any, ...]], seqs: dict[str, str]) -> list[GameRecord]:
+    def _write(self, ops: list[tuple[Any, ...]], seqs: dict[str, list[int]]) -> list[GameRecord]:
         """Commit ``ops`` and ``seqs`` in one transaction; returns the games stored."""
         saved: list[GameRecord] = []
         with self.store.transaction() as conn:
@@ -406,7 +411,7 @@ class Journal:
                     conn.execute("DELETE FROM live_entrants WHERE key = ?", (op[1],))
             conn.executemany(
                 "UPDATE live_tables SET seqs = ? WHERE table_id = ?",
-                [(text, tid) for tid, text in seqs.items()],
+                [(json.dumps(counters), tid) for tid, counters in seqs.items()],
             )
         return saved
 
