@@ -198,7 +198,7 @@ class Journal:
             self._queued += 1
             if self._waiting:  # (else it takes this op when its commit is done)
                 self._waiting = False
-                self._wake.notify()
+                self._wake.notify_all()  # (all: a flush() may wait on it too)
 
     def keeps(self, table_id: str) -> bool:
         """Are the table's rows in the file (its game goes on after a restart)?"""
