@@ -211,7 +211,7 @@ async def _table_loop(
 class ServerProcess:
     """``uno serve`` in a child process: its address, its memory, its log's errors."""
 
-    def __init__(self, process: asyncio.subprocess.Process, address: str, db: str) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, address: str, db: str | None) -> None:
         self.process = process
         self.address = address
         self.db = db
@@ -221,10 +221,15 @@ class ServerProcess:
 
     @classmethod
     async def start(
-        cls, db: str, bare: bool = False, host: str = "127.0.0.1", options: tuple[str, ...] = ()
+        cls,
+        db: str | None,
+        bare: bool = False,
+        host: str = "127.0.0.1",
+        options: tuple[str, ...] = (),
     ) -> ServerProcess:
-        """``uno serve`` on ``host`` storing games in ``db`` (with ``options``,
-        more of its command line), or with ``bare`` the bare grpc.aio server of
+        """``uno serve`` on ``host`` storing games in ``db`` (None: ``--no-db``,
+        no file and so no journal of its open tables), with ``options`` (more
+        of its command line), or with ``bare`` the bare grpc.aio server of
         :func:`bare_server_main`; ``address`` is its port on 127.0.0.1."""
         env = dict(os.environ, UNOPLAY_MDNS="0")
         command = (
@@ -238,8 +243,7 @@ class ServerProcess:
                 host,
                 "--port",
                 "0",
-                "--db",
-                db,
+                *(["--db", db] if db is not None else ["--no-db"]),
                 *options,
             ]
         )
@@ -297,7 +301,7 @@ class ServerProcess:
         return code, time.perf_counter() - started
 
     def stored_games(self) -> int:
-        if not os.path.exists(self.db):
+        if self.db is None or not os.path.exists(self.db):
             return 0
         with sqlite3.connect(self.db) as db:
             return db.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
@@ -344,6 +348,7 @@ async def measure(
     warmup: float = WARMUP_SECONDS,
     target_score: int = 0,
     raw_client: bool = False,
+    store: bool = True,
 ) -> dict:
     """Run ``tables`` (>= 1) concurrent tables until each has started its first game,
     for ``warmup`` more, then for ``seconds``;
@@ -356,14 +361,15 @@ async def measure(
     streams every round; 500: the official game, rounds on the same streams);
     the bare pattern is one endless game on the streams it opened. With
     ``raw_client``, bots that skip the SDK (:func:`_raw_seat`): the server's
-    own capacity, with the SDK's work out of the bots' process."""
+    own capacity, with the SDK's work out of the bots' process. ``store``
+    False: ``uno serve --no-db`` (no journal of its tables, no games stored)."""
     with tempfile.TemporaryDirectory(prefix="unoplay-bench-") as tmp:
         # every bench table comes from this one address: the caps of waiting and
         # open tables per client address are raised to let them all be made, and the
         # cap of tables to hold the finished ones a run leaves (kept five
         # minutes for resumes and rematches: thousands at saturation)
         server = await ServerProcess.start(
-            os.path.join(tmp, "games.sqlite3"),
+            os.path.join(tmp, "games.sqlite3") if store else None,
             bare,
             options=(
                 "--max-waiting-per-client",
@@ -429,6 +435,7 @@ async def measure(
         "think_ms": think_ms,
         "target_score": target_score,
         "raw_client": raw_client,
+        "store": store,
         "actions_per_s": measured / seconds,
         "p50_ms": 1000 * statistics.median(lat) if lat else None,
         "p99_ms": 1000 * lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else None,
@@ -479,6 +486,7 @@ def compare(
     target_score: int = 500,
     raw_client: bool = True,
     warmup: float = WARMUP_SECONDS,
+    store: bool = True,
 ) -> dict:
     """``pairs`` runs of ours and the bare server's at ``tables`` tables,
     alternated (ours first), each server in its own process: the figures
@@ -486,7 +494,7 @@ def compare(
     figure as the median of its runs, the bare server's as ``bare_<figure>``,
     ``ratio`` (actions/s over the bare's) and ``cpu_ratio`` (the server's
     CPU per action over the bare server's), both medians of the pairs' own,
-    and every run under ``"runs"``."""
+    and every run under ``"runs"``; ``store`` as :func:`measure`."""
     ours_runs, bare_runs = [], []
     for _ in range(pairs):
         ours_runs.append(
@@ -497,6 +505,7 @@ def compare(
                     warmup=warmup,
                     target_score=target_score,
                     raw_client=raw_client,
+                    store=store,
                 )
             )
         )
@@ -536,17 +545,27 @@ def run(
     raw_client: bool = True,
     pairs: int = 1,
     warmup: float = WARMUP_SECONDS,
+    store: bool = True,
 ) -> list[dict]:
     """Compare ours with the bare grpc.aio pattern like for like at each
     table count in turn (:func:`compare`): by default bots on raw protobuf
     (``raw_client``; False: greedy bots through the SDK) playing games to
     ``target_score`` (None: 500, the official game, rounds on the same
     streams as the bare pattern's one endless game; 0: one round a game, a
-    new table's lobby calls and streams every ~60 actions). Prints a report
-    (unless ``as_json``); returns the figures."""
+    new table's lobby calls and streams every ~60 actions); ``store`` False:
+    our server without its file (no journal). Prints a report (unless
+    ``as_json``); returns the figures."""
     target = 500 if target_score is None else target_score
     results = [
-        compare(k, seconds, pairs, target_score=target, raw_client=raw_client, warmup=warmup)
+        compare(
+            k,
+            seconds,
+            pairs,
+            target_score=target,
+            raw_client=raw_client,
+            warmup=warmup,
+            store=store,
+        )
         for k in table_counts
     ]
     if not as_json:
@@ -592,14 +611,15 @@ def run_thinking(
     seconds: float = 20.0,
     as_json: bool = False,
     target_score: int | None = 0,
+    store: bool = True,
 ) -> list[dict]:
     """Realistic load: each table count in turn with bots that think
-    ``think_ms`` a decision (games to ``target_score``, as :func:`measure`);
+    ``think_ms`` a decision (games to ``target_score`` and ``store``, as :func:`measure`);
     print each p99 (intent to its event) and the largest table count whose
     p99 stays under 20 ms; return the figures."""
     target_score = target_score or 0  # None: one round a game, as always here
     results = [
-        asyncio.run(measure(k, seconds, think_ms=think_ms, target_score=target_score))
+        asyncio.run(measure(k, seconds, think_ms=think_ms, target_score=target_score, store=store))
         for k in table_counts
     ]
     if not as_json:

@@ -62,6 +62,12 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
         help="network only, N runs of ours and the bare server's, alternated: medians",
     )
     bench.add_argument(
+        "--no-db",
+        action="store_true",
+        help="network only, uno serve without its file (--no-db): no journal of its "
+        "open tables, no games stored (the journal's cost, beside a run without this)",
+    )
+    bench.add_argument(
         "--think-ms",
         type=arguments.number(int, 0),
         default=0,
@@ -115,7 +121,14 @@ def run(args: argparse.Namespace) -> int:
         from ..bench.netbench import run_thinking
 
         tables = tuple(int(k) for k in args.tables.split(","))
-        figures = run_thinking(tables, args.think_ms, args.network_seconds, args.json, args.target)
+        figures = run_thinking(
+            tables,
+            args.think_ms,
+            args.network_seconds,
+            args.json,
+            args.target,
+            store=not args.no_db,
+        )
         if args.json:
             print(json.dumps(figures, indent=2))
         return 0
@@ -155,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
             args.target,
             raw_client=not args.sdk_client,
             pairs=args.network_runs,
+            store=not args.no_db,
         )
     if args.json:
         print(json.dumps(report, indent=2))
