@@ -293,7 +293,14 @@ def run(args: argparse.Namespace) -> int:
         gc.freeze()
         gc.set_threshold(5_000, 10, 10)
         await stop.wait()
-        log.info("shutting down: ending streams, storing games")
+        if server.journal is not None and not args.final:
+            log.info(
+                "stopping to restart: the open tables stay in the file, back when it serves again"
+            )
+        elif server.recorder is not None:
+            log.info("shutting down for good: ending streams, storing games in play as interrupted")
+        else:
+            log.info("shutting down: ending streams (no file: games in play are not kept)")
         if site is not None:
             await site.stop()
         if advertiser is not None:

@@ -262,6 +262,7 @@ async def run_restarts(tmp_path: Path, sig: signal.Signals, restarts: int, seed:
         assert state.gap_at == -1
         assert s.seqs == list(range(s.seqs[0], s.seqs[0] + len(s.seqs)))
     if sig is signal.SIGTERM:  # the clients were told the server restarts
+        assert "stopping to restart" in log_text and "for good" not in log_text, log_text
         told = [i for i in live if "restarting" in seen[i].statuses]
         assert len(told) >= len(live) / 2, [seen[i].statuses for i in live]
         # (a stream may also reconnect for other reasons: a write in flight

@@ -309,6 +309,7 @@ async def test_sigterm_finishes_writes_tells_clients_and_exits_cleanly(tmp_path)
         assert await asyncio.wait_for(process.wait(), WAIT) == 0
         log_ = (await process.stderr.read()).decode()
         assert "stored 2 games (0 failed)" in log_ and "Traceback" not in log_
+        assert "shutting down for good" in log_ and "stopping to restart" not in log_
     finally:
         if process.returncode is None:
             process.kill()
