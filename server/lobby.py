@@ -412,8 +412,8 @@ class Lobby:
         server starts again on the same file, where its journal keeps the
         open tables (:mod:`.durable`): only the games of tables it does not
         keep (a game from a crafted position) are returned, and the others'
-        deals stay secret; else the finished tables' rows go from the file
-        (no rematch comes back after a stop for good)."""
+        deals stay secret; else the rows of the waiting and finished tables go
+        from the file (no table comes back after a stop for good)."""
         self.closing = True
         journal = self.journal
         interrupted = []
@@ -421,7 +421,7 @@ class Lobby:
             kept = restarting and journal is not None and journal.keeps(table.table_id)
             if table.state is TableState.PLAYING and not kept:
                 interrupted.append(table)
-            elif table.state is TableState.FINISHED and not restarting and journal is not None:
-                journal.drop(table.table_id)  # stopped for good: no rematch after it
+            elif not restarting and journal is not None:  # stopped for good: no table
+                journal.drop(table.table_id)  # comes back, waiting or awaiting its rematch
             table.shut_down(restarting=kept)
         return interrupted

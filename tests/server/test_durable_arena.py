@@ -295,13 +295,16 @@ async def test_an_arena_game_whose_replay_fails_is_closed_its_entrants_left_wait
     assert rows["live_tables"] == rows["live_actions"] == rows["live_arena"] == 0
 
 
-async def test_a_stop_for_good_brings_no_finished_table_back(tmp_path):
+async def test_a_stop_for_good_brings_no_finished_or_waiting_table_back(tmp_path):
     path = tmp_path / "games.sqlite3"
     server = await start_server("127.0.0.1", 0, store=str(path))
     try:
         await finish_a_game_against_greedy(server)
+        async with Connection(server.address) as conn:  # and one waiting for players
+            waiting = await conn.create_table(seats=2, rules=RuleSet(target_score=0))
+            await conn.join_table(waiting.table_id, "me")
         await server.recorder.drain()
-        assert live_rows(path)["live_tables"] == 1  # (it awaits a rematch)
+        assert live_rows(path)["live_tables"] == 2  # (one awaits a rematch, one players)
     finally:
         await server.stop(2.0, final=True)
     assert live_rows(path)["live_tables"] == live_rows(path)["live_actions"] == 0
