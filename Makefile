@@ -52,7 +52,10 @@ endef
 export C_TOOLCHAIN
 VENV_C   ?= .venv-compiled
 STAMP_C  := $(VENV_C)/.installed
-COMPILED_SOURCES := pyproject.toml server/_build/backend.py $(wildcard server/game/*.py server/game/*.pxd)
+# (a copy, not an editable install: every source of the package, or its
+# `uno bench` runs the code of the last build)
+COMPILED_SOURCES := pyproject.toml server/_build/backend.py \
+	$(shell find proto server client -name '*.py' -o -name '*.pxd' -o -name '*.proto')
 
 $(STAMP_C): $(COMPILED_SOURCES)
 	[ -x $(VENV_C)/bin/python ] || $(PYTHON) -m venv $(VENV_C)

@@ -6,10 +6,14 @@ again on the file.
 What is kept (:data:`.storage.LIVE_SCHEMA`): each open table's settings, its
 seats (names, bots, and each seat token's SHA-256, never the token), its
 game's secret seed, salt and commitment, every action applied (seat, action,
-source, ms), the rematch votes and each log's sequence counter; for the
+source, ms) and the rematch votes; for the
 arena's tables, who holds each seat and whether the game was rated; the
 arena's entrants (its queue). The engine is deterministic, so settings +
 seed + actions are the whole game: restoring deals again and replays them.
+The logs' sequence numbers are not kept: a restored log is numbered on from
+the last seq its first stream saw (:meth:`.streamlog.StreamLog.anchor`), so
+they needed no write a change (until issue 51's third round each change
+rewrote every table's counters, most of the file's writes at a hundred tables).
 
 When a change is on disk: the event loop never writes. It appends each change
 to the :class:`Journal`'s list (a few microseconds) and a writer thread takes
@@ -21,8 +25,8 @@ at most every :data:`COMMIT_GAP` (10 ms), so under load the changes of those
 second this cut the server's CPU per action by a tenth); when idle a change
 is committed within about a millisecond, at most 10 ms. A crash of the
 process (SIGKILL) or a power cut loses at most the changes not yet
-committed, the last 10-20 milliseconds of actions, and never half of one: a transaction is all or nothing, and the rows of one
-change (an action and the seq counters after it) are in the same one.
+committed, the last 10-20 milliseconds of actions, and never half of one: a
+transaction is all or nothing, and the rows of one change are in the same one.
 
 A table's game is stored in ``games`` in the same transaction as its end is
 kept: an arena table's rows go then; a lobby table's stay (its game marked
@@ -156,10 +160,6 @@ def _game(table: KeptTable) -> str:
     return json.dumps(row)
 
 
-def _seqs(table: KeptTable) -> list[int]:
-    return [len(s.log) for s in table.seats] + [len(table.spectator_log)]
-
-
 def _awaits_rematch(table: KeptTable) -> bool:
     """A finished game whose table stays for a rematch (not an arena's, not
     stopped for good)."""
@@ -178,7 +178,6 @@ class Journal:
         if recorder is not None:
             recorder.journal = self
         self._ops: list[tuple[Any, ...]] = []
-        self._seqs: dict[str, list[int]] = {}  # table id -> its counters, the latest only
         self._lock = threading.Lock()
         self._wake = threading.Condition(self._lock)
         self._queued = 0  # changes appended ...
@@ -229,7 +228,6 @@ class Journal:
                 self._arena.get(tid),
             )
         )
-        self.seqs(table)
 
     def arena_game(
         self, table_id: str, seated: dict[int, str], addresses: dict[int, str], number: int
@@ -266,7 +264,6 @@ class Journal:
         """``table``'s seats changed (taken, freed, a bot seated, left)."""
         if table.table_id in self._kept:
             self._put(("seats", table.table_id, _seats(table)))
-            self.seqs(table)
 
     def action(self, table: KeptTable, seat: int, action: Action, source: str, ms: int) -> None:
         """An action applied at ``table`` (the latest of its history)."""
@@ -278,13 +275,6 @@ class Journal:
         """A rematch vote at ``table``."""
         if table.table_id in self._kept:
             self._put(("votes", table.table_id, json.dumps(list(table.rematch.seats()))))
-
-    def seqs(self, table: KeptTable) -> None:
-        """``table``'s logs grew: their counters go with the next commit."""
-        if table.table_id in self._kept:
-            counters = _seqs(table)  # (the writer encodes the latest of each table)
-            with self._lock:
-                self._seqs[table.table_id] = counters
 
     def finish(self, table: KeptTable, record: GameRecord | None) -> None:
         """``table``'s game is over (or stopped for good): ``record`` is stored
@@ -316,11 +306,11 @@ class Journal:
         began = -COMMIT_GAP  # (time.monotonic) when the last commit began
         while True:
             with self._lock:
-                while not self._ops and not self._seqs and not self._closed:
+                while not self._ops and not self._closed:
                     self._waiting = True
                     self._wake.wait()
                 self._waiting = False
-                if self._closed and not self._ops and not self._seqs:
+                if self._closed and not self._ops:
                     return
                 closed = self._closed
             wait = began + COMMIT_GAP - time.monotonic()
@@ -328,10 +318,9 @@ class Journal:
                 time.sleep(wait)
             with self._lock:
                 ops, self._ops = self._ops, []
-                seqs, self._seqs = self._seqs, {}
             began = time.monotonic()
             try:
-                saved = self._write(ops, seqs)
+                saved = self._write(ops)
             except Exception:
                 self.failed += 1
                 if self.recorder is not None:
@@ -354,8 +343,8 @@ class Journal:
                 self._written += len(ops)
                 self._wake.notify_all()
 
-    def _write(self, ops: list[tuple[Any, ...]], seqs: dict[str, list[int]]) -> list[GameRecord]:
-        """Commit ``ops`` and ``seqs`` in one transaction; returns the games stored."""
+    def _write(self, ops: list[tuple[Any, ...]]) -> list[GameRecord]:
+        """Commit ``ops`` in one transaction; returns the games stored."""
         saved: list[GameRecord] = []
         with self.store.transaction() as conn:
             for op in ops:
@@ -374,10 +363,8 @@ class Journal:
                     _, tid, settings, seat_rows, game_row, votes, number, arena = op
                     conn.execute(
                         "INSERT OR REPLACE INTO live_tables"
-                        " (table_id, settings, seats, game, votes, seqs)"
-                        " VALUES (?, ?, ?, ?, ?, COALESCE("
-                        "(SELECT seqs FROM live_tables WHERE table_id = ?), '[]'))",
-                        (tid, settings, seat_rows, game_row, votes, tid),
+                        " (table_id, settings, seats, game, votes) VALUES (?, ?, ?, ?, ?)",
+                        (tid, settings, seat_rows, game_row, votes),
                     )
                     conn.execute(
                         "DELETE FROM live_actions WHERE table_id = ? AND game <> ?",
@@ -410,10 +397,6 @@ class Journal:
                     conn.execute("INSERT OR REPLACE INTO live_entrants VALUES (?, ?, ?)", op[1:])
                 elif kind == "entrant_gone":
                     conn.execute("DELETE FROM live_entrants WHERE key = ?", (op[1],))
-            conn.executemany(
-                "UPDATE live_tables SET seqs = ? WHERE table_id = ?",
-                [(json.dumps(counters), tid) for tid, counters in seqs.items()],
-            )
         return saved
 
     def flush(self, timeout: float = 30.0) -> bool:
@@ -421,8 +404,6 @@ class Journal:
         deadline = time.monotonic() + timeout
         with self._lock:
             target = self._queued
-            if self._seqs and not self._ops:
-                self._wake.notify()
             while self._written < target:
                 left = deadline - time.monotonic()
                 if left <= 0:

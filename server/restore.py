@@ -3,8 +3,9 @@ when ``uno serve`` starts again on it (issue 48; RULES.md, "Server restarts").
 
 Each table is made again with its id and settings, its seats (a person's
 seat token checked against the SHA-256 kept), and its game dealt again from
-its seed and replayed action by action; each log's numbers go on from the
-counters kept. A game in play goes on (:meth:`.table.Table.resume`); a
+its seed and replayed action by action; each log is numbered on from the
+last seq its first stream since the restart saw (:meth:`.streamlog.StreamLog.anchor`),
+so no client sees a gap or a repeat. A game in play goes on (:meth:`.table.Table.resume`); a
 finished game awaiting its rematch is shown over again with its votes, if
 it ended within the lobby's ``finished_ttl`` (else its rows go). The arena's
 games come back to the arena with who holds each seat and whether the book
@@ -50,7 +51,7 @@ def restore(lobby: Lobby, store: GameStore, arena: Arena | None = None) -> list[
     Returns the tables."""
     with store.transaction() as conn:
         rows = conn.execute(
-            "SELECT table_id, settings, seats, game, votes, seqs FROM live_tables"
+            "SELECT table_id, settings, seats, game, votes FROM live_tables"
         ).fetchall()
         actions: dict[str, list[Kept]] = {}
         for tid, game, n, seat, action, source, ms in conn.execute(
@@ -68,7 +69,7 @@ def restore(lobby: Lobby, store: GameStore, arena: Arena | None = None) -> list[
         for key, address, since in entrants:
             arena.readmit(key, address, since)
     tables = []
-    for tid, settings, seat_rows, game_row, votes, seqs in rows:
+    for tid, settings, seat_rows, game_row, votes in rows:
         try:
             table = _restore_one(
                 lobby,
@@ -78,7 +79,6 @@ def restore(lobby: Lobby, store: GameStore, arena: Arena | None = None) -> list[
                 json.loads(seat_rows),
                 json.loads(game_row) if game_row else None,
                 json.loads(votes),
-                json.loads(seqs),
                 actions.get(tid, []),
                 games.get(tid),
             )
@@ -113,7 +113,6 @@ def _restore_one(
     seat_rows: list[dict[str, Any]],
     game_row: dict[str, Any] | None,
     votes: list[int],
-    seqs: list[int],
     actions: list[Kept],
     arena_game: tuple[dict[str, Any] | None, bool] | None,
 ) -> Table | None:
@@ -141,7 +140,7 @@ def _restore_one(
         rematches=settings.get("rematches", True),
         on_give_up=arena.given_up if arena is not None and in_arena else None,
     )
-    _restore_seats(table, rules, seat_rows, seqs)
+    _restore_seats(table, rules, seat_rows)
     if game_row is None:
         for seat in table.seats:
             if seat.token:
@@ -167,15 +166,12 @@ def _restore_one(
     else:  # listed first: a game that ends at its last action is finished there
         lobby.restored(table)
         table.resume(game, round_actions)
-    if journal is not None:
-        journal.seqs(table)
     return table
 
 
-def _restore_seats(
-    table: Table, rules: RuleSet, seat_rows: list[dict[str, Any]], seqs: list[int]
-) -> None:
-    """The seats kept (names, bots, tokens' hashes) and their logs' counters."""
+def _restore_seats(table: Table, rules: RuleSet, seat_rows: list[dict[str, Any]]) -> None:
+    """The seats kept (names, bots, tokens' hashes), each with a new log
+    marked restored: its first stream numbers it (:meth:`.streamlog.StreamLog.anchor`)."""
     limits = table.limits
     for seat, row in zip(table.seats, seat_rows):
         if not row["name"]:
@@ -190,19 +186,11 @@ def _restore_seats(
         elif row["token_sha256"]:
             seat.token = RESTORED_TOKEN
             seat.token_hash = bytes.fromhex(row["token_sha256"])
-        # the log goes on after the last seq kept (a seat with no token, a
-        # bot's, keeps nothing but its count)
+        # (a seat with no token, a bot's, keeps nothing but its count)
         kept = limits.log_messages if seat.token else 0
         seat.log = StreamLog(seat.index, kept, limits.log_bytes if kept else 0)
-        seat.log.next_seq = seat.log.first_seq = (
-            seqs[seat.index] if seat.index < len(seqs) else 0
-        ) + 1
         seat.log.restored = seat.log.unanchored = True
-    spectators = table.spectator_log
-    spectators.next_seq = spectators.first_seq = (
-        seqs[-1] if len(seqs) > len(table.seats) else 0
-    ) + 1
-    spectators.restored = spectators.unanchored = True
+    table.spectator_log.restored = table.spectator_log.unanchored = True
     table.fanout.show_seats(table.seats.infos())
 
 

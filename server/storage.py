@@ -88,7 +88,7 @@ CREATE TABLE IF NOT EXISTS live_tables (
     seats    TEXT NOT NULL,            -- JSON list of {name, bot, token_sha256, holder}
     game     TEXT NOT NULL DEFAULT '', -- JSON: number, seed, salt, commitment, started_at; '' none
     votes    TEXT NOT NULL DEFAULT '[]',  -- rematch votes (seats)
-    seqs     TEXT NOT NULL DEFAULT '[]'   -- each seat's log length, then the spectators'
+    seqs     TEXT NOT NULL DEFAULT '[]'   -- unused (was the logs' lengths): files keep it
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS live_actions (
     table_id TEXT NOT NULL,

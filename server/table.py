@@ -409,8 +409,6 @@ class Table:
             self.fanout.update_now(
                 seat.index, self.game, self.clock.deadline, self.out_of_turn.closes
             )
-            if self.journal is not None:
-                self.journal.seqs(self)
         self.wake()
 
     def watched(self) -> None:
@@ -459,8 +457,6 @@ class Table:
         race = s.lost_race(reason, self.version)
         s.count_refusal(reason, message, len(self.history), race)
         self.fanout.refusal(seat, Refusal(reason, message, action_id, race))
-        if self.journal is not None:
-            self.journal.seqs(self)
 
     def record(self) -> GameRecord:
         """This table's game, for storage (:func:`.lifecycle.game_record`)."""
@@ -494,8 +490,6 @@ class Table:
         movers = None
         if game_over or not self.out_of_turn.defer(closes):  # (else written at the judgement's end)
             movers = self.fanout.updates(game, self.clock.deadline, closes)
-        if self.journal is not None:
-            self.journal.seqs(self)  # the logs' counters after this change
         if game_over:
             self.state = TableState.FINISHED
             self.finished_at = time.time()
@@ -571,8 +565,6 @@ class Table:
         due = self.out_of_turn.judge(window)
         if due is not None and self.state is TableState.PLAYING:
             self.fanout.updates(self.game, self.clock.deadline, due)
-            if self.journal is not None:
-                self.journal.seqs(self)
             self.wake()
         if self.version == version:
             if window.timer_due:
