@@ -1643,3 +1643,24 @@ async def test_only_the_pile_as_drawn_draws_a_card():
         await pilot.click("#pile", offset=(2, 1))
         await pilot.pause()
         assert len(clicked) == 1
+
+
+async def test_a_stray_enter_on_the_colour_prompt_names_no_colour():
+    """Enter pressed twice to play a Wild: the second lands on the colour
+    prompt, which has no button focused until the player moves to one, so it
+    names no colour; Enter on a button the player moved to (Tab) names it."""
+    game = GameState.from_position([cs("W R1 B2"), cs("G1 G3")], c("R4"), current=0)
+    app = CraftedApp(game)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert app.screen.query_one(HandView).cards[0] == c("W")
+        await pilot.press("1", "enter")  # the Wild, played
+        await wait_until(pilot, lambda: isinstance(app.screen, ColourPrompt), "the colour prompt")
+        prompt = app.screen
+        await pilot.press("enter")  # the stray one
+        await pilot.pause()
+        assert app.screen is prompt and prompt.focused is None
+        assert app.session.sent == []
+        await pilot.press("tab", "tab", "enter")  # moved to the second colour
+        await wait_until(pilot, lambda: app.session.sent, "the intent")
+        assert wire.action_from_id(app.session.sent[0]).colour == prompt.colours[1]

@@ -118,6 +118,9 @@ class ColourPrompt(Prompt[int]):
         Binding("escape", "cancel", "cancel", show=False),
     ]
     kind = "colour"
+    #: No button has the focus until the player moves to one (Tab, the arrows,
+    #: the mouse): an Enter pressed twice to play a Wild names no colour.
+    AUTO_FOCUS = ""
 
     def __init__(
         self,
