@@ -63,6 +63,10 @@ from .streamlog import StreamLog
 
 log = logging.getLogger("unoplay.durable")
 
+#: The writer thread's name, in Python and in the OS (``top -H``, ``/proc``:
+#: ``uno bench`` reads its CPU apart from the event loop's).
+WRITER_THREAD = "unoplay-journal"
+
 #: Seconds between the starts of two commits at least: under load the changes
 #: of that long go in one transaction (one sync of the file); an idle
 #: server's change is committed at once.
@@ -160,6 +164,17 @@ def _game(table: KeptTable) -> str:
     return json.dumps(row)
 
 
+def _name_os_thread(name: str) -> None:
+    """Give the calling thread ``name`` in the OS too (Linux; elsewhere, or
+    if refused, nothing): Python does not, and every thread of the server
+    would show as ``python``."""
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/comm", "w") as comm:
+            comm.write(name[:15])
+    except OSError:
+        pass
+
+
 def _awaits_rematch(table: KeptTable) -> bool:
     """A finished game whose table stays for a rematch (not an arena's, not
     stopped for good)."""
@@ -187,7 +202,7 @@ class Journal:
         self.failed = 0
         self._kept: set[str] = set()  # ids of the tables with rows
         self._arena: dict[str, str] = {}  # an arena table's id -> its seats' entrants (JSON)
-        self._thread = threading.Thread(target=self._run, name="unoplay-journal", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=WRITER_THREAD, daemon=True)
         self._thread.start()
 
     # ------------------------------------------------------------ the loop's side
@@ -303,6 +318,7 @@ class Journal:
     # ------------------------------------------------------------ the writer
 
     def _run(self) -> None:
+        _name_os_thread(WRITER_THREAD)
         began = -COMMIT_GAP  # (time.monotonic) when the last commit began
         while True:
             with self._lock:

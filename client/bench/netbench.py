@@ -208,6 +208,11 @@ async def _table_loop(
         game += 1
 
 
+#: The OS name of the server's journal writer thread (``server/durable.py``'s
+#: ``WRITER_THREAD``, read across processes as the ``listening on`` line is).
+JOURNAL_THREAD = "unoplay-journal"
+
+
 class ServerProcess:
     """``uno serve`` in a child process: its address, its memory, its log's errors."""
 
@@ -274,6 +279,31 @@ class ServerProcess:
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, IndexError, ValueError):
             return 0.0
+
+    def cpu_by_thread(self) -> dict[str, float]:
+        """CPU time the server's threads have used so far (user + system),
+        by kind: ``loop`` (the main thread: the event loop, where grpc.aio
+        and all our Python but the journal run), ``journal`` (the journal's
+        writer, named :data:`JOURNAL_THREAD`) and ``grpc`` (grpc's own
+        threads: its poller and its event engine). Threads that ended are
+        not counted; empty if unknown (no ``/proc``)."""
+        times = {"loop": 0.0, "journal": 0.0, "grpc": 0.0}
+        pid = self.process.pid
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return {}
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue  # (ended meanwhile)
+            name = stat.split("(", 1)[1].rsplit(")", 1)[0]
+            fields = stat.rsplit(")", 1)[1].split()
+            kind = "loop" if int(tid) == pid else "journal" if name == JOURNAL_THREAD else "grpc"
+            times[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return times
 
     def rss(self) -> tuple[int, int]:
         """(resident set size, its peak) of the server in bytes; (0, 0) if unknown."""
@@ -413,10 +443,16 @@ async def measure(
                     stats.latencies.clear()
                     stats.actions = stats.refused = stats.responses = 0
                     cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
+                    threads = server.cpu_by_thread()
                     await asyncio.sleep(seconds)  # the measured window
                     stop.set()
                     measured, responses = stats.actions, stats.responses
                     cpu_server = server.cpu_seconds() - cpu_server
+                    threads = {
+                        kind: cpu - threads[kind]
+                        for kind, cpu in server.cpu_by_thread().items()
+                        if kind in threads
+                    }
                     cpu_bots = time.process_time() - cpu_bots
                     rss_end, _ = server.rss()
                     for task in loops:
@@ -450,6 +486,13 @@ async def measure(
         # per action measured: the server process's own CPU (user + system, from
         # /proc: the bots' process never enters it) and the bots' process's
         "server_cpu_ms_per_action": 1000 * cpu_server / measured if measured else None,
+        # ... split by its threads (:meth:`ServerProcess.cpu_by_thread`)
+        **{
+            f"server_{kind}_cpu_ms_per_action": (
+                1000 * threads[kind] / measured if measured and kind in threads else None
+            )
+            for kind in ("loop", "journal", "grpc")
+        },
         "bots_cpu_ms_per_action": 1000 * cpu_bots / measured if measured else None,
         # the server's writes (responses) per action; the SDK's bots count none
         "responses_per_action": responses / measured if measured and responses else None,
@@ -465,6 +508,9 @@ async def measure(
 _COMPARED = (
     "actions_per_s",
     "server_cpu_ms_per_action",
+    "server_loop_cpu_ms_per_action",
+    "server_journal_cpu_ms_per_action",
+    "server_grpc_cpu_ms_per_action",
     "bots_cpu_ms_per_action",
     "responses_per_action",
     "p50_ms",
@@ -586,7 +632,12 @@ def run(
                 f"(bare {r['bare_actions_per_s']:,.0f}: ratio {r['ratio']:.2f})  "
                 f"server CPU {_ms(r['server_cpu_ms_per_action'], 3)} ms/action "
                 f"(bare {_ms(r['bare_server_cpu_ms_per_action'], 3)}: "
-                f"x{r['cpu_ratio'] or 0:.2f})  "
+                f"x{r['cpu_ratio'] or 0:.2f}; by thread: loop "
+                f"{_ms(r['server_loop_cpu_ms_per_action'], 3)}, journal "
+                f"{_ms(r['server_journal_cpu_ms_per_action'], 3)}, grpc "
+                f"{_ms(r['server_grpc_cpu_ms_per_action'], 3)}, bare's loop "
+                f"{_ms(r['bare_server_loop_cpu_ms_per_action'], 3)}, grpc "
+                f"{_ms(r['bare_server_grpc_cpu_ms_per_action'], 3)})  "
                 f"bots {_ms(r['bots_cpu_ms_per_action'], 3)} "
                 f"(bare {_ms(r['bare_bots_cpu_ms_per_action'], 3)})  "
                 f"writes/action {_ms(r['responses_per_action'], 2)} "

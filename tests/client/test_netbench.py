@@ -50,3 +50,20 @@ def test_the_report_names_each_servers_cpu_per_action(capsys):
     netbench.run((1,), 0.3, warmup=0.1)
     out = capsys.readouterr().out
     assert "K=1 " in out and "ms/action" in out and "(bare " in out
+
+
+@pytest.mark.parametrize("store", [True, False])
+async def test_the_servers_cpu_is_split_by_its_threads(store):
+    """The server's CPU per action, split into its event loop's, its journal
+    writer's (none without a file) and grpc's own threads', adds up to the
+    process's (both read from /proc, a few clock ticks apart at most)."""
+    figures = await netbench.measure(2, 0.5, warmup=0.1, target_score=500, store=store)
+    assert figures["errors"] == 0, figures["error_samples"]
+    parts = {k: figures[f"server_{k}_cpu_ms_per_action"] for k in ("loop", "journal", "grpc")}
+    assert all(v is not None and v >= 0 for v in parts.values()), parts
+    assert parts["loop"] > 0
+    if not store:
+        assert parts["journal"] == 0  # no file, no writer thread
+    actions = figures["actions_per_s"] * figures["seconds"]
+    apart_s = abs(sum(parts.values()) - figures["server_cpu_ms_per_action"]) * actions / 1000
+    assert apart_s <= 0.1, (parts, figures["server_cpu_ms_per_action"])
