@@ -39,6 +39,7 @@ from unoplay.game.rules import RuleSet
 from unoplay.v1 import game_pb2 as pb
 from unoplay.v1 import game_service_pb2 as gs
 
+from ..match.procs import wrapped
 from ..sdk import Connection
 
 # The event that shows an intent of each kind was applied.
@@ -252,8 +253,8 @@ class ServerProcess:
                 *options,
             ]
         )
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, *command, stderr=asyncio.subprocess.PIPE, env=env
+        process = await asyncio.create_subprocess_exec(  # (dies with the bench, if killed)
+            *wrapped([sys.executable, *command]), stderr=asyncio.subprocess.PIPE, env=env
         )
         assert process.stderr is not None
         while True:

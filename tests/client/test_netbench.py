@@ -1,6 +1,10 @@
 """The network benchmark runs end to end (it reports; it asserts no time)."""
 
 import json
+import select
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -67,3 +71,38 @@ async def test_the_servers_cpu_is_split_by_its_threads(store):
     actions = figures["actions_per_s"] * figures["seconds"]
     apart_s = abs(sum(parts.values()) - figures["server_cpu_ms_per_action"]) * actions / 1000
     assert apart_s <= 0.1, (parts, figures["server_cpu_ms_per_action"])
+
+
+def _running(pid: int) -> bool:
+    """Is ``pid`` a process that has not exited (a zombie has)?"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_server_process_dies_with_a_killed_bench():
+    script = (
+        "import asyncio\n"
+        "from unoplay.client.bench.netbench import ServerProcess\n"
+        "async def main():\n"
+        "    server = await ServerProcess.start(None)\n"
+        "    print(server.process.pid, flush=True)\n"
+        "    await asyncio.sleep(3600)\n"
+        "asyncio.run(main())\n"
+    )
+    bench = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        ready, _, _ = select.select([bench.stdout], [], [], 120)
+        assert ready, "the bench's server did not start"
+        server = int(bench.stdout.readline())
+        assert _running(server)
+    finally:
+        bench.kill()
+        bench.wait(30)
+    deadline = time.monotonic() + 30
+    while _running(server):  # the kernel's SIGKILL: polled, with a bound
+        assert time.monotonic() < deadline, "the server outlived the killed bench"
+        time.sleep(0.05)
