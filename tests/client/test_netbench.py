@@ -60,7 +60,8 @@ def test_the_report_names_each_servers_cpu_per_action(capsys):
 async def test_the_servers_cpu_is_split_by_its_threads(store):
     """The server's CPU per action, split into its event loop's, its journal
     writer's (none without a file) and grpc's own threads', adds up to the
-    process's (both read from /proc, a few clock ticks apart at most)."""
+    process's (both read from /proc: each thread's time is rounded to clock
+    ticks apart, and a thread that ended is in the process's only)."""
     figures = await netbench.measure(2, 0.5, warmup=0.1, target_score=500, store=store)
     assert figures["errors"] == 0, figures["error_samples"]
     parts = {k: figures[f"server_{k}_cpu_ms_per_action"] for k in ("loop", "journal", "grpc")}
@@ -70,7 +71,7 @@ async def test_the_servers_cpu_is_split_by_its_threads(store):
         assert parts["journal"] == 0  # no file, no writer thread
     actions = figures["actions_per_s"] * figures["seconds"]
     apart_s = abs(sum(parts.values()) - figures["server_cpu_ms_per_action"]) * actions / 1000
-    assert apart_s <= 0.1, (parts, figures["server_cpu_ms_per_action"])
+    assert apart_s <= 0.2, (parts, figures["server_cpu_ms_per_action"])
 
 
 def _running(pid: int) -> bool:
