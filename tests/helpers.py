@@ -376,3 +376,12 @@ class AddressRelay:
             pass
         finally:
             dst.close()
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (reads ``/proc``)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

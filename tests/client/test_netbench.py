@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+from helpers import alive
 
 from unoplay.client.bench import netbench
 
@@ -74,15 +75,6 @@ async def test_the_servers_cpu_is_split_by_its_threads(store):
     assert apart_s <= 0.2, (parts, figures["server_cpu_ms_per_action"])
 
 
-def _running(pid: int) -> bool:
-    """Is ``pid`` a process that has not exited (a zombie has)?"""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
 def test_the_server_process_dies_with_a_killed_bench():
     script = (
@@ -99,11 +91,11 @@ def test_the_server_process_dies_with_a_killed_bench():
         ready, _, _ = select.select([bench.stdout], [], [], 120)
         assert ready, "the bench's server did not start"
         server = int(bench.stdout.readline())
-        assert _running(server)
+        assert alive(server)
     finally:
         bench.kill()
         bench.wait(30)
     deadline = time.monotonic() + 30
-    while _running(server):  # the kernel's SIGKILL: polled, with a bound
+    while alive(server):  # the kernel's SIGKILL: polled, with a bound
         assert time.monotonic() < deadline, "the server outlived the killed bench"
         time.sleep(0.05)

@@ -24,6 +24,7 @@ import sys
 import textwrap
 
 import pytest
+from helpers import alive
 
 from unoplay.client import web, webguard, webtab
 
@@ -85,15 +86,6 @@ async def until(condition, what: str) -> None:
         while not condition():
             await asyncio.sleep(0.02)
     assert condition(), what
-
-
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
 
 
 async def get(port: int, path: str = "/", host: str = "", source: str = "127.0.0.1") -> bytes:
