@@ -214,6 +214,16 @@ async def _table_loop(
 JOURNAL_THREAD = "unoplay-journal"
 
 
+def _stat_cpu(path: str) -> tuple[str, float]:
+    """(name, CPU seconds used so far: user + system) of the process or
+    thread whose ``/proc/.../stat`` is ``path``. Raises OSError if it is gone."""
+    with open(path) as f:
+        stat = f.read()
+    name, rest = stat.split("(", 1)[1].rsplit(")", 1)
+    fields = rest.split()
+    return name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class ServerProcess:
     """``uno serve`` in a child process: its address, its memory, its log's errors."""
 
@@ -275,9 +285,7 @@ class ServerProcess:
     def cpu_seconds(self) -> float:
         """CPU time the server has used so far (user + system), 0.0 if unknown."""
         try:
-            with open(f"/proc/{self.process.pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return _stat_cpu(f"/proc/{self.process.pid}/stat")[1]
         except (OSError, IndexError, ValueError):
             return 0.0
 
@@ -296,14 +304,11 @@ class ServerProcess:
             return {}
         for tid in tids:
             try:
-                with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                    stat = f.read()
+                name, cpu = _stat_cpu(f"/proc/{pid}/task/{tid}/stat")
             except OSError:
                 continue  # (ended meanwhile)
-            name = stat.split("(", 1)[1].rsplit(")", 1)[0]
-            fields = stat.rsplit(")", 1)[1].split()
             kind = "loop" if int(tid) == pid else "journal" if name == JOURNAL_THREAD else "grpc"
-            times[kind] += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            times[kind] += cpu
         return times
 
     def rss(self) -> tuple[int, int]:
