@@ -579,6 +579,12 @@ class Arena:
 
     # ------------------------------------------------------------ restarts
 
+    def number_from(self, started: int) -> None:
+        """``started`` arena games were started on the server's file before
+        this run (:mod:`.restore`): the next is numbered ``started + 1``, so
+        an arena game's number is never used twice on one file."""
+        self.played = max(self.played, started)
+
     def readmit(self, key: str, address: str, since: float) -> None:
         """An entrant kept in the server's file (:mod:`.restore`): name
         ``key`` of ``address``, in the queue since ``since`` (Unix time). It

@@ -8,7 +8,8 @@ seats (names, bots, and each seat token's SHA-256, never the token), its
 game's secret seed, salt and commitment, every action applied (seat, action,
 source, ms) and the rematch votes; for the
 arena's tables, who holds each seat and whether the game was rated; the
-arena's entrants (its queue). The engine is deterministic, so settings +
+arena's entrants (its queue) and how many games it has started (a game
+after a restart is numbered on from them, never again 1). The engine is deterministic, so settings +
 seed + actions are the whole game: restoring deals again and replays them.
 The logs' sequence numbers are not kept: a restored log is numbered on from
 the last seq its first stream saw (:meth:`.streamlog.StreamLog.anchor`), so
@@ -254,6 +255,7 @@ class Journal:
         self._arena[table_id] = json.dumps(
             {"number": number, "seated": seated, "addresses": addresses}
         )
+        self._put(("arena_started", number))
 
     @staticmethod
     def rated_note(table_id: str) -> tuple[str, tuple[Any, ...]]:
@@ -409,6 +411,12 @@ class Journal:
                         _delete_table(conn, tid)
                 elif kind == "drop":
                     _delete_table(conn, op[1])
+                elif kind == "arena_started":  # (never back: a restored game's number is old)
+                    conn.execute(
+                        "INSERT INTO live_arena_started (id, games) VALUES (1, ?) ON CONFLICT (id)"
+                        " DO UPDATE SET games = max(games, excluded.games)",
+                        (op[1],),
+                    )
                 elif kind == "entrant":
                     conn.execute("INSERT OR REPLACE INTO live_entrants VALUES (?, ?, ?)", op[1:])
                 elif kind == "entrant_gone":

@@ -64,8 +64,10 @@ def restore(lobby: Lobby, store: GameStore, arena: Arena | None = None) -> list[
             for tid, game, rated in conn.execute("SELECT table_id, game, rated FROM live_arena")
         }
         entrants = conn.execute("SELECT key, address, since FROM live_entrants").fetchall()
+        started = conn.execute("SELECT games FROM live_arena_started").fetchone()
     journal = lobby.journal
     if arena is not None:
+        arena.number_from(started[0] if started else 0)
         for key, address, since in entrants:
             arena.readmit(key, address, since)
     tables = []

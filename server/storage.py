@@ -105,6 +105,10 @@ CREATE TABLE IF NOT EXISTS live_arena (
     game     TEXT NOT NULL DEFAULT '', -- JSON: number, seated {seat: name key}, addresses
     rated    INTEGER NOT NULL DEFAULT 0  -- 1: the book rated it (in the rating's transaction)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS live_arena_started (
+    id       INTEGER PRIMARY KEY CHECK (id = 1),
+    games    INTEGER NOT NULL          -- arena games started on this file: the next is numbered on
+);
 CREATE TABLE IF NOT EXISTS live_entrants (
     key      TEXT PRIMARY KEY,         -- an arena entrant's name, case-folded
     address  TEXT NOT NULL,            -- the address it counts against

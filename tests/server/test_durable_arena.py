@@ -30,12 +30,14 @@ def live_rows(path) -> dict[str, int]:
         }
 
 
-async def seat_two(server) -> tuple[Assignment, Assignment]:
-    """Two entrants of two addresses, seated at one arena game; they leave
-    the queue (the game goes on)."""
+async def seat_two(
+    server, names: tuple[str, str] = ("alice", "bob")
+) -> tuple[Assignment, Assignment]:
+    """Two entrants (new ``names``) of two addresses, seated at one arena
+    game; they leave the queue (the game goes on)."""
     arena = server.arena
-    alice, to_alice, _ = arena.enter("alice", "", "ipv4:10.0.0.1")
-    bob, to_bob, _ = arena.enter("bob", "", "ipv4:10.0.0.2")
+    alice, to_alice, _ = arena.enter(names[0], "", "ipv4:10.0.0.1")
+    bob, to_bob, _ = arena.enter(names[1], "", "ipv4:10.0.0.2")
     a, b = to_alice.get_nowait(), to_bob.get_nowait()
     arena.left(alice, to_alice)
     arena.left(bob, to_bob)
@@ -308,3 +310,25 @@ async def test_a_stop_for_good_brings_no_finished_or_waiting_table_back(tmp_path
     finally:
         await server.stop(2.0, final=True)
     assert live_rows(path)["live_tables"] == live_rows(path)["live_actions"] == 0
+
+
+async def test_arena_games_after_a_restart_are_numbered_on_even_with_none_in_play(tmp_path):
+    """No game in play at the restart (the only one finished before it): the
+    next game is still numbered 2, its table titled so, never 1 again."""
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path), arena=ARENA)
+    try:
+        a, b = await seat_two(server)
+        assert a.game == 1
+        await play_out(server, a, b)
+        await server.recorder.drain()
+    finally:
+        await server.stop(2.0)
+    assert live_rows(path)["live_arena"] == 0  # nothing in play kept the number
+    server = await start_server("127.0.0.1", 0, store=str(path), arena=ARENA)
+    try:
+        a, b = await seat_two(server, ("carol", "dave"))
+        assert a.game == b.game == 2
+        assert server.lobby.get(a.table_id).title == "arena game 2"
+    finally:
+        await server.stop(2.0)
