@@ -48,7 +48,7 @@ from unoplay.throttle import LogEvery, network_of
 from .lobby import Lobby, holder_of
 from .ratings import ArenaBook, Standing, fair_to_take
 from .seats import clean_name
-from .table import Table
+from .table import ARENA_OWNER, Table
 
 if TYPE_CHECKING:
     from .durable import Journal
@@ -58,8 +58,6 @@ log = logging.getLogger("unoplay.arena")
 log_every = LogEvery(log, 60.0)
 
 _shuffle = random.SystemRandom().shuffle
-#: the owner of the arena's tables in the lobby (its per-client limits)
-ARENA_OWNER = "arena"
 #: seconds before the arena tries again to open a table the lobby refused
 RETRY = 1.0
 #: the queue's share an address may hold: 1/ENTRANT_SHARES of its entrants

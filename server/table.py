@@ -57,6 +57,10 @@ log = logging.getLogger("unoplay.table")
 #: seat before the seat is given up (RULES.md, "The arena": No seat that stalls).
 STALL_MOVES = 2
 
+#: The owner of the arena's tables in the lobby (its per-client limits): no
+#: client's address, so a table owned so is the arena's (``TableInfo.arena``).
+ARENA_OWNER = "arena"
+
 
 class Table:
     """One table: seats, a game, message logs and timers. See module docstring."""
@@ -175,6 +179,7 @@ class Table:
             self.max_round_actions,
             self.rematch.seats(),
             self.games_started,
+            self.owner == ARENA_OWNER,
         )
 
     def _waiting(self) -> None:

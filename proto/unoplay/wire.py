@@ -398,6 +398,7 @@ def table_pb(info: TableInfo) -> ls.Table:
         games=info.games,
         rules_preset=rules_preset,
         rule_differences=rule_differences,
+        arena=info.arena,
     )
 
 
@@ -481,6 +482,7 @@ def table_from_pb(msg: ls.Table) -> TableInfo:
         max_round_actions=msg.max_round_actions,
         rematch_votes=tuple(msg.rematch_votes),
         games=msg.games,
+        arena=msg.arena,
     )
 
 

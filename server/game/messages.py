@@ -58,6 +58,7 @@ class TableInfo:
     max_round_actions: int = 2000
     rematch_votes: tuple[int, ...] = ()  #: seats that voted to play again (a finished game)
     games: int = 0  #: games started at this table (a rematch starts the next)
+    arena: bool = False  #: the server's arena's (its queue seats it; nobody joins it)
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,12 +30,11 @@ from unoplay.client.sdk import Connection, run_bot
 from unoplay.client.tui.app import PlayOptions, UnoApp
 from unoplay.client.tui.screens import FinalScreen, GameScreen, LobbyScreen, WatchScreen
 from unoplay.client.tui.screens.game import Seating
-from unoplay.client.tui.screens.lobby import is_arena
 from unoplay.client.tui.screens.prompts import PenaltyPrompt
 from unoplay.client.tui.widgets import HandView
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.engine import GameState
-from unoplay.game.messages import TableInfo, TableState
+from unoplay.game.messages import TableState
 from unoplay.game.registry import make_bot
 from unoplay.game.rules import RuleSet
 from unoplay.server.arena import ArenaSettings
@@ -271,14 +270,6 @@ async def test_the_create_form_at_40x12_shows_its_fields_and_creates_a_table(ser
 
 
 # ---------------------------------------------------------------- the arena's games in the lobby
-
-
-def test_an_arena_table_is_known_by_the_title_the_arena_gives_it():
-    def titled(title: str) -> TableInfo:
-        return TableInfo("t1", title, (), RuleSet(), 0, TableState.PLAYING, (), 30.0)
-
-    assert is_arena(titled("arena game 12"))
-    assert not any(is_arena(titled(t)) for t in ("arena game", "my arena game 1", "Friends"))
 
 
 async def test_the_lobby_hides_the_arena_s_games_until_g_and_w_watches_one():

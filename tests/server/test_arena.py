@@ -342,6 +342,25 @@ async def test_an_arena_table_plays_one_game():
         await server.stop(None)
 
 
+async def test_the_lobby_marks_the_arena_s_tables_not_by_their_title():
+    """ListTables says which tables are the arena's (Table.arena): its game,
+    and not a table a client titled as the arena titles its own."""
+    settings = dataclasses.replace(QUICK, seats=2, fill_after=0.0)
+    server = await start_server("127.0.0.1", 0, arena=settings)
+    try:
+        async with Connection(server.address) as conn:
+            mimic = await conn.create_table(seats=2, title="arena game 1")
+            stream = conn.enter_arena("eve")
+            await anext(stream)
+            seat = await asyncio.wait_for(anext(stream), WAIT)
+            listed = {t.table_id: t for t in await conn.list_tables()}
+            assert listed[seat.table_id].arena and listed[seat.table_id].title == "arena game 1"
+            assert not listed[mimic.table_id].arena
+            await stream.aclose()
+    finally:
+        await server.stop(None)
+
+
 @pytest.mark.parametrize(
     "bad",
     [

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 
 from rich.cells import cell_len
 from rich.text import Text
@@ -54,18 +53,6 @@ LOBBY_HELP = """\
  (away): that player's program is gone; at a table that has not started, the
  seat is free again after a minute. "again 1/2": players voting to play again.\
 """
-
-
-#: The title the arena gives its tables (server/arena.py: "arena game 12").
-#: No field of a listed table says it is the arena's: a table someone else
-#: titled so is taken for one.
-_ARENA_TITLE = re.compile(r"arena game [0-9]+")
-
-
-def is_arena(table: TableInfo) -> bool:
-    """True for a table of the server's arena (rated games its queue seats,
-    nobody can join): by its title, the only mark the lobby has of it."""
-    return _ARENA_TITLE.fullmatch(table.title) is not None
 
 
 def players_text(table: TableInfo) -> str:
@@ -119,7 +106,7 @@ def _elide(text: str, width: int) -> Text:
 
 class LobbyScreen(Screen[None]):
     """The tables of one server: sit at one, create one, add bots, watch one.
-    The arena's games (:func:`is_arena`), which can be many and nobody can
+    The arena's games (``Table.arena``), which can be many and nobody can
     join, are counted under the list and shown, after the others, on ``g``.
 
     Its widgets are kept as attributes, never looked up: a list that arrives
@@ -195,11 +182,11 @@ class LobbyScreen(Screen[None]):
         """Show ``tables`` (the arena's after the others, or only counted),
         keeping the highlighted table."""
         self.listing = tables
-        arena = [t for t in tables if is_arena(t)]
+        arena = [t for t in tables if t.arena]
         had, self.arena_games = self.arena_games, len(arena)
         if bool(had) != bool(arena):
             self.refresh_bindings()  # g: in the footer while the arena has games
-        tables = [t for t in tables if not is_arena(t)] + (arena if self.arena_shown else [])
+        tables = [t for t in tables if not t.arena] + (arena if self.arena_shown else [])
         current = self._current()
         self.tables = tables
         widget = self.grid
@@ -238,7 +225,7 @@ class LobbyScreen(Screen[None]):
         elif not self.listed:
             status = Text(f"Asking {self.target} for its tables…", style="italic")
         else:
-            tables = [t for t in self.listing if not is_arena(t)]
+            tables = [t for t in self.listing if not t.arena]
             waiting = sum(1 for t in tables if t.state == TableState.WAITING)
             status = Text(f"{plural(len(tables), 'table')}, {waiting} waiting")
             if self.arena_games:

@@ -20,7 +20,7 @@ TABLE_STATE_PLAYING: TableState
 TABLE_STATE_FINISHED: TableState
 
 class Table(_message.Message):
-    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded", "max_round_actions", "rematch_votes", "games", "rules_preset", "rule_differences")
+    __slots__ = ("table_id", "title", "seats", "rules", "turn_seconds", "state", "scores", "away_grace_seconds", "window_ms", "seeded", "max_round_actions", "rematch_votes", "games", "rules_preset", "rule_differences", "arena")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,7 @@ class Table(_message.Message):
     GAMES_FIELD_NUMBER: _ClassVar[int]
     RULES_PRESET_FIELD_NUMBER: _ClassVar[int]
     RULE_DIFFERENCES_FIELD_NUMBER: _ClassVar[int]
+    ARENA_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     title: str
     seats: _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatInfo]
@@ -51,7 +52,8 @@ class Table(_message.Message):
     games: int
     rules_preset: str
     rule_differences: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ..., max_round_actions: _Optional[int] = ..., rematch_votes: _Optional[_Iterable[int]] = ..., games: _Optional[int] = ..., rules_preset: _Optional[str] = ..., rule_differences: _Optional[_Iterable[str]] = ...) -> None: ...
+    arena: bool
+    def __init__(self, table_id: _Optional[str] = ..., title: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[_game_pb2.SeatInfo, _Mapping]]] = ..., rules: _Optional[_Union[_game_pb2.RuleSet, _Mapping]] = ..., turn_seconds: _Optional[int] = ..., state: _Optional[_Union[TableState, str]] = ..., scores: _Optional[_Iterable[int]] = ..., away_grace_seconds: _Optional[int] = ..., window_ms: _Optional[int] = ..., seeded: _Optional[bool] = ..., max_round_actions: _Optional[int] = ..., rematch_votes: _Optional[_Iterable[int]] = ..., games: _Optional[int] = ..., rules_preset: _Optional[str] = ..., rule_differences: _Optional[_Iterable[str]] = ..., arena: _Optional[bool] = ...) -> None: ...
 
 class CreateTableRequest(_message.Message):
     __slots__ = ("title", "seats", "rules", "turn_seconds", "bot_delay_seconds", "away_grace_seconds", "window_ms", "seed", "max_round_actions")
