@@ -560,16 +560,9 @@ class GameServicer(gs_grpc.GameServiceServicer):
         try:
             table = self.lobby.get(join.table_id)
             seat = table.seat_for_token(token)
-            if seat.log.unanchored:  # the first stream since a restart: seqs go on from it
-                seat.log.anchor(join.last_seq)
-            if join.last_seq > len(seat.log):
-                if not seat.log.restored:
-                    raise LobbyError(
-                        "out_of_range", f"last_seq {join.last_seq} is beyond this stream"
-                    )
-                # the client saw messages a crash lost: go on after them (the
-                # resume below appends the update of now)
-                seat.log.skip_to(join.last_seq)
+            last_seq = seat.log.resume(join.last_seq)
+            if last_seq is None:
+                raise LobbyError("out_of_range", f"last_seq {join.last_seq} is beyond this stream")
             if table.closing:
                 raise LobbyError("unavailable", _stopping(table))
             if seat.connections >= limits.max_streams_per_seat:
@@ -596,16 +589,16 @@ class GameServicer(gs_grpc.GameServiceServicer):
                 stream.details = "the seat was given up; its token is no longer valid"
             return stream.code is not None
 
-        table.attach(seat, resuming=join.last_seq > 0)
         reader = None
         try:
+            table.attach(seat, resuming=join.last_seq > 0)  # (undone below whatever happens)
             snapshot = snapshot_bytes(table, seat.index)
             reader = asyncio.create_task(
                 self._read_intents(request_iterator, table, seat, budgets, token, stream)
             )
             reader.add_done_callback(_consume)
             try:
-                async for response in stream_log(table, seat.index, join.last_seq, snapshot, stop):
+                async for response in stream_log(table, seat.index, last_seq, snapshot, stop):
                     yield response
             except FellBehind:
                 stream.code, stream.details = grpc.StatusCode.RESOURCE_EXHAUSTED, FELL_BEHIND
@@ -714,15 +707,11 @@ class GameServicer(gs_grpc.GameServiceServicer):
         limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
-            watched = table.log_for(-1)
-            if watched.unanchored:  # as a seat's (Play)
-                watched.anchor(request.last_seq)
-            if request.last_seq > len(watched):
-                if not watched.restored:
-                    raise LobbyError(
-                        "out_of_range", f"last_seq {request.last_seq} is beyond this stream"
-                    )
-                watched.skip_to(request.last_seq)  # as a seat's (Play)
+            last_seq = table.log_for(-1).resume(request.last_seq, shared=True)
+            if last_seq is None:
+                raise LobbyError(
+                    "out_of_range", f"last_seq {request.last_seq} is beyond this stream"
+                )
             if table.closing:
                 raise LobbyError("unavailable", _stopping(table))
             if table.spectators >= limits.max_spectators:
@@ -734,9 +723,7 @@ class GameServicer(gs_grpc.GameServiceServicer):
         table.watched()
         try:
             try:
-                async for response in stream_log(
-                    table, -1, request.last_seq, snapshot_bytes(table, -1)
-                ):
+                async for response in stream_log(table, -1, last_seq, snapshot_bytes(table, -1)):
                     yield response
             except FellBehind:
                 await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, FELL_BEHIND)

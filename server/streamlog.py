@@ -19,6 +19,16 @@ from collections.abc import Iterator
 from unoplay import wire
 from unoplay.game.messages import Message, Update
 
+#: The highest seq a stream may resume after: far beyond any real stream, and
+#: exact in every client's integers (JavaScript's too). A client's larger
+#: ``last_seq`` is refused, never taken as the numbering of a restored log.
+MAX_SEQ = 2**48
+
+#: The most messages past a restored log's end that a client may have seen
+#: (the crash lost them: its last 10-20 ms of changes, a few messages each):
+#: a ``last_seq`` further on is refused.
+MAX_LOST = 1024
+
 
 class StreamLog:
     """The messages of one stream (see the module docstring). ``len()`` is the
@@ -124,6 +134,32 @@ class StreamLog:
             over -= 1
         if self.bytes > self.max_bytes:
             self.trim(1, self.max_bytes)
+
+    def resume(self, seen: int, shared: bool = False) -> int | None:
+        """Ready the log for a stream resuming after seq ``seen`` (0: from
+        the start); returns the seq to send after, or None for a ``seen``
+        beyond what this stream can have sent (OUT_OF_RANGE). A restored log
+        not numbered yet is numbered on from ``seen`` (:meth:`anchor`). Past
+        the end of a restored log by at most :data:`MAX_LOST`, a seat's log
+        goes on after ``seen`` (:meth:`skip_to`); a ``shared`` log (the
+        spectators', anyone's to open) is not moved: that stream resumes from
+        its end, its client skipping the seqs it saw, so that nobody can end
+        the others' streams by moving it."""
+        if seen > MAX_SEQ:
+            return None
+        if self.unanchored:  # the first stream since a restart: seqs go on from it
+            self.anchor(seen)
+        end = len(self)
+        if seen <= end:
+            return seen
+        if not self.restored or seen - end > MAX_LOST:
+            return None
+        if shared:
+            return end
+        # the client saw messages a crash lost: go on after them (a resume
+        # appends the update of now)
+        self.skip_to(seen)
+        return seen
 
     def anchor(self, seen: int) -> None:
         """Number the messages of a restored log (:mod:`.durable`) on from

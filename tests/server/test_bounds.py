@@ -42,7 +42,7 @@ from unoplay.server.botturns import default_action
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
-from unoplay.server.streamlog import StreamLog
+from unoplay.server.streamlog import MAX_LOST, MAX_SEQ, StreamLog
 from unoplay.server.table import Table
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
@@ -100,6 +100,26 @@ def test_a_batch_of_messages_is_kept_as_one_at_a_time_would_be(max_messages, max
         batch.extend(bodies)
         assert (len(batch), batch.first_seq, batch.bytes) == (len(one), one.first_seq, one.bytes)
         assert batch.bodies(0, 10**6, 10**9) == one.bodies(0, 10**6, 10**9)
+
+
+def test_a_resume_past_a_log_is_refused_and_a_restored_one_moves_only_a_little():
+    """StreamLog.resume: past a log's end is OUT_OF_RANGE (None); a restored
+    log is numbered on from its first stream, within MAX_SEQ; past its end by
+    at most MAX_LOST a seat's log goes on after it, the spectators' (shared)
+    stays where it is."""
+    log = StreamLog(0, 50, 10**6)
+    for _ in range(5):
+        log.append_body(b"m")
+    assert log.resume(5) == 5 and log.resume(6) is None
+    for shared in (False, True):
+        restored = StreamLog(0, 50, 10**6)
+        restored.append_body(b"update of now")
+        restored.restored = restored.unanchored = True
+        assert restored.resume(MAX_SEQ + 1, shared) is None and restored.unanchored
+        assert restored.resume(40, shared) == 40 and len(restored) == 41  # anchored
+        assert restored.resume(41 + MAX_LOST + 1, shared) is None and len(restored) == 41
+        assert restored.resume(41 + MAX_LOST, shared) == (41 if shared else 41 + MAX_LOST)
+        assert len(restored) == (41 if shared else 41 + MAX_LOST)
 
 
 async def test_10000_refused_intents_are_answered_and_the_log_stays_bounded():

@@ -476,3 +476,62 @@ async def test_a_starter_bot_plays_on_across_a_restart(tmp_path, starter):
     assert state.game_over and state.gap_at == -1 and "restarting" in s.statuses
     record = GameStore(server.db).load(info.table_id)
     assert verify(record).fair
+
+
+async def test_a_restored_log_takes_no_absurd_resume_and_no_spectator_moves_it(tmp_path):
+    """After a restart, a ``last_seq`` past any stream (2**64 - 1) is refused
+    (OUT_OF_RANGE) on Play and Spectate, where it used to become the log's
+    numbering and break every later stream of it; and a spectator resuming
+    past the spectators' log does not move it, so the others watching go on."""
+    import grpc
+
+    from unoplay.server.service import start_server
+    from unoplay.v1 import game_service_pb2 as gs
+
+    path = tmp_path / "games.sqlite3"
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        async with Connection(server.address) as conn:
+            info = await conn.create_table(seats=3, rules=RuleSet(target_score=0), window_ms=0)
+            me = await conn.join_table(info.table_id, "me", seat=0)
+            for _ in range(2):
+                await conn.add_bot(info.table_id, "greedy")
+            await conn.start_game(info.table_id, me.seat_token)
+    finally:
+        await server.stop(2.0)  # a restart: the game stays in the file
+    server = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        table = server.lobby.get(info.table_id)
+        async with Connection(server.address) as conn:
+            absurd = 2**64 - 1
+            spectate = conn.games.Spectate(
+                gs.SpectateRequest(table_id=info.table_id, last_seq=absurd)
+            )
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await asyncio.wait_for(spectate.read(), WAIT)
+            assert refused.value.code() is grpc.StatusCode.OUT_OF_RANGE
+            play = conn.games.Play()
+            join = gs.JoinGame(table_id=info.table_id, seat_token=me.seat_token, last_seq=absurd)
+            await play.write(gs.PlayRequest(join=join))
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await asyncio.wait_for(play.read(), WAIT)
+            assert refused.value.code() is grpc.StatusCode.OUT_OF_RANGE
+
+            watching = conn.games.Spectate(gs.SpectateRequest(table_id=info.table_id))
+            first = await asyncio.wait_for(watching.read(), WAIT)
+            assert first.HasField("snapshot")
+            end = len(table.log_for(-1))
+            ahead = conn.games.Spectate(
+                gs.SpectateRequest(table_id=info.table_id, last_seq=end + 3)
+            )
+            assert (await asyncio.wait_for(ahead.read(), WAIT)).HasField("snapshot")
+            assert len(table.log_for(-1)) == end  # not moved by an anonymous stream
+            session = conn.session(info.table_id, me.seat_token)  # me back: a seats change
+            await asyncio.wait_for(anext(aiter(session)), WAIT)
+            later = await asyncio.wait_for(watching.read(), WAIT)
+            assert later.messages and later.messages[0].seq == end + 1  # still watching
+            for call in (watching, ahead):
+                call.cancel()
+            await session.close()
+    finally:
+        await server.stop(None)
