@@ -158,6 +158,10 @@ async def _raw_seat(conn: Connection, table_id: str, token: str, seed: int, stat
             await call.write(gs.PlayRequest(intent=gs.Intent(action_id=ident)))
 
 
+#: Seconds a table's loop waits after a failed game before the next.
+ERROR_PAUSE = 0.2
+
+
 async def _table_loop(
     conn: Connection,
     index: int,
@@ -200,6 +204,7 @@ async def _table_loop(
             if not isinstance(err, Exception):
                 raise  # cancelled: the run is over
             stats.error(err)
+            await asyncio.sleep(ERROR_PAUSE)  # (a server gone: no busy loop of failures)
             continue
         results = await asyncio.gather(*seats, return_exceptions=True)
         for r in results:
@@ -207,6 +212,15 @@ async def _table_loop(
                 stats.error(r)
         stats.games += 1
         game += 1
+
+
+async def _all_started(stats: Stats, tables: int) -> None:
+    """Wait (bounded: a minute and more for many tables) until every table
+    started its first game; an error of the run if some did not."""
+    try:
+        await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 4)
+    except TimeoutError:
+        stats.error(f"{stats.started} of {tables} tables started their game")
 
 
 #: The OS name of the server's journal writer thread (``server/durable.py``'s
@@ -326,7 +340,8 @@ class ServerProcess:
     async def stop(self, timeout: float = 30) -> tuple[int | None, float]:
         """SIGTERM and wait: (exit code, seconds it took); kills it after ``timeout``."""
         started = time.perf_counter()
-        self.process.send_signal(signal.SIGTERM)
+        with contextlib.suppress(ProcessLookupError):  # (gone already: a Ctrl-C reached it too)
+            self.process.send_signal(signal.SIGTERM)
         try:
             code = await asyncio.wait_for(self.process.wait(), timeout)
         except TimeoutError:
@@ -442,28 +457,27 @@ async def measure(
                         for i in range(tables)
                     ]
                     try:
-                        await asyncio.wait_for(stats.all_started.wait(), 60 + tables / 4)
-                    except TimeoutError:
-                        stats.error(f"{stats.started} of {tables} tables started their game")
-                    await asyncio.sleep(warmup)  # not measured (and not synchronisation)
-                    stats.latencies.clear()
-                    stats.actions = stats.refused = stats.responses = 0
-                    cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
-                    threads = server.cpu_by_thread()
-                    await asyncio.sleep(seconds)  # the measured window
-                    stop.set()
-                    measured, responses = stats.actions, stats.responses
-                    cpu_server = server.cpu_seconds() - cpu_server
-                    threads = {
-                        kind: cpu - threads[kind]
-                        for kind, cpu in server.cpu_by_thread().items()
-                        if kind in threads
-                    }
-                    cpu_bots = time.process_time() - cpu_bots
-                    rss_end, _ = server.rss()
-                    for task in loops:
-                        task.cancel()
-                    await asyncio.gather(*loops, return_exceptions=True)
+                        await _all_started(stats, tables)
+                        await asyncio.sleep(warmup)  # not measured (and not synchronisation)
+                        stats.latencies.clear()
+                        stats.actions = stats.refused = stats.responses = 0
+                        cpu_server, cpu_bots = server.cpu_seconds(), time.process_time()
+                        threads = server.cpu_by_thread()
+                        await asyncio.sleep(seconds)  # the measured window
+                        stop.set()
+                        measured, responses = stats.actions, stats.responses
+                        cpu_server = server.cpu_seconds() - cpu_server
+                        threads = {
+                            kind: cpu - threads[kind]
+                            for kind, cpu in server.cpu_by_thread().items()
+                            if kind in threads
+                        }
+                        cpu_bots = time.process_time() - cpu_bots
+                        rss_end, _ = server.rss()
+                    finally:  # (also when interrupted: none goes on against a dead server)
+                        for task in loops:
+                            task.cancel()
+                        await asyncio.gather(*loops, return_exceptions=True)
         finally:
             code, stop_seconds = await server.stop()
         rss_peak = server.peak_rss

@@ -77,6 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     except TimeoutError:
         print(f"uno {args.command}: {timed_out(target)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C where the command has no stop of its own
+        print(f"uno {args.command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # e.g. `uno replay | head`: the reader left, nothing to say
         # Point stdout at /dev/null so that flushing it at exit fails no more
         # (the recipe of the Python docs, "Note on SIGPIPE").

@@ -11,13 +11,26 @@ from .. import arguments
 
 HELP = "benchmark the engine (vs RLCard) and the server"
 
+#: The most tables one network run plays at once.
+MAX_TABLES = 10_000
+
+_count = arguments.number(int, 1, MAX_TABLES)
+#: A run's length: a positive number of seconds (or minutes, ``--soak``).
+_length = arguments.number(float, 0.01)
+
+
+def table_counts(text: str) -> tuple[int, ...]:
+    """``--tables``: comma-separated counts of tables, each 1..MAX_TABLES
+    (an argparse type: ArgumentTypeError names the bad one)."""
+    return tuple(_count(part.strip()) for part in text.split(","))
+
 
 def add_arguments(bench: argparse.ArgumentParser) -> None:
     """The options of ``uno bench``."""
     bench.add_argument(
         "--runs", type=arguments.positive, default=5, help="timed runs; the median is shown"
     )
-    bench.add_argument("--seconds", type=float, default=1.0, help="length of one run")
+    bench.add_argument("--seconds", type=_length, default=1.0, help="length of one run")
     arguments.add_json(bench)
     bench.add_argument("--no-rlcard", action="store_true", help="skip the RLCard comparison")
     bench.add_argument("--no-network", action="store_true", help="skip the loopback server figures")
@@ -28,15 +41,16 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     )
     bench.add_argument(
         "--tables",
-        default="1,10,100",
+        type=table_counts,
+        default=(1, 10, 100),
         help="concurrent tables to measure, comma-separated (default 1,10,100)",
     )
     bench.add_argument(
-        "--network-seconds", type=float, default=5.0, help="length of each network run"
+        "--network-seconds", type=_length, default=5.0, help="length of each network run"
     )
     bench.add_argument(
         "--target",
-        type=int,
+        type=arguments.number(int, 0),
         default=None,
         metavar="POINTS",
         help="network only, each table's games go to POINTS (default 500, the official "
@@ -56,7 +70,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     )
     bench.add_argument(
         "--network-runs",
-        type=int,
+        type=arguments.positive,
         default=1,
         metavar="N",
         help="network only, N runs of ours and the bare server's, alternated: medians",
@@ -77,7 +91,7 @@ def add_arguments(bench: argparse.ArgumentParser) -> None:
     )
     bench.add_argument(
         "--soak",
-        type=float,
+        type=_length,
         metavar="MINUTES",
         help="soak: honest tables and abusive clients for MINUTES, the server's RSS a minute",
     )
@@ -120,9 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if args.think_ms:
         from ..bench.netbench import run_thinking
 
-        tables = tuple(int(k) for k in args.tables.split(","))
         figures = run_thinking(
-            tables,
+            args.tables,
             args.think_ms,
             args.network_seconds,
             args.json,
@@ -160,9 +173,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_network:
         from ..bench.netbench import run as run_network
 
-        tables = tuple(int(k) for k in args.tables.split(","))
         report["network"] = run_network(
-            tables,
+            args.tables,
             args.network_seconds,
             args.json,
             args.target,

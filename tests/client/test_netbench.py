@@ -1,7 +1,10 @@
 """The network benchmark runs end to end (it reports; it asserts no time)."""
 
+import contextlib
 import json
+import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -99,3 +102,41 @@ def test_the_server_process_dies_with_a_killed_bench():
     while alive(server):  # the kernel's SIGKILL: polled, with a bound
         assert time.monotonic() < deadline, "the server outlived the killed bench"
         time.sleep(0.05)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
+def test_a_ctrl_c_stops_the_bench_at_once_with_no_traceback():
+    """Ctrl-C (SIGINT to the bench and its server, as a terminal sends it)
+    in the network part: ``uno bench`` says it was interrupted and exits 130,
+    where it used to go on against its dead server (a busy loop of failed
+    games) and end on a ProcessLookupError's traceback."""
+    bench = subprocess.Popen(
+        [sys.executable, "-m", "unoplay.client.cli", "bench", "--no-rlcard", "--runs", "1"]
+        + ["--seconds", "0.05", "--tables", "2", "--network-seconds", "600"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not children(bench.pid):  # the server started: the network part is on
+            assert bench.poll() is None and time.monotonic() < deadline, "no server started"
+            time.sleep(0.05)
+        os.killpg(bench.pid, signal.SIGINT)
+        _, err = bench.communicate(timeout=60)
+    finally:
+        if bench.poll() is None:
+            os.killpg(bench.pid, signal.SIGKILL)
+            bench.wait(30)
+    assert bench.returncode == 130, err
+    assert "uno bench: interrupted" in err and "Traceback" not in err, err
+
+
+def children(pid: int) -> list[str]:
+    """The pids of ``pid``'s children (any of its threads'), from /proc."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{task}/children") as f:
+            found += f.read().split()
+    return found
