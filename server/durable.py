@@ -189,6 +189,10 @@ class Journal:
     returns at once."""
 
     def __init__(self, store: GameStore, recorder: Recorder | None = None) -> None:
+        """Keep the open tables in ``store``'s file, claimed for this server
+        alone (:meth:`.storage.GameStore.claim`: RuntimeError when another
+        server holds it)."""
+        store.claim()
         self.store = store
         self.recorder = recorder  # counts the games stored (saved, failed)
         if recorder is not None:

@@ -30,6 +30,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # (Windows: no flock; a file is not claimed there)
+    fcntl = None  # type: ignore[assignment]
+
 from unoplay.record import (
     GameRecord,
     action_from_json,
@@ -150,6 +155,7 @@ class GameStore:
         self.path = Path(path)
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._claim: int | None = None  # the descriptor holding the file (:meth:`claim`)
         if not lazy:
             with self._lock:
                 self._connect()
@@ -192,11 +198,35 @@ class GameStore:
         self._db = db
         return db
 
+    def claim(self) -> None:
+        """Hold the file for this store alone among those that claim it (a
+        server's: the open tables kept in it are its own) until :meth:`close`,
+        making it now if it was lazy. Raises RuntimeError naming the file
+        when another holds it (another ``uno serve`` on it). A file in
+        memory, or a system without ``flock``, is not held."""
+        if str(self.path) == ":memory:" or fcntl is None:
+            return
+        with self._lock:
+            self._conn  # noqa: B018 (made now: there is a file to hold)
+            fd = os.open(self.path, os.O_RDONLY)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise RuntimeError(
+                    f"{self.path} is in use by another server: stop it first, or give this one"
+                    " a file of its own (--db FILE)"
+                ) from None
+            self._claim = fd
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:
                 self._db.close()
                 self._db = None
+            if self._claim is not None:
+                os.close(self._claim)  # (the flock goes with it)
+                self._claim = None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

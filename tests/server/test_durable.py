@@ -535,3 +535,23 @@ async def test_a_restored_log_takes_no_absurd_resume_and_no_spectator_moves_it(t
             await session.close()
     finally:
         await server.stop(None)
+
+
+async def test_a_second_server_on_the_same_file_is_refused(tmp_path):
+    """The open tables in a file are one server's: a second server started on
+    it while the first runs is refused (RuntimeError naming the file), where
+    it used to restore the first one's tables and play their absent seats;
+    once the first stops, a server starts on the file again."""
+    from unoplay.server.service import start_server
+
+    path = tmp_path / "games.sqlite3"
+    first = await start_server("127.0.0.1", 0, store=str(path))
+    try:
+        async with Connection(first.address) as conn:
+            await conn.create_table(seats=2)
+        with pytest.raises(RuntimeError, match="in use by another server"):
+            await start_server("127.0.0.1", 0, store=str(path))
+    finally:
+        await first.stop(None)
+    again = await start_server("127.0.0.1", 0, store=str(path))
+    await again.stop(None)
