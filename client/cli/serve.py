@@ -143,7 +143,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _bind_problem(host: str, port: int) -> str | None:
+def _bind_problem(host: str, port: int, flag: str = "--host") -> str | None:
     """Why ``uno serve`` cannot listen on ``host:port``, found by binding a
     plain socket as grpc binds (SO_REUSEADDR on, so a closed server's
     lingering connections do not count): the name does not resolve, it is
@@ -159,7 +159,7 @@ def _bind_problem(host: str, port: int) -> str | None:
             name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
         )
     except OSError as err:  # socket.gaierror: no such name
-        return f"--host {host}: the name does not resolve ({err.strerror or err})"
+        return f"{flag} {host}: the name does not resolve ({err.strerror or err})"
     for family, kind, proto, _, address in infos:
         try:
             probe = socket.socket(family, kind, proto)
@@ -173,11 +173,12 @@ def _bind_problem(host: str, port: int) -> str | None:
                 if err.errno == errno.EADDRINUSE:
                     return f"port {port} is in use (is another server there?)"
                 if err.errno == errno.EADDRNOTAVAIL:
-                    return f"--host {host} is not an address of this machine"
+                    return f"{flag} {host} is not an address of this machine"
                 if err.errno in (errno.EACCES, errno.EPERM):
+                    other = f": use --port {DEFAULT_PORT}" if flag == "--host" else ""
                     return (
                         f"no permission to listen on port {port} (ports below 1024 need "
-                        f"privileges: use --port {DEFAULT_PORT})"
+                        f"privileges{other})"
                     )
                 return f"cannot listen on {host}:{port}: {err.strerror or err}"
     return None
@@ -259,6 +260,10 @@ def run(args: argparse.Namespace) -> int:
         problem = _bind_problem(args.host, args.port)
         if problem:
             raise SystemExit(f"uno serve: {problem}")
+        if args.web:  # (0: any free port)
+            problem = _bind_problem(args.web_host, args.web, "--web-host")
+            if problem:
+                raise SystemExit(f"uno serve --web: {problem}")
         try:
             server = await start_server(
                 args.host,
@@ -279,8 +284,12 @@ def run(args: argparse.Namespace) -> int:
             f" --tls-ca {args.tls_cert}" if tls else "",
             server.port,
         )
+        try:  # (the web page first: a server that cannot have it is not announced)
+            site = await _start_web(args, server.port, tab_key) if tab_key is not None else None
+        except BaseException:
+            await server.stop(None)
+            raise
         advertiser = await advertise(server.port)
-        site = await _start_web(args, server.port, tab_key) if tab_key is not None else None
         # What exists now (modules, message descriptors, caches) lives as long as the
         # server: keep it out of the collector's scans, which then cost what the
         # tables hold, not the whole program. And collect the young generation

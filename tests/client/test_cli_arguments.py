@@ -273,6 +273,17 @@ def test_uno_serve_names_why_it_cannot_listen(env):
     assert line.startswith("uno serve: --host no-such-host.invalid: the name does not resolve")
 
 
+def test_uno_serve_with_its_web_page_on_a_port_in_use_says_so_in_one_line(env):
+    """Checked before anything starts (it used to start, announce itself, then
+    end on a traceback of the gRPC server it left behind)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        _, line = _refusal(env, "serve", "--no-db", "--port", "0", "--web", str(port))
+    assert line == f"uno serve --web: port {port} is in use (is another server there?)"
+
+
 # ------------------------------------------------------------------ uno bot --arena's lines
 
 
