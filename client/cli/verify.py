@@ -44,6 +44,9 @@ def run(args: argparse.Namespace) -> int:
         except (OSError, MalformedExport) as err:
             print(f"uno verify: {args.game}: {err}", file=sys.stderr)
             return 2
+    elif os.sep in args.game or args.game.endswith((".jsonl", ".json")):  # a file, not an id
+        print(f"uno verify: {args.game}: no such file", file=sys.stderr)
+        return 2
     else:
         store = arguments.game_store(args, "uno verify")
         try:

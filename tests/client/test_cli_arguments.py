@@ -342,3 +342,18 @@ async def test_match_workers_that_find_no_server_say_so_not_their_traceback(sile
             4 * WAIT,
         )
     assert str(failed.value) == f"nothing answers at {target}: is uno serve running there?"
+
+
+def test_files_named_on_the_command_line_are_checked_in_one_line_naming_them(env, tmp_path):
+    """A --tls-ca that holds no certificate (grpc used to log C-level errors
+    and the server be blamed), TLS files that are not there (said with their
+    flag), an export to verify that is not there (not taken for a game id)."""
+    not_pem = tmp_path / "ca.pem"
+    not_pem.write_text("not a certificate\n")
+    _, line = _refusal(env, "--tls-ca", str(not_pem), "standings", "--server", "127.0.0.1:1")
+    assert line == f"uno: --tls-ca {not_pem}: no PEM certificate in it"
+    missing = tmp_path / "missing.pem"
+    _, line = _refusal(env, "serve", "--tls-cert", str(missing), "--tls-key", str(missing))
+    assert line == f"uno serve: --tls-cert {missing}: No such file or directory"
+    status, line = _refusal(env, "verify", "./12.jsonl")
+    assert status == 2 and line == "uno verify: ./12.jsonl: no such file"
