@@ -24,10 +24,21 @@ from . import arena, bench, bot, match, play, replay, serve, standings, verify, 
 COMMANDS = (play, web, serve, replay, verify, standings, arena, bot, match, bench)
 
 
+def _version() -> str:
+    """The installed unoplay's version (its package metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("unoplay")
+    except PackageNotFoundError:  # (run from a checkout that was never installed)
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand; a subcommand's ``run`` is its ``func``."""
     parser = arguments.Parser(prog="uno", description="Networked UNO over gRPC.")
     parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser.add_argument("--version", action="version", version=f"uno (unoplay) {_version()}")
     parser.add_argument(
         "--tls-ca",
         metavar="FILE",

@@ -357,3 +357,16 @@ def test_files_named_on_the_command_line_are_checked_in_one_line_naming_them(env
     assert line == f"uno serve: --tls-cert {missing}: No such file or directory"
     status, line = _refusal(env, "verify", "./12.jsonl")
     assert status == 2 and line == "uno verify: ./12.jsonl: no such file"
+
+
+def test_uno_version_says_the_installed_version(env):
+    from importlib.metadata import version
+
+    run = subprocess.run(
+        [sys.executable, "-m", "unoplay.client.cli", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env=env,
+    )
+    assert run.returncode == 0 and run.stdout.strip() == f"uno (unoplay) {version('unoplay')}"
