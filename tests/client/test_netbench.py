@@ -117,6 +117,9 @@ def test_a_ctrl_c_stops_the_bench_at_once_with_no_traceback():
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's job
+        # a terminal's SIGINT: the default action, even when this test runs in
+        # the background of a shell (which ignores SIGINT, and so its children)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         deadline = time.monotonic() + 120
