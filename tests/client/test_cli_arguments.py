@@ -259,12 +259,18 @@ def test_a_bad_address_is_refused_with_its_reason(text, said):
 # ------------------------------------------------------------------ uno serve
 
 
-def test_uno_serve_names_why_it_cannot_listen(env):
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A loopback port another socket listens on for the test."""
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
-        port = taken.getsockname()[1]
-        _, line = _refusal(env, "serve", "--no-db", "--host", "127.0.0.1", "--port", str(port))
+        yield taken.getsockname()[1]
+
+
+def test_uno_serve_names_why_it_cannot_listen(env, busy_port):
+    port = busy_port
+    _, line = _refusal(env, "serve", "--no-db", "--host", "127.0.0.1", "--port", str(port))
     assert line == f"uno serve: port {port} is in use (is another server there?)"
     # 192.0.2.1: TEST-NET-1 (RFC 5737), documentation only, no machine's address
     _, line = _refusal(env, "serve", "--no-db", "--host", "192.0.2.1")
@@ -273,15 +279,11 @@ def test_uno_serve_names_why_it_cannot_listen(env):
     assert line.startswith("uno serve: --host no-such-host.invalid: the name does not resolve")
 
 
-def test_uno_serve_with_its_web_page_on_a_port_in_use_says_so_in_one_line(env):
+def test_uno_serve_with_its_web_page_on_a_port_in_use_says_so_in_one_line(env, busy_port):
     """Checked before anything starts (it used to start, announce itself, then
     end on a traceback of the gRPC server it left behind)."""
-    with socket.socket() as taken:
-        taken.bind(("127.0.0.1", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
-        _, line = _refusal(env, "serve", "--no-db", "--port", "0", "--web", str(port))
-    assert line == f"uno serve --web: port {port} is in use (is another server there?)"
+    _, line = _refusal(env, "serve", "--no-db", "--port", "0", "--web", str(busy_port))
+    assert line == f"uno serve --web: port {busy_port} is in use (is another server there?)"
 
 
 # ------------------------------------------------------------------ uno bot --arena's lines
