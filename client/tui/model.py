@@ -238,6 +238,8 @@ class TableModel:
     marked_round: int = 0
     was_my_turn: bool = False
     logged: int = 0  #: events already turned into log lines
+    #: the dealer draw's numbers so far, by player (RULES.md section 2): who is tied
+    deal_numbers: dict[int, int] = field(default_factory=dict)
     sent_legal: tuple[Action, ...] | None = None
     sent_action: Action | None = None  #: the intent in flight (while ``sending``)
     shown: tuple[int, ...] = ()  #: the hand as last drawn
@@ -651,6 +653,12 @@ class TableModel:
         while self.logged < len(events):
             event = events[self.logged]
             after = events[self.logged - 1].kind if self.logged else None
+            if event.kind is EventKind.DEALER_DRAW:
+                tie = self._tie_line(event, seats, me)
+                if tie is not None:
+                    lines.append(tie)
+            elif event.kind is EventKind.DEALER_CHOSEN:
+                self.deal_numbers.clear()
             line = event_line(event, seats, me, after)
             if (  # a draw (or a keep) that ends your turn: say so, not only who is next
                 line is None
@@ -665,6 +673,21 @@ class TableModel:
             if line is not None:
                 lines.append(line)
         return lines
+
+    def _tie_line(self, event: Event, seats: Sequence[SeatInfo], me: int) -> Text | None:
+        """RULES.md section 2, "Dealer draw": a player who drew a number draws
+        again only when tied for the highest; before the first draw of a tie,
+        the line that says so (else the draws again read as a mystery)."""
+        drawn, tie = self.deal_numbers, None
+        if event.player in drawn:
+            best = max(drawn.values())
+            tied = " and ".join(seat_name(seats, p, me) for p, n in drawn.items() if n == best)
+            tie = Text(f"A tie for the highest number, {best}: {tied} draw again", style="italic")
+            drawn.clear()
+        card = event.cards[0] if event.cards else -1
+        if 0 <= card < len(RANK) and RANK[card] <= 9:  # a number
+            drawn[event.player] = int(RANK[card])
+        return tie
 
     # ------------------------------------------------------------- results
 

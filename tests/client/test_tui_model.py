@@ -279,3 +279,19 @@ def test_the_dealer_draw_says_why_a_card_is_drawn_again_and_who_deals():
     assert again is not None and again.plain.endswith("for the deal: no number, again")
     assert kept is not None and kept.plain == "bot-1 drew red 1 for the deal"
     assert dealer is not None and dealer.plain == "bot-1 drew the highest number and deals first"
+
+
+def test_a_tie_in_the_dealer_draw_is_said_before_the_tied_draw_again():
+    """RULES.md section 2: players tied for the highest number draw again;
+    the log says so once, before their draws (they read as a mystery)."""
+    hands = [cs("Y3"), cs("R1 R2"), cs("B1 B3")]
+    model = model_of(GameState.from_position(hands, c("R4"), rules=OFFICIAL))
+    draws = [(0, "R9"), (1, "B+2"), (1, "G9"), (2, "Y4"), (0, "B5"), (1, "R7")]
+    model.state.events.extend(
+        Event(EventKind.DEALER_DRAW, p, cards=(c(card),)) for p, card in draws
+    )
+    model.state.events.append(Event(EventKind.DEALER_CHOSEN, 1))
+    lines = [line.plain for line in model.new_log_lines()]
+    tie = "A tie for the highest number, 9: you and bot-1 draw again"
+    assert lines.count(tie) == 1 and lines.index(tie) == 4, lines
+    assert lines[-1] == "bot-1 drew the highest number and deals first"
