@@ -193,6 +193,17 @@ def add_db(
     parser.add_argument("--db", help=help)
 
 
+def read_file(command: str, flag: str, path: str) -> bytes:
+    """The bytes of the file ``flag`` names (``--tls-cert``). Raises
+    SystemExit, one line naming ``command`` (``uno serve``), the flag and
+    why it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as err:
+        raise SystemExit(f"{command}: {flag} {path}: {err.strerror or err}") from None
+
+
 #: What a missing game store means (replay, verify).
 NO_STORE_YET = " (uno serve --db makes it when its first game is stored)"
 

@@ -67,12 +67,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.tls_ca:  # every Connection made by this command uses TLS (client/sdk.py)
         if not os.path.exists(args.tls_ca):
             raise SystemExit(f"uno: --tls-ca {args.tls_ca}: no such file")
-        try:
-            with open(args.tls_ca, "rb") as ca:
-                pem = b"-----BEGIN CERTIFICATE-----" in ca.read()
-        except OSError as err:
-            raise SystemExit(f"uno: --tls-ca {args.tls_ca}: {err.strerror or err}") from None
-        if not pem:  # (grpc would log C-level errors and the server be blamed)
+        # not a certificate: say so (grpc would log C-level errors and blame the server)
+        if b"-----BEGIN CERTIFICATE-----" not in arguments.read_file(
+            "uno", "--tls-ca", args.tls_ca
+        ):
             raise SystemExit(f"uno: --tls-ca {args.tls_ca}: no PEM certificate in it")
         os.environ["UNOPLAY_TLS_CA"] = args.tls_ca
     if args.command != "play":  # the TUI owns the terminal

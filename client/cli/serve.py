@@ -226,14 +226,10 @@ def run(args: argparse.Namespace) -> int:
     if args.tls_cert or args.tls_key:
         if not (args.tls_cert and args.tls_key):
             raise SystemExit("uno serve: --tls-cert and --tls-key go together")
-        files = []
-        for flag, path in (("--tls-cert", args.tls_cert), ("--tls-key", args.tls_key)):
-            try:
-                with open(path, "rb") as f:
-                    files.append(f.read())
-            except OSError as err:
-                raise SystemExit(f"uno serve: {flag} {path}: {err.strerror or err}") from None
-        tls = (files[0], files[1])
+        tls = (
+            arguments.read_file("uno serve", "--tls-cert", args.tls_cert),
+            arguments.read_file("uno serve", "--tls-key", args.tls_key),
+        )
     store = None
     if not args.no_db:
         path = args.db or default_db_path()
