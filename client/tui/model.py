@@ -25,7 +25,7 @@ from rich.text import Text
 
 from unoplay.game.actions import Action, ActionKind
 from unoplay.game.bots import seat_after
-from unoplay.game.cards import COLOUR, IS_WILD, RANK
+from unoplay.game.cards import COLOUR, IS_NUMBER, IS_WILD, RANK
 from unoplay.game.events import Event, EventKind
 from unoplay.game.messages import SeatInfo, TableInfo
 from unoplay.game.rules import GameFormat, MultiPlay, RuleSet, Scoring
@@ -684,9 +684,8 @@ class TableModel:
             tied = " and ".join(seat_name(seats, p, me) for p, n in drawn.items() if n == best)
             tie = Text(f"A tie for the highest number, {best}: {tied} draw again", style="italic")
             drawn.clear()
-        card = event.cards[0] if event.cards else -1
-        if 0 <= card < len(RANK) and RANK[card] <= 9:  # a number
-            drawn[event.player] = int(RANK[card])
+        if IS_NUMBER[event.cards[0]]:  # (as its own line reads it: render.event_line)
+            drawn[event.player] = int(RANK[event.cards[0]])
         return tie
 
     # ------------------------------------------------------------- results
