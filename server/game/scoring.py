@@ -93,6 +93,12 @@ def end_round(game: Position, winner: int, events: list[Event]) -> None:
     events.append(Event(E.ROUND_OVER, winner, value=won))
     if fmt is GameFormat.TOURNAMENT:
         tournament_outs(game, events)
+    elif rules.target_score == 0:  # a single-round game: whoever went out wins it
+        if fmt is GameFormat.TEAMS:
+            half = game.players // 2
+            game_over(game, (winner % half, winner % half + half), events)
+        else:
+            game_over(game, (winner,), events)
     elif max(scores) >= rules.target_score:
         best = (max if rules.scoring is Scoring.WINNER_TAKES else min)(scores)
         game_over(game, tuple(p for p in range(game.players) if scores[p] == best), events)

@@ -129,6 +129,21 @@ def test_single_round_game_with_target_zero():
     assert game.is_game_over and game.game_winners == (0,)
 
 
+@pytest.mark.parametrize("scoring", ["winner_takes", "penalty"])
+@pytest.mark.parametrize("fmt, winners", [("standard", (0,)), ("teams", (0, 2))])
+def test_a_single_round_game_is_won_by_who_went_out_even_against_a_hand_of_zeros(
+    scoring, fmt, winners
+):
+    # Everyone else holds only 0 cards: every score is 0 after the round, and
+    # still only seat 0 (with its partner, under teams) went out and wins.
+    rules = RuleSet(target_score=0, scoring=scoring, format=fmt)
+    game = pos(["R1", "Y0", "G0 B0", "R0"], "R7", rules=rules)
+    game.apply(0, A.play(c("R1")))
+    assert game.scores == (0, 0, 0, 0)
+    assert game.is_game_over and game.game_winners == winners
+    assert game.returns() == tuple(1.0 if p in winners else 0.0 for p in range(4))
+
+
 def test_winner_deals_the_next_round_and_scores_carry_over():
     game = pos(HANDS, "R7", uno_called=[True, False, False], dealer=2)
     game.apply(0, A.play(c("R1")))
