@@ -47,8 +47,9 @@ from unoplay.v1 import game_service_pb2_grpc as gs_grpc
 from unoplay.v1 import lobby_service_pb2 as ls
 from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
-from .arena import Arena, ArenaSettings, Gone
+from .arena import Arena, ArenaSettings, Gone, address_of
 from .durable import Journal
+from .health import BoundedHealth
 from .limits import Limits
 from .lobby import Lobby
 from .ratings import ArenaBook, Standing
@@ -874,7 +875,11 @@ async def start_server(
     _add_guarded(
         as_grpc.add_ArenaServiceServicer_to_server, ArenaServicer(the_arena, tab_key), server
     )
-    health_servicer = health.aio.HealthServicer()
+    health_servicer = BoundedHealth(
+        lambda context: address_of(_client(context, tab_key)),
+        lobby.limits.max_health_watches_per_client,
+        lobby.limits.max_health_watches,
+    )
     _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)
     names = (
         ls.DESCRIPTOR.services_by_name["LobbyService"].full_name,

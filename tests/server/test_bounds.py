@@ -25,7 +25,7 @@ import weakref
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2
-from helpers import until
+from helpers import AddressRelay, until
 
 from unoplay import wire
 from unoplay.client.sdk import Connection, ServerError
@@ -682,6 +682,66 @@ async def test_the_server_goes_on_after_garbage_to_every_rpc(server, conn):
         watch.cancel()
     assert answer.status == watched.status == health_pb2.HealthCheckResponse.SERVING
     assert (await conn.create_table(seats=2)).table_id in server.lobby.tables
+
+
+async def test_health_watch_streams_are_bounded_per_client_and_in_all():
+    """A client may have so many health Watch streams open, the server so many
+    in all; past either, Watch is RESOURCE_EXHAUSTED and the others go on. A
+    stream ended frees its place; Check is never limited; a service name too
+    long to be one is INVALID_ARGUMENT."""
+    from grpc_health.v1 import health_pb2_grpc
+
+    limits = Limits(max_health_watches_per_client=3, max_health_watches=5)
+    srv = await start_server("127.0.0.1", 0, limits=limits)
+    request = health_pb2.HealthCheckRequest()
+
+    async def watch(stub):
+        """A Watch stream whose first answer (SERVING) has come."""
+        call = stub.Watch(request)
+        first = await asyncio.wait_for(call.read(), WAIT)
+        assert first.status == health_pb2.HealthCheckResponse.SERVING
+        return call
+
+    async def refused(stub, why=request):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await asyncio.wait_for(stub.Watch(why).read(), WAIT)
+        return err.value
+
+    async def settled(count):
+        for _ in range(WAIT * 100):  # the server ends a cancelled stream soon after
+            if srv.health.watches.total() == count:
+                return
+            await asyncio.sleep(0.01)
+        pytest.fail(f"the server still counts {srv.health.watches.total()} Watch streams")
+
+    try:
+        async with (
+            AddressRelay(srv.port, "127.0.0.2") as other,
+            grpc.aio.insecure_channel(srv.address) as a,
+            grpc.aio.insecure_channel(other) as b,
+        ):
+            mine, theirs = health_pb2_grpc.HealthStub(a), health_pb2_grpc.HealthStub(b)
+            calls = [await watch(mine) for _ in range(3)]
+            err = await refused(mine)
+            assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "a client may have 3" in err.details()
+            calls += [await watch(theirs) for _ in range(2)]  # another address: its own 3
+            err = await refused(theirs)  # but the server's 5 are open
+            assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "the server has as many" in err.details()
+            checked = await asyncio.wait_for(mine.Check(request), WAIT)
+            assert checked.status == health_pb2.HealthCheckResponse.SERVING
+            calls.pop(0).cancel()  # one of the first client's ends
+            await settled(4)
+            calls.append(await watch(theirs))
+            err = await refused(mine, health_pb2.HealthCheckRequest(service="x" * 10_000))
+            assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+            for call in calls:
+                call.cancel()
+            await settled(0)
+            assert not srv.health.watches  # nothing kept for a client with none open
+    finally:
+        await srv.stop(None)
 
 
 # ------------------------------------------------------------------ uno serve
