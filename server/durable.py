@@ -405,7 +405,7 @@ class Journal:
                 elif kind == "finish":
                     _, tid, record, game_row = op
                     if record is not None:
-                        GameStore.insert(conn, record)
+                        self.store.insert(conn, record)
                         saved.append(record)
                     if game_row is not None:  # the table awaits its rematch
                         conn.execute(

@@ -149,10 +149,18 @@ class GameStore:
 
     With ``lazy``, the file (and its directory) is made only when the first
     game is stored, so a server that never finishes a game leaves no trace.
+    ``keep``: how many of the newest games the file keeps (0: all); as a
+    game is stored, the games numbered ``keep`` or more below it are
+    deleted with their actions, so clients finishing games in a loop cannot
+    fill the disk (the file's freed pages are used again; it does not
+    shrink). Raises ValueError for a ``keep`` below 0.
     """
 
-    def __init__(self, path: str | os.PathLike[str], lazy: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], lazy: bool = False, keep: int = 0) -> None:
+        if keep < 0:
+            raise ValueError(f"keep must be 0 (all) or more, not {keep}")
         self.path = Path(path)
+        self.keep = keep
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._claim: int | None = None  # the descriptor holding the file (:meth:`claim`)
@@ -248,10 +256,10 @@ class GameStore:
         with self.transaction() as conn:
             return self.insert(conn, record)
 
-    @staticmethod
-    def insert(conn: sqlite3.Connection, record: GameRecord) -> int:
-        """Insert ``record`` in the transaction open on ``conn``; returns its
-        id (also set as ``record.game_id``)."""
+    def insert(self, conn: sqlite3.Connection, record: GameRecord) -> int:
+        """Insert ``record`` in the transaction open on ``conn``, and delete
+        the games :attr:`keep` no longer keeps; returns its id (also set as
+        ``record.game_id``)."""
         n = len(record.actions)
         sources = record.sources or ["player"] * n
         times = record.times_ms or [0] * n
@@ -288,6 +296,8 @@ class GameStore:
             ),
         )
         record.game_id = game_id
+        if self.keep:  # (ids only grow: the oldest are the lowest; actions go by cascade)
+            conn.execute("DELETE FROM games WHERE id <= ?", (game_id - self.keep,))
         return game_id
 
     def games(self, limit: int = 50) -> list[dict[str, Any]]:

@@ -16,6 +16,9 @@ from ..address import DEFAULT_PORT
 
 log = logging.getLogger("unoplay")
 HELP = "run a game server for the LAN"
+#: ``--keep-games``' default: the newest games the file keeps (a game of ten
+#: bots takes about 9 KB, so about 1 GB)
+KEEP_GAMES = 100_000
 
 
 def add_arguments(serve: argparse.ArgumentParser) -> None:
@@ -29,6 +32,14 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
         "SQLite file for finished games (default: games.sqlite3 in the user's data directory)",
     )
     serve.add_argument("--no-db", action="store_true", help="do not store games")
+    serve.add_argument(
+        "--keep-games",
+        type=arguments.number(int, 0),
+        default=KEEP_GAMES,
+        metavar="N",
+        help=f"finished games --db's file keeps, the newest (default: {KEEP_GAMES:,}; 0: all); "
+        "older ones are deleted as new ones are stored",
+    )
     serve.add_argument(
         "--final",
         action="store_true",
@@ -235,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
         path = args.db or default_db_path()
         new = not os.path.exists(path)
         try:  # an existing file is checked now; a new one is made with the first game
-            store = GameStore(path, lazy=new)
+            store = GameStore(path, lazy=new, keep=args.keep_games)
         except Exception as err:
             raise SystemExit(f"uno serve: cannot open the game store {path}: {err}") from None
         made = " (made with the first one)" if new else ""

@@ -108,6 +108,42 @@ def test_a_failed_write_leaves_no_half_record(tmp_path, monkeypatch):
     store.close()
 
 
+def test_a_store_that_keeps_n_games_deletes_the_oldest_with_their_actions(tmp_path):
+    with pytest.raises(ValueError):
+        GameStore(tmp_path / "x.sqlite3", keep=-1)
+    store = GameStore(tmp_path / "games.sqlite3", keep=3)
+    ids = [store.save(record(table_id=f"t{i}")) for i in range(5)]
+    assert [g["id"] for g in store.games()] == ids[:1:-1]  # the newest 3
+    with pytest.raises(KeyError):
+        store.load(ids[1])
+    assert store.load("t2").actions == record().actions
+    store.close()
+    with sqlite3.connect(tmp_path / "games.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM actions").fetchone()[0] == 3 * 2
+    everything = GameStore(tmp_path / "games.sqlite3")  # keep=0: all, from now on
+    more = [everything.save(record()) for _ in range(4)]
+    assert [g["id"] for g in everything.games()] == more[::-1] + ids[:1:-1]
+    everything.close()
+
+
+async def test_a_server_keeps_its_newest_games_as_games_end_at_its_tables(tmp_path):
+    # the server's games are stored by its journal, in its own transaction
+    path = tmp_path / "games.sqlite3"
+    srv = await start_server("127.0.0.1", 0, store=GameStore(path, keep=2))
+    try:
+        async with Connection(srv.address) as conn:
+            tables = [
+                await play(conn, ["greedy", "greedy"], RuleSet(target_score=0), seed)
+                for seed in (1, 2, 3)
+            ]
+        await asyncio.wait_for(srv.recorder.drain(), WAIT)
+    finally:
+        await srv.stop(None)
+    store = GameStore(path)
+    assert [g["table_id"] for g in store.games()] == tables[:0:-1]
+    store.close()
+
+
 def test_default_path_is_in_the_users_data_directory(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     if sys.platform.startswith("linux"):
