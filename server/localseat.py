@@ -11,9 +11,9 @@ legal)``), a refusal of its intent (and then a new decision on what it
 knows), nothing while an intent of its own is unanswered. The table is the
 same (seats, window, timers, record, refusals counted per seat); what goes
 is the encoding of the seats' updates (and of the spectators' log until a
-spectator comes: :meth:`.fanout.Fanout.unwatched`), the streams, gRPC and
+spectator comes: :meth:`.table.Table.keep_no_spectator_log`), the streams, gRPC and
 the SDK's decoding: the view and the legal actions are read from the game,
-the events and refusals come as game values (:class:`.fanout.LocalFeed`).
+the events and refusals come as game values (:attr:`.table.Table.local_feed`).
 
 A table's local seats are played by one task: after a change, each seat
 that may act decides on it in the order the engine's own loop asks them
@@ -93,14 +93,13 @@ class LocalSeats:
     def __init__(self, table: Table, halt: Callable[[], bool] | None = None) -> None:
         """Start the task (on the running loop); add seats with :meth:`add`.
         From now on the table keeps no spectators' log until a spectator comes
-        (unless one watches already: :meth:`.fanout.Fanout.unwatched`).
+        (unless one watches already: :meth:`.table.Table.keep_no_spectator_log`).
         ``halt`` is asked after every refusal: True ends the task, the bots
         asked nothing more (a match's forfeit for illegal actions: the count
         stops where its limit was passed)."""
         self.table = table
         self.halt = halt
-        if not table.spectators:
-            table.fanout.unwatched()
+        table.keep_no_spectator_log()
         self.bots: dict[int, Any] = {}
         self._seats: list[Seat] = []
         self.alone = False
@@ -112,12 +111,7 @@ class LocalSeats:
     def add(self, index: int, bot: Any) -> None:
         """Play seat ``index`` (a person's, taken with ``Lobby.join``) with ``bot``."""
         table = self.table
-        fanout = table.fanout
         seat = table.seats[index]
-        fanout.close_log(seat)  # nobody reads it: no update is encoded for it
-        fanout.local.seats.add(index)
-        if getattr(bot, "observes", False):
-            fanout.local.events[index] = []
         self._seats.append(seat)
         self.bots[index] = bot
         #: every seat of the table is played here: nothing else moves it on (but its timers)
@@ -127,7 +121,7 @@ class LocalSeats:
             [i for i in ((current + k) % n for k in range(1, n + 1)) if i in self.bots]
             for current in range(n)
         ]
-        table.attach(seat)
+        table.play_here(seat, getattr(bot, "observes", False))
 
     async def stop(self) -> None:
         """Cancel the task if it still runs, and wait for its end."""
@@ -136,17 +130,12 @@ class LocalSeats:
 
     def _leave(self, _task: asyncio.Task[None]) -> None:
         """The task ended (however): the seats are no longer played here."""
-        table = self.table
-        local = table.fanout.local
         for seat in self._seats:
-            if table.seats[seat.index] is seat:
-                local.seats.discard(seat.index)
-                local.events.pop(seat.index, None)
-                table.detach(seat)
+            self.table.played_elsewhere(seat)
 
     async def _play(self) -> None:
         table = self.table
-        feed = table.fanout.local
+        feed = table.local_feed
         bots = self.bots
         finished, playing = TableState.FINISHED, TableState.PLAYING
         waiting: set[int] = set()  # seats with an intent out and unanswered

@@ -193,7 +193,7 @@ def _restore_seats(table: Table, rules: RuleSet, seat_rows: list[dict[str, Any]]
         seat.log = StreamLog(seat.index, kept, limits.log_bytes if kept else 0)
         seat.log.restored = seat.log.unanchored = True
     table.spectator_log.restored = table.spectator_log.unanchored = True
-    table.fanout.show_seats(table.seats.infos())
+    table.show_seats()
 
 
 def _replay(

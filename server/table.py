@@ -150,7 +150,9 @@ class Table:
         self.wait_for_change = self.fanout.wait_for_change
         self.wake = self.fanout.notify  # every stream looks at the table's state
         self.seat_for_token = self.seats.for_token
-        self.fanout.show_seats(self.seats.infos())
+        #: what the seats played in this process are told (:meth:`play_here`)
+        self.local_feed = self.fanout.local
+        self.show_seats()
         self.spectator_log.append(Welcome(-1, self.info()))
 
     @property
@@ -415,6 +417,40 @@ class Table:
                 seat.index, self.game, self.clock.deadline, self.out_of_turn.closes
             )
         self.wake()
+
+    def play_here(self, seat: Seat, observes: bool) -> None:
+        """``seat`` (a person's, taken with ``Lobby.join``) is played in this
+        process from now on (:mod:`.localseat`): its log keeps nothing (no
+        update is encoded for it), its events go to :attr:`local_feed` when
+        it ``observes``, and it counts as connected (:meth:`attach`). Undone
+        by :meth:`played_elsewhere`."""
+        local = self.fanout.local
+        self.fanout.close_log(seat)
+        local.seats.add(seat.index)
+        if observes:
+            local.events[seat.index] = []
+        self.attach(seat)
+
+    def played_elsewhere(self, seat: Seat) -> None:
+        """``seat`` is no longer played in this process (:meth:`play_here`):
+        its stream closed (:meth:`detach`), if it still holds its place."""
+        if self.seats[seat.index] is seat:
+            local = self.fanout.local
+            local.seats.discard(seat.index)
+            local.events.pop(seat.index, None)
+            self.detach(seat)
+
+    def keep_no_spectator_log(self) -> None:
+        """Unless a spectator watches already, keep no spectators' log until
+        one comes (:meth:`.fanout.Fanout.unwatched`): a table whose seats are
+        all played in this process would encode it for nobody."""
+        if not self.spectators:
+            self.fanout.unwatched()
+
+    def show_seats(self) -> None:
+        """The seat list every update carries is the seats' as they are now,
+        with no SeatsChanged said (a table restored from the server's file)."""
+        self.fanout.show_seats(self.seats.infos())
 
     def watched(self) -> None:
         """A spectator stream opens: counted in :attr:`spectators` until
