@@ -671,6 +671,8 @@ class GameState(Position):
             hand.remove(card)
             self.discards.append(card)
             k = 1
+        if rank == WD4:  # shown if challenged: the hand as the play left it (section 4)
+            self.wd4_hand = tuple(hand)
         self.colour_in_force = colour
         self.fits = FITS[colour][rank]  # every card laid has this rank
         self.drawn_card = NONE
@@ -691,8 +693,8 @@ class GameState(Position):
             else:
                 self.catchable = seat
         out = left == 0  # goes out, unless a house rule makes them draw instead
-        if out and self.house_effects and self.rules.number_first_and_last and not IS_NUMBER[card]:
-            out = not house.last_card_not_number(self, seat, events)
+        if out and self._draws_for_last_card(card):
+            out = not house.last_card_not_number(self, seat, uno, events)
         if phase is PENALTY:
             return house.pass_penalty(self, seat, rank, k, jump, out, events)
         ring = self.ring  # the seats in play, clockwise (all of them, but for section 9)
@@ -735,7 +737,6 @@ class GameState(Position):
             victim = ring[(at + d) % m]
             if not out:
                 self.wd4_by = seat
-                self.wd4_hand = tuple(hand)
                 return self.open_penalty(victim, 4 * k, WD4, events)
             self.draw_cards(victim, 4 * k, events)  # section 7: still drawn, no challenge
             nxt = ring[(at + 2 * d) % m]
@@ -788,7 +789,7 @@ class GameState(Position):
                 )
             colour = house.multi_colour(card, extra, colour) if extra else COLOUR[card]
         left = len(hand) - 1 - len(extra)
-        if uno and left != 1:
+        if uno and left != 1 and not (left == 0 and self._draws_for_last_card(card)):
             raise IllegalAction(
                 Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card"
             )
@@ -885,6 +886,11 @@ class GameState(Position):
         self.pass_turn(seat, events)
         return events
 
+    def _draws_for_last_card(self, card: int) -> bool:
+        """Section 8 (``number_first_and_last``): does a player going out on
+        ``card`` draw one card instead (and may that play carry the call)?"""
+        return self.house_effects and self.rules.number_first_and_last and not IS_NUMBER[card]
+
     def _call_uno(self, seat: int) -> list[Event]:
         """Section 5: call UNO on its own, before anyone catches you."""
         if self.catchable == seat:
@@ -898,6 +904,15 @@ class GameState(Position):
         penalty = self.rules.false_uno_penalty
         if not penalty:
             raise IllegalAction(Reason.UNO_NOT_NEEDED, "you have no UNO to call")
+        held = len(self.hands[seat])
+        if held == 1:  # about to hold one card is no false call (section 5): it costs nothing
+            raise IllegalAction(
+                Reason.UNO_NOT_NEEDED, "you hold one card: there is no UNO to call now"
+            )
+        if held == 2 and seat == self.current and self.phase in (PLAYING, DRAWN):
+            raise IllegalAction(
+                Reason.UNO_NOT_NEEDED, "UNO is called with the play that leaves one card"
+            )
         if not self.can_draw():  # it would cost nothing (section 5)
             raise IllegalAction(
                 Reason.UNO_NOT_NEEDED,

@@ -30,6 +30,7 @@ from .hotpath import (
     PENALTY,
     PLAYING,
     REVERSE,
+    UNO_CALLED,
     WD4,
     WRONG_PLAYS,
 )
@@ -45,7 +46,9 @@ def play_variants(game: Position, seat: int, validate: Validate) -> list[Action]
     """Every play ``seat`` may make now, found by asking ``validate`` (the
     general path, used when house rules are on)."""
     hand = game.hands[seat]
-    table = game.plays_uno if len(hand) == 2 else game.plays
+    # (a last card that draws one may carry the call: number_first_and_last)
+    calls = len(hand) == 2 or (len(hand) == 1 and game.rules.number_first_and_last)
+    table = game.plays_uno if calls else game.plays
     targets = [NONE] + [p for p in game.ring if p != seat]
     plays = []
     for card in hand:
@@ -299,9 +302,8 @@ def pass_penalty(
         game.reverse(events)  # deflect: back to the player who played the draw card
     victim = game.seat_after(seat, 1)
     added = k * (2 if rank == DRAW_TWO else 4 if rank == WD4 else 0)
-    if rank == WD4:
+    if rank == WD4:  # (its hand as the play left it is kept: GameState._play)
         game.wd4_by = seat
-        game.wd4_hand = tuple(game.hands[seat])
     else:
         game.wd4_by = NONE
     if out:  # went out: the next player draws it all (section 7) and loses the turn
@@ -335,14 +337,18 @@ def swap(game: Position, seat: int, rank: int, target: int, events: list[Event])
     game.catchable = NONE
 
 
-def last_card_not_number(game: Position, seat: int, events: list[Event]) -> bool:
+def last_card_not_number(game: Position, seat: int, uno: bool, events: list[Event]) -> bool:
     """Section 8 (``number_first_and_last``): going out on an action or wild
-    card draws one card instead, and the player must call UNO again. The
-    card's effects still apply. Returns False if there was nothing to draw
-    (then the player goes out after all)."""
+    card draws one card instead, and the player must call UNO again: ``uno``,
+    the call carried by that play, counts for the card drawn (else the
+    player is catchable). The card's effects still apply. Returns False if
+    there was nothing to draw (then the player goes out after all)."""
     events.append(new_event((EV_LAST_NOT_NUMBER, seat, EVERYONE, (), 1, NONE, NONE, 0)))
     if not game.draw_cards(seat, 1, events):
         return False
-    game.uno_calls[seat] = False
-    game.catchable = seat
+    game.uno_calls[seat] = uno
+    if uno:
+        events.append(UNO_CALLED[seat])
+    else:
+        game.catchable = seat
     return True

@@ -166,6 +166,24 @@ def test_false_uno_penalty_option():
     assert drew(events, 1) == 2 and len(game.hand(1)) == 5
 
 
+def test_a_call_by_a_player_about_to_hold_one_card_is_no_false_call():
+    # Section 5: false is a call "when not about to hold one card": one who
+    # holds one card (called or not, catchable or not any more), or two on
+    # their turn, is refused at no cost; one with two cards out of turn pays.
+    rules = RuleSet(false_uno_penalty=2)
+    game = pos(["R1 Y3", "R2 G3 B4", "Y4 Y5 Y6"], "R7", rules=rules)
+    refused(game, 0, A.CALL_UNO, Reason.UNO_NOT_NEEDED)  # two cards, their turn
+    game.apply(0, A.play(c("R1"), uno=True))
+    refused(game, 0, A.CALL_UNO, Reason.UNO_NOT_NEEDED)  # called already
+    game = pos(["R1 Y3", "R2 G3 B4", "Y4 Y5 Y6"], "R7", rules=rules)
+    game.apply(0, A.play(c("R1")))
+    game.apply(1, A.play(c("R2")))  # the window closed: not called, not catchable
+    refused(game, 0, A.CALL_UNO, Reason.UNO_NOT_NEEDED)
+    assert len(game.hand(0)) == 1
+    game = pos(["R1 Y3", "R2 G3", "Y4 Y5 Y6"], "R7", rules=rules)
+    assert drew(game.apply(1, A.CALL_UNO), 1) == 2  # two cards, not their turn: false
+
+
 def test_false_uno_call_with_both_piles_empty_is_refused_since_it_would_cost_nothing():
     rest = everything_else("R7", "R1 Y3 B5", "Y4 Y5 Y6")
     game = GameState.from_position(

@@ -280,6 +280,44 @@ def test_last_card_not_a_number_draws_one_and_must_call_again():
     assert game.catchable == 0 and game.current == 2  # the Skip still skipped seat 1
 
 
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_last_card_that_draws_one_may_carry_the_call_again(strict):
+    # The call made with the play counts for the card drawn: nobody can
+    # catch them, under uno_call_strict too (where a call on its own is refused).
+    rules = RuleSet(number_first_and_last=True, uno_call_strict=strict)
+    game = pos(["RS", "G2 G3", "Y5 Y6"], "R1", rules=rules, uno_called=[True, False, False])
+    assert A.play(c("RS"), uno=True) in game.legal_actions(0)
+    assert A.play(c("RS")) in game.legal_actions(0)
+    events = game.apply(0, A.play(c("RS"), uno=True))
+    assert len(game.hand(0)) == 1 and of_kind(events, E.UNO_CALLED)[0].player == 0
+    assert game.catchable == -1 and game.uno_called(0)
+    refused(game, 2, A.catch(0), Reason.ALREADY_CALLED)
+    # a number card does not draw: no call rides on going out with it
+    game = pos(["R5", "G2 G3", "Y5 Y6"], "R1", rules=rules, uno_called=[True, False, False])
+    assert A.play(c("R5"), uno=True) not in game.legal_actions(0)
+    refused(game, 0, A.play(c("R5"), uno=True), Reason.UNO_NOT_NEEDED)
+
+
+def test_a_last_card_that_draws_one_without_the_call_is_caught_under_strict_calls():
+    rules = RuleSet(number_first_and_last=True, uno_call_strict=True)
+    game = pos(["RS", "G2 G3", "Y5 Y6"], "R1", rules=rules, uno_called=[True, False, False])
+    game.apply(0, A.play(c("RS")))
+    refused(game, 0, A.CALL_UNO, Reason.UNO_CALL_STRICT)
+    assert drew(game.apply(2, A.catch(0)), 0) == 2
+
+
+def test_a_challenged_last_wild_draw_four_shows_the_hand_it_left_not_the_card_drawn():
+    # Section 4: the hand as the Wild Draw Four left it, which here is empty;
+    # the card drawn for going out on a wild (section 8) is not shown.
+    game = pos(["W+4", "R2 G3 B4", "Y4 Y5 Y6"], "R7", rules=NUMBERS)
+    game.apply(0, A.play(c("W+4"), Colour.BLUE))
+    drawn = game.hand(0)
+    assert len(drawn) == 1
+    events = game.apply(1, A.CHALLENGE)
+    assert of_kind(events, E.HAND_SHOWN)[0].cards == ()
+    assert of_kind(events, E.CHALLENGED)[0].value == 0  # not guilty: it matched nothing
+
+
 # ------------------------------------------------------------------ wrong_play_penalty
 
 
