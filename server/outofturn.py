@@ -129,6 +129,7 @@ class OutOfTurn:
             resolve(window, self._take, self._refuse, self.name_of)
         finally:
             self.judging = False
+            window.held.clear()  # (its timer's handle may outlive it a while)
             due, self._updates_due = self._updates_due, None
         return due
 

@@ -172,9 +172,10 @@ def action_from_pb(msg: pb.Action) -> Action:
     if kind == pb.ACTION_KIND_PLAY:
         card = msg.card_id if msg.HasField("card_id") else NONE
         target = msg.target if msg.HasField("target") else NONE
-        return play(
-            card, None if colour == NONE else colour, msg.uno, target, tuple(msg.extra_card_ids)
-        )
+        # A play lays at most DECK_SIZE - 1 more cards: past that it is refused
+        # whatever follows, so no more is kept (an intent may be held a while).
+        extra = tuple(msg.extra_card_ids[:DECK_SIZE])
+        return play(card, None if colour == NONE else colour, msg.uno, target, extra)
     if kind == pb.ACTION_KIND_CATCH:
         return catch(msg.target if msg.HasField("target") else NONE)
     if kind == pb.ACTION_KIND_CHOOSE_COLOUR:

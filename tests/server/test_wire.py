@@ -99,6 +99,29 @@ def test_an_unknown_colour_number_is_refused_as_a_bad_colour():
         assert err.value.reason is Reason.BAD_COLOUR
 
 
+@pytest.mark.parametrize("extras", [[1] * 64_000, list(range(108)) * 10])
+def test_a_play_of_more_cards_than_a_deck_keeps_a_decks_worth_and_is_refused(extras):
+    """An intent may be held through an out-of-turn window: a play listing
+    64,000 more cards (a 64 KB message) keeps no more than a deck's ids,
+    and the engine still refuses it (no hand holds them all)."""
+    from helpers import c
+
+    from unoplay.game.cards import DECK_SIZE
+    from unoplay.game.errors import IllegalAction, Reason
+    from unoplay.game.rules import RuleSet
+
+    action = wire.action_from_pb(
+        pb.Action(kind=pb.ACTION_KIND_PLAY, card_id=c("R1"), extra_card_ids=extras)
+    )
+    assert len(action.extra) == DECK_SIZE
+    game = GameState.from_position(
+        [[c("R1"), c("Y1")], [c("G2")]], c("R7"), rules=RuleSet(multi_play="same_rank")
+    )
+    with pytest.raises(IllegalAction) as err:
+        game.apply(0, action)
+    assert err.value.reason in (Reason.CARDS_DO_NOT_GO_TOGETHER, Reason.CARD_NOT_IN_HAND)
+
+
 @pytest.mark.parametrize("preset", ["official", "house"])
 def test_the_shared_update_encoding_parses_to_each_seats_own_update(preset):
     """UpdateEncoder: the public part encoded once for every seat, then each
