@@ -24,6 +24,12 @@ from unoplay.game.messages import Message, Update
 #: ``last_seq`` is refused, never taken as the numbering of a restored log.
 MAX_SEQ = 2**48
 
+#: The highest seq a restored log may be numbered on from (:meth:`StreamLog.anchor`):
+#: room for 2^32 messages after it before :data:`MAX_SEQ`, so that no first
+#: stream (the spectators' log's is anyone's) can number a log where its
+#: seqs run out and every later resume is refused.
+MAX_ANCHOR = MAX_SEQ - 2**32
+
 #: The most messages past a restored log's end that a client may have seen
 #: (the crash lost them: its last 10-20 ms of changes, a few messages each):
 #: a ``last_seq`` further on is refused.
@@ -139,7 +145,8 @@ class StreamLog:
         """Ready the log for a stream resuming after seq ``seen`` (0: from
         the start); returns the seq to send after, or None for a ``seen``
         beyond what this stream can have sent (OUT_OF_RANGE). A restored log
-        not numbered yet is numbered on from ``seen`` (:meth:`anchor`). Past
+        not numbered yet is numbered on from ``seen`` (:meth:`anchor`), at
+        most :data:`MAX_ANCHOR`. Past
         the end of a restored log by at most :data:`MAX_LOST`, a seat's log
         goes on after ``seen`` (:meth:`skip_to`); a ``shared`` log (the
         spectators', anyone's to open) is not moved: that stream resumes from
@@ -148,6 +155,8 @@ class StreamLog:
         if seen > MAX_SEQ:
             return None
         if self.unanchored:  # the first stream since a restart: seqs go on from it
+            if seen > MAX_ANCHOR:
+                return None
             self.anchor(seen)
         end = len(self)
         if seen <= end:

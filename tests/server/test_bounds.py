@@ -42,7 +42,7 @@ from unoplay.server.botturns import default_action
 from unoplay.server.limits import Limits
 from unoplay.server.lobby import Lobby
 from unoplay.server.service import UNDECODABLE_REQUEST, start_server
-from unoplay.server.streamlog import MAX_LOST, MAX_SEQ, StreamLog
+from unoplay.server.streamlog import MAX_ANCHOR, MAX_LOST, MAX_SEQ, StreamLog
 from unoplay.server.table import Table
 from unoplay.v1 import game_service_pb2 as gs
 from unoplay.v1 import lobby_service_pb2 as ls
@@ -120,6 +120,22 @@ def test_a_resume_past_a_log_is_refused_and_a_restored_one_moves_only_a_little()
         assert restored.resume(41 + MAX_LOST + 1, shared) is None and len(restored) == 41
         assert restored.resume(41 + MAX_LOST, shared) == (41 if shared else 41 + MAX_LOST)
         assert len(restored) == (41 if shared else 41 + MAX_LOST)
+    # The first stream of a restored log numbers it (the spectators' is anyone's
+    # to open), but never where its seqs would run out: past MAX_ANCHOR it is
+    # refused, and numbered there the log still has room; an earlier
+    # spectator's resume is not refused.
+    for shared in (False, True):
+        restored = StreamLog(-1, 50, 10**6)
+        restored.append_body(b"update of now")
+        restored.restored = restored.unanchored = True
+        assert restored.resume(MAX_ANCHOR + 1, shared) is None and restored.unanchored
+        assert restored.resume(MAX_ANCHOR, shared) == MAX_ANCHOR
+        for _ in range(3):
+            restored.append_body(b"m")
+        last = len(restored)
+        assert last == MAX_ANCHOR + 4 <= MAX_SEQ
+        assert restored.resume(last, shared) == last
+        assert restored.resume(14, shared) == 14  # sent from the oldest kept: seqs jump on
 
 
 async def test_10000_refused_intents_are_answered_and_the_log_stays_bounded():

@@ -479,8 +479,9 @@ async def test_a_starter_bot_plays_on_across_a_restart(tmp_path, starter):
 
 
 async def test_a_restored_log_takes_no_absurd_resume_and_no_spectator_moves_it(tmp_path):
-    """After a restart, a ``last_seq`` past any stream (2**64 - 1) is refused
-    (OUT_OF_RANGE) on Play and Spectate, where it used to become the log's
+    """After a restart, a ``last_seq`` past any stream (2**64 - 1), or one the
+    log's seqs would run out after (2**48), is refused (OUT_OF_RANGE) on Play
+    and Spectate, where it used to become the log's
     numbering and break every later stream of it; and a spectator resuming
     past the spectators' log does not move it, so the others watching go on."""
     import grpc
@@ -504,12 +505,13 @@ async def test_a_restored_log_takes_no_absurd_resume_and_no_spectator_moves_it(t
         table = server.lobby.get(info.table_id)
         async with Connection(server.address) as conn:
             absurd = 2**64 - 1
-            spectate = conn.games.Spectate(
-                gs.SpectateRequest(table_id=info.table_id, last_seq=absurd)
-            )
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
-                await asyncio.wait_for(spectate.read(), WAIT)
-            assert refused.value.code() is grpc.StatusCode.OUT_OF_RANGE
+            for last_seq in (absurd, 2**48):  # (2**48: seqs would run out after it)
+                spectate = conn.games.Spectate(
+                    gs.SpectateRequest(table_id=info.table_id, last_seq=last_seq)
+                )
+                with pytest.raises(grpc.aio.AioRpcError) as refused:
+                    await asyncio.wait_for(spectate.read(), WAIT)
+                assert refused.value.code() is grpc.StatusCode.OUT_OF_RANGE
             play = conn.games.Play()
             join = gs.JoinGame(table_id=info.table_id, seat_token=me.seat_token, last_seq=absurd)
             await play.write(gs.PlayRequest(join=join))
