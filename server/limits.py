@@ -29,9 +29,12 @@ class Limits:
       waiting or playing.
     * ``max_streams_per_seat`` / ``max_spectators``: open game streams of one
       seat, spectator streams of one table.
-    * ``max_health_watches_per_client`` / ``max_health_watches``: the
-      standard health service's Watch streams one client may have open, and
-      the server in all (server/health.py); Check is not limited.
+    * ``max_spectate_streams_per_client`` / ``max_spectate_streams``:
+      Spectate streams one client may have open (at any tables), and the
+      server in all; ``max_health_watches_per_client`` /
+      ``max_health_watches`` and ``max_reflection_streams_per_client`` /
+      ``max_reflection_streams``: the same for the standard health service's
+      Watch (Check is not limited) and server reflection (server/standard.py).
     * ``intents_per_second`` / ``intent_burst``: messages a game stream may send:
       a token bucket of ``intent_burst`` tokens, refilled at
       ``intents_per_second`` and by ``intents_per_update`` for every
@@ -75,8 +78,12 @@ class Limits:
     max_seats_per_name: int = 16
     max_streams_per_seat: int = 4
     max_spectators: int = 64
+    max_spectate_streams_per_client: int = 64
+    max_spectate_streams: int = 2048
     max_health_watches_per_client: int = 16
     max_health_watches: int = 1024
+    max_reflection_streams_per_client: int = 16
+    max_reflection_streams: int = 256
     intents_per_second: float = 20.0
     intent_burst: float = 40.0
     intents_per_update: float = 2.0

@@ -49,12 +49,13 @@ from unoplay.v1 import lobby_service_pb2_grpc as ls_grpc
 
 from .arena import Arena, ArenaSettings, Gone, address_of
 from .durable import Journal
-from .health import BoundedHealth
 from .limits import Limits
 from .lobby import Lobby
+from .openstreams import OpenStreams
 from .ratings import ArenaBook, Standing
 from .restore import restore
 from .seats import Seat
+from .standard import BoundedHealth, BoundedReflection
 from .storage import GameStore, Recorder
 from .table import Table
 
@@ -512,6 +513,11 @@ class GameServicer(gs_grpc.GameServiceServicer):
         self.streams: set[asyncio.Task[Any]] = set()
         #: each seat's budgets, as long as the seat is kept
         self._budgets: weakref.WeakKeyDictionary[Seat, _Budgets] = weakref.WeakKeyDictionary()
+        limits = lobby.limits
+        #: the open Spectate streams, by client (any table's, so bounded per client)
+        self.spectating = OpenStreams(
+            "Spectate", limits.max_spectate_streams_per_client, limits.max_spectate_streams
+        )
 
     def _opened(self) -> None:
         """Note the running rpc task as an open stream until it is done."""
@@ -705,6 +711,20 @@ class GameServicer(gs_grpc.GameServiceServicer):
         self, request: gs.SpectateRequest, context: Context
     ) -> AsyncIterator[bytes]:
         self._opened()
+        who = address_of(_client(context, self.tab_key))
+        refusal = self.spectating.enter(who)
+        if refusal is not None:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+        try:
+            async for response in self._spectate(request, context):
+                yield response
+        finally:
+            self.spectating.leave(who)
+
+    async def _spectate(
+        self, request: gs.SpectateRequest, context: Context
+    ) -> AsyncIterator[bytes]:
+        """Spectate, once its stream is counted."""
         limits = self.lobby.limits
         try:
             table = self.lobby.get(request.table_id)
@@ -875,10 +895,13 @@ async def start_server(
     _add_guarded(
         as_grpc.add_ArenaServiceServicer_to_server, ArenaServicer(the_arena, tab_key), server
     )
+    limits = lobby.limits
+
+    def client(context: Context) -> str:
+        return address_of(_client(context, tab_key))
+
     health_servicer = BoundedHealth(
-        lambda context: address_of(_client(context, tab_key)),
-        lobby.limits.max_health_watches_per_client,
-        lobby.limits.max_health_watches,
+        client, limits.max_health_watches_per_client, limits.max_health_watches
     )
     _add_guarded(health_pb2_grpc.add_HealthServicer_to_server, health_servicer, server)
     names = (
@@ -890,7 +913,9 @@ async def start_server(
     )
     _add_guarded(
         reflection_pb2_grpc.add_ServerReflectionServicer_to_server,
-        reflection.aio.ReflectionServicer(names),
+        BoundedReflection(
+            names, client, limits.max_reflection_streams_per_client, limits.max_reflection_streams
+        ),
         server,
     )
     address = f"{host}:{port}"

@@ -725,10 +725,10 @@ async def test_health_watch_streams_are_bounded_per_client_and_in_all():
 
     async def settled(count):
         for _ in range(WAIT * 100):  # the server ends a cancelled stream soon after
-            if srv.health.watches.total() == count:
+            if len(srv.health.watches) == count:
                 return
             await asyncio.sleep(0.01)
-        pytest.fail(f"the server still counts {srv.health.watches.total()} Watch streams")
+        pytest.fail(f"the server still counts {len(srv.health.watches)} Watch streams")
 
     try:
         async with (
@@ -744,7 +744,7 @@ async def test_health_watch_streams_are_bounded_per_client_and_in_all():
             calls += [await watch(theirs) for _ in range(2)]  # another address: its own 3
             err = await refused(theirs)  # but the server's 5 are open
             assert err.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            assert "the server has as many" in err.details()
+            assert "the server has as many health Watch streams" in err.details()
             checked = await asyncio.wait_for(mine.Check(request), WAIT)
             assert checked.status == health_pb2.HealthCheckResponse.SERVING
             calls.pop(0).cancel()  # one of the first client's ends
@@ -755,9 +755,84 @@ async def test_health_watch_streams_are_bounded_per_client_and_in_all():
             for call in calls:
                 call.cancel()
             await settled(0)
-            assert not srv.health.watches  # nothing kept for a client with none open
+            assert not srv.health.watches.open  # nothing kept for a client with none open
     finally:
         await srv.stop(None)
+
+
+async def test_spectate_and_reflection_streams_are_bounded_per_client_and_in_all():
+    """Spectate streams (of any tables) and server reflection streams: a
+    client may have so many open, the server so many in all; past either the
+    stream is RESOURCE_EXHAUSTED before it is served, the others go on, and
+    one ended frees its place."""
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    limits = Limits(
+        max_spectate_streams_per_client=2,
+        max_spectate_streams=3,
+        max_reflection_streams_per_client=1,
+        max_reflection_streams=2,
+    )
+    srv = await start_server("127.0.0.1", 0, limits=limits)
+
+    async def settled(count):
+        for _ in range(WAIT * 100):  # the server ends a cancelled stream soon after
+            if len(srv.games.spectating) == count:
+                return
+            await asyncio.sleep(0.01)
+        pytest.fail(f"the server still counts {len(srv.games.spectating)} Spectate streams")
+
+    async def first(call):
+        return await asyncio.wait_for(call.read(), WAIT)
+
+    async def refusal(call):
+        with pytest.raises(grpc.aio.AioRpcError) as err:
+            await first(call)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        return err.value.details()
+
+    try:
+        async with (
+            AddressRelay(srv.port, "127.0.0.2") as other,
+            grpc.aio.insecure_channel(srv.address) as a,
+            grpc.aio.insecure_channel(other) as b,
+            Connection(srv.address) as conn,
+        ):
+            tables = [(await conn.create_table(seats=2)).table_id for _ in range(2)]
+            mine, theirs = game_stub(a), game_stub(b)
+            calls = [mine.Spectate(gs.SpectateRequest(table_id=t)) for t in tables]
+            for call in calls:
+                assert (await first(call)).HasField("snapshot")
+            said = await refusal(mine.Spectate(gs.SpectateRequest(table_id=tables[0])))
+            assert "a client may have 2 Spectate streams" in said
+            calls.append(theirs.Spectate(gs.SpectateRequest(table_id=tables[1])))
+            assert (await first(calls[-1])).HasField("snapshot")  # its own address: its own 2
+            said = await refusal(theirs.Spectate(gs.SpectateRequest(table_id=tables[1])))
+            assert "the server has as many Spectate streams" in said
+            calls.pop(0).cancel()
+            await settled(2)
+            calls.append(theirs.Spectate(gs.SpectateRequest(table_id=tables[0])))
+            assert (await first(calls[-1])).HasField("snapshot")
+
+            ask = reflection_pb2.ServerReflectionRequest(list_services="")
+            reflecting = reflection_pb2_grpc.ServerReflectionStub(a).ServerReflectionInfo()
+            await reflecting.write(ask)
+            assert (await first(reflecting)).HasField("list_services_response")
+            again = reflection_pb2_grpc.ServerReflectionStub(a).ServerReflectionInfo()
+            await again.write(ask)
+            assert "a client may have 1 server reflection streams" in await refusal(again)
+            for call in (*calls, reflecting):
+                call.cancel()
+            await settled(0)
+    finally:
+        await srv.stop(None)
+
+
+def game_stub(channel):
+    """The game service's stub on ``channel``."""
+    from unoplay.v1 import game_service_pb2_grpc
+
+    return game_service_pb2_grpc.GameServiceStub(channel)
 
 
 # ------------------------------------------------------------------ uno serve
