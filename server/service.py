@@ -107,6 +107,34 @@ UNDECODED = _Undecodable()
 _undecodable_log = LogEvery(log)
 
 
+class GoneDuringWrite(logging.Filter):
+    """On grpc's own logger: a servicer's write that failed in grpc's core
+    (``ExecuteBatchError``, which grpc logs with its traceback at ERROR) is a
+    client that went away while the server wrote to it, not a fault: it is
+    logged as one line at INFO instead, at most once per 10 s with a count.
+    Any other record passes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._log = LogEvery(log)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if type(error).__name__ != "ExecuteBatchError":
+            return True
+        said = record.getMessage()  # "... by servicer method [/unoplay.v1.GameService/Play]"
+        method = said[said.rfind("[") + 1 : -1] if said.endswith("]") else "?"
+        self._log(logging.INFO, "gone", "a client went away during a write to %s", method)
+        return False
+
+
+def _quiet_gone_clients() -> None:
+    """Put :class:`GoneDuringWrite` on grpc's logger, once per process."""
+    grpc_log = logging.getLogger("grpc._cython.cygrpc")
+    if not any(isinstance(f, GoneDuringWrite) for f in grpc_log.filters):
+        grpc_log.addFilter(GoneDuringWrite())
+
+
 def _safe(parse: Callable[[bytes], Message]) -> Callable[[bytes], Message | _Undecodable]:
     def decode(data: bytes) -> Message | _Undecodable:
         try:
@@ -863,6 +891,7 @@ async def start_server(
     """
     if not 0 <= port <= 65535:
         raise ValueError(f"port {port} is outside 0..65535")
+    _quiet_gone_clients()
     lobby = lobby or Lobby(limits=limits)
     recorder = journal = None
     if store is not None:

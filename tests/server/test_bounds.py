@@ -828,6 +828,42 @@ async def test_spectate_and_reflection_streams_are_bounded_per_client_and_in_all
         await srv.stop(None)
 
 
+async def test_a_client_gone_during_a_write_is_one_quiet_line_not_a_traceback(caplog):
+    """grpc logs a servicer's write that failed in its core (a client that
+    went away while written to: ExecuteBatchError) at ERROR with a
+    traceback, from any client, as often as it likes. Once a server has
+    started, it is one INFO line naming the rpc, at most once per 10 s;
+    other grpc errors still pass. (The record is grpc's, as its aio server
+    writes it; a raw HTTP/2 client that grants no flow-control window and
+    closes its socket makes one, but not at a moment a test can wait for.)"""
+    from grpc._cython import cygrpc
+
+    from unoplay.server.service import GoneDuringWrite
+
+    srv = await start_server("127.0.0.1", 0)
+    await srv.stop(None)
+    grpc_log = logging.getLogger("grpc._cython.cygrpc")
+    (installed,) = [f for f in grpc_log.filters if isinstance(f, GoneDuringWrite)]
+    grpc_log.removeFilter(installed)  # a fresh one: not one that logged for another test
+    grpc_log.addFilter(GoneDuringWrite())
+    caplog.set_level(logging.INFO)
+    method = "/unoplay.v1.GameService/Spectate"
+    for _ in range(3):
+        try:
+            raise cygrpc.ExecuteBatchError('Failed "execute_batch"')
+        except cygrpc.ExecuteBatchError:
+            grpc_log.exception("ExecuteBatchError raised in core by servicer method [%s]", method)
+    try:
+        raise RuntimeError("something else")
+    except RuntimeError:
+        grpc_log.exception("Unexpected error raised by servicer method [%s]", method)
+    lines = [(r.levelno, r.getMessage()) for r in caplog.records]
+    assert lines == [
+        (logging.INFO, f"a client went away during a write to {method}"),
+        (logging.ERROR, f"Unexpected error raised by servicer method [{method}]"),
+    ]
+
+
 def game_stub(channel):
     """The game service's stub on ``channel``."""
     from unoplay.v1 import game_service_pb2_grpc
