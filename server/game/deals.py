@@ -290,7 +290,6 @@ class DealCheck:
         self._round = 0
         self._my_draws: list[list[int]] = []  # my predicted draws not yet shown to me
         self._shown: dict[int, list[int]] = {}  # seat -> its hand after its last Wild Draw Four
-        self._wd4_by = -1  # a Wild Draw Four was just played by this seat
 
     # The pile algorithm, step by step as proto/README.md section 11 states it.
 
@@ -389,11 +388,7 @@ class DealCheck:
             self._discard += event.cards
             self.checked += len(event.cards)
             if any(RANK[c] == Rank.WILD_DRAW_FOUR for c in event.cards):
-                self._wd4_by = p  # a challenge shows their hand as it is at the next TURN
-        elif k is EventKind.TURN:
-            if self._wd4_by >= 0:
-                self._shown[self._wd4_by] = self._hands[self._wd4_by][:]
-                self._wd4_by = -1
+                self._shown[p] = hand[:]  # a challenge shows the hand the play left
         elif k is EventKind.HANDS_SWAPPED:
             hands = self._hands
             hands[p], hands[event.target] = hands[event.target], hands[p]

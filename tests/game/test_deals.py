@@ -10,7 +10,7 @@ import hashlib
 import random
 
 from helpers import play_out, rule_sets
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from unoplay.game.deals import (
@@ -147,6 +147,23 @@ def test_the_commitment_is_the_documented_text_and_binds_rules_seats_and_table()
     players=st.sampled_from([2, 3, 4, 6, 8, 10]),
     rules=rule_sets,
     fmt=st.sampled_from(GameFormat),
+)
+@example(  # a last Wild Draw Four that draws one (number_first_and_last), challenged
+    seed="C\U000519ccBª_lm\U000b3484OÊ\x1d\U00090a4d\U000d8472\U0010f6e0",
+    players=3,
+    rules=RuleSet(
+        initial_direction="counter_clockwise",
+        unnamed_wild_keeps_colour=True,
+        challenge_success_skips_challenger=False,
+        uno_penalty=4,
+        target_score=0,
+        stacking="draw_two",
+        jump_in=True,
+        multi_play="same_rank",
+        number_first_and_last=True,
+        wrong_play_penalty=1,
+    ),
+    fmt=GameFormat.ELIMINATION,
 )
 def test_every_seat_checks_every_card_it_saw_under_any_rules(seed, players, rules, fmt):
     """The algorithm of the guide (deals.DealCheck) replays exactly the engine's
