@@ -386,10 +386,14 @@ class Connection:
         reply = await _answer(self.lobby.JoinTable(request, timeout=self.timeout))
         return Seated(reply.seat, reply.seat_token, wire.table_from_pb(reply.table))
 
-    async def add_bot(self, table_id: str, kind: str = "greedy", seat: int | None = None) -> Seated:
+    async def add_bot(
+        self, table_id: str, kind: str = "greedy", seat: int | None = None, seat_token: str = ""
+    ) -> Seated:
         """Put a server-side bot in a free seat (``kind``: random, greedy, ismcts, or
-        a search bot with a budget such as ismcts@80ms: see AddBotRequest)."""
-        request = ls.AddBotRequest(table_id=table_id, kind=kind, seat=seat)
+        a search bot with a budget such as ismcts@80ms: see AddBotRequest). At a
+        table this client did not create, ``seat_token`` (a seat's at it) is
+        needed: without it the call is refused (PERMISSION_DENIED)."""
+        request = ls.AddBotRequest(table_id=table_id, kind=kind, seat=seat, seat_token=seat_token)
         reply = await _answer(self.lobby.AddBot(request, timeout=self.timeout))
         return Seated(reply.seat, "", wire.table_from_pb(reply.table))
 

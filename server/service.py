@@ -392,6 +392,14 @@ class LobbyServicer(ls_grpc.LobbyServiceServicer):
         kind = request.kind or "greedy"
         try:
             table = self.lobby.get(request.table_id)
+            if request.seat_token:
+                table.seat_for_token(request.seat_token)
+            elif table.owner != _client(context, self.tab_key):
+                raise LobbyError(
+                    "permission_denied",
+                    "only the table's creator, or a player seated at it (seat_token), "
+                    "may add a bot",
+                )
             try:
                 bot = make_bot(kind, rules=table.rules, max_ms=self.lobby.limits.bot_ms)
             except ValueError as err:

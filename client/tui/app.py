@@ -333,7 +333,7 @@ class UnoApp(App[None]):
             if options.server:  # a seat on another server: kept, as the lobby keeps its seats
                 self.store.put(target, table.table_id, options.name, joined.seat_token, joined.seat)
             for _ in range(bots):
-                await conn.add_bot(table.table_id, "greedy")
+                await conn.add_bot(table.table_id, "greedy", seat_token=joined.seat_token)
             await conn.start_game(table.table_id, joined.seat_token)
         except (ServerError, RuntimeError, OSError) as err:
             log.exception("embedded game failed")

@@ -79,8 +79,8 @@ MAX_NAME = 24
 class LobbyError(Exception):
     """A lobby request that cannot be served. ``kind`` maps to a gRPC status:
     ``invalid`` (INVALID_ARGUMENT), ``not_found``, ``unauthenticated``,
-    ``failed_precondition``, ``resource_exhausted``, ``out_of_range``,
-    ``unavailable``."""
+    ``permission_denied``, ``failed_precondition``, ``resource_exhausted``,
+    ``out_of_range``, ``unavailable``."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)

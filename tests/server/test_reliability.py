@@ -16,7 +16,7 @@ import random
 
 import grpc
 import pytest
-from helpers import assert_conserved, make_certificate, until
+from helpers import AddressRelay, assert_conserved, make_certificate, until
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -26,6 +26,8 @@ from unoplay.client.sdk import (
     CHANNEL_OPTIONS,
     Connection,
     Received,
+    Refused,
+    SeatGone,
     ServerError,
     Snapshot,
     run_bot,
@@ -238,6 +240,28 @@ async def test_resumed_stream_starts_with_a_snapshot_and_keeps_seq_contiguous(se
 
 
 # ------------------------------------------------------------------ limits
+
+
+async def test_only_a_tables_creator_or_its_players_add_bots(server, conn):
+    """AddBot: the client that created a table may call it as is; another
+    (another address) is refused PERMISSION_DENIED, and nothing changes at
+    the table, unless it gives a seat token of the table (a bad one:
+    UNAUTHENTICATED); so nobody fills a stranger's table with bots."""
+    table = await conn.create_table(seats=4)
+    await conn.join_table(table.table_id, "host")
+    await conn.add_bot(table.table_id)  # the creator: no token needed
+    async with AddressRelay(server.port, "127.0.0.2") as other, Connection(other) as stranger:
+        with pytest.raises(Refused, match="creator, or a player seated"):
+            await stranger.add_bot(table.table_id)
+        assert [s.name for s in server.lobby.get(table.table_id).seats if s.name] == [
+            "host",
+            "greedy-1",
+        ]
+        with pytest.raises(SeatGone):
+            await stranger.add_bot(table.table_id, seat_token="not-a-token")
+        guest = await stranger.join_table(table.table_id, "guest")
+        added = await stranger.add_bot(table.table_id, seat_token=guest.seat_token)
+    assert added.table.seats[added.seat].name == "greedy-2"
 
 
 async def test_table_and_seat_and_stream_limits():

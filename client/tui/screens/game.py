@@ -731,7 +731,8 @@ class GameScreen(BoardScreen):
         conn = host(self).connection(seating.target)
         try:
             if what == "bot":
-                self.model.table = (await conn.add_bot(seating.table_id, "greedy")).table
+                added = await conn.add_bot(seating.table_id, "greedy", seat_token=seating.token)
+                self.model.table = added.table
             else:
                 self.model.table = await conn.start_game(seating.table_id, seating.token)
         except ServerError as err:

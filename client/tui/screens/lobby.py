@@ -325,7 +325,7 @@ class LobbyScreen(Screen[None]):
                 token = joined.seat_token
                 store.put(self.target, table_id, name, token, joined.seat)
             for _ in range(bots):
-                await conn.add_bot(table_id, "greedy")
+                await conn.add_bot(table_id, "greedy", seat_token=token)
             if start:
                 await conn.start_game(table_id, token)
         except ServerError as err:
@@ -354,9 +354,11 @@ class LobbyScreen(Screen[None]):
 
     @work(group="bot")
     async def add_bot(self, table_id: str) -> None:
-        """Seat a greedy bot at ``table_id``."""
+        """Seat a greedy bot at ``table_id`` (with your seat's token there, if
+        you sit at it: another's table takes bots only from its players)."""
+        token = host(self).store.get(self.target, table_id, self.player) or ""
         try:
-            await host(self).connection(self.target).add_bot(table_id, "greedy")
+            await host(self).connection(self.target).add_bot(table_id, "greedy", seat_token=token)
         except ServerError as err:
             self.notify(error_words(err, self.target), title="Cannot add a bot", severity="error")
             return

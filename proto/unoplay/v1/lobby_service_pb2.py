@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from unoplay.v1 import game_pb2 as unoplay_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eunoplay/v1/lobby_service.proto\x12\nunoplay.v1\x1a\x15unoplay/v1/game.proto\"\xfd\x02\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.unoplay.v1.SeatInfo\x12\"\n\x05rules\x18\x04 \x01(\x0b\x32\x13.unoplay.v1.RuleSet\x12\x14\n\x0cturn_seconds\x18\x05 \x01(\r\x12%\n\x05state\x18\x06 \x01(\x0e\x32\x16.unoplay.v1.TableState\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x1a\n\x12\x61way_grace_seconds\x18\x08 \x01(\r\x12\x11\n\twindow_ms\x18\t \x01(\r\x12\x0e\n\x06seeded\x18\n \x01(\x08\x12\x19\n\x11max_round_actions\x18\x0b \x01(\r\x12\x15\n\rrematch_votes\x18\x0c \x03(\r\x12\r\n\x05games\x18\r \x01(\r\x12\x14\n\x0crules_preset\x18\x0e \x01(\t\x12\x18\n\x10rule_differences\x18\x0f \x03(\t\x12\r\n\x05\x61rena\x18\x10 \x01(\x08\"\xb7\x02\n\x12\x43reateTableRequest\x12\r\n\x05title\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x01(\r\x12\"\n\x05rules\x18\x03 \x01(\x0b\x32\x13.unoplay.v1.RuleSet\x12\x14\n\x0cturn_seconds\x18\x04 \x01(\r\x12\x19\n\x11\x62ot_delay_seconds\x18\x05 \x01(\x01\x12\x1f\n\x12\x61way_grace_seconds\x18\x06 \x01(\rH\x00\x88\x01\x01\x12\x16\n\twindow_ms\x18\x07 \x01(\rH\x01\x88\x01\x01\x12\x11\n\x04seed\x18\x08 \x01(\tH\x02\x88\x01\x01\x12\x1e\n\x11max_round_actions\x18\t \x01(\rH\x03\x88\x01\x01\x42\x15\n\x13_away_grace_secondsB\x0c\n\n_window_msB\x07\n\x05_seedB\x14\n\x12_max_round_actions\"7\n\x13\x43reateTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"\x13\n\x11ListTablesRequest\"7\n\x12ListTablesResponse\x12!\n\x06tables\x18\x01 \x03(\x0b\x32\x11.unoplay.v1.Table\"N\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05table\x18\x03 \x01(\x0b\x32\x11.unoplay.v1.Table\"K\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"@\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12 \n\x05table\x18\x02 \x01(\x0b\x32\x11.unoplay.v1.Table\"T\n\x10StartGameRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"5\n\x11StartGameResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"9\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"6\n\x12LeaveTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"6\n\x0eRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"3\n\x0fRematchResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table*u\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_STATE_WAITING\x10\x01\x12\x17\n\x13TABLE_STATE_PLAYING\x10\x02\x12\x18\n\x14TABLE_STATE_FINISHED\x10\x03\x32\x91\x04\n\x0cLobbyService\x12N\n\x0b\x43reateTable\x12\x1e.unoplay.v1.CreateTableRequest\x1a\x1f.unoplay.v1.CreateTableResponse\x12K\n\nListTables\x12\x1d.unoplay.v1.ListTablesRequest\x1a\x1e.unoplay.v1.ListTablesResponse\x12H\n\tJoinTable\x12\x1c.unoplay.v1.JoinTableRequest\x1a\x1d.unoplay.v1.JoinTableResponse\x12?\n\x06\x41\x64\x64\x42ot\x12\x19.unoplay.v1.AddBotRequest\x1a\x1a.unoplay.v1.AddBotResponse\x12H\n\tStartGame\x12\x1c.unoplay.v1.StartGameRequest\x1a\x1d.unoplay.v1.StartGameResponse\x12K\n\nLeaveTable\x12\x1d.unoplay.v1.LeaveTableRequest\x1a\x1e.unoplay.v1.LeaveTableResponse\x12\x42\n\x07Rematch\x12\x1a.unoplay.v1.RematchRequest\x1a\x1b.unoplay.v1.RematchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eunoplay/v1/lobby_service.proto\x12\nunoplay.v1\x1a\x15unoplay/v1/game.proto\"\xfd\x02\n\x05Table\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12#\n\x05seats\x18\x03 \x03(\x0b\x32\x14.unoplay.v1.SeatInfo\x12\"\n\x05rules\x18\x04 \x01(\x0b\x32\x13.unoplay.v1.RuleSet\x12\x14\n\x0cturn_seconds\x18\x05 \x01(\r\x12%\n\x05state\x18\x06 \x01(\x0e\x32\x16.unoplay.v1.TableState\x12\x0e\n\x06scores\x18\x07 \x03(\x05\x12\x1a\n\x12\x61way_grace_seconds\x18\x08 \x01(\r\x12\x11\n\twindow_ms\x18\t \x01(\r\x12\x0e\n\x06seeded\x18\n \x01(\x08\x12\x19\n\x11max_round_actions\x18\x0b \x01(\r\x12\x15\n\rrematch_votes\x18\x0c \x03(\r\x12\r\n\x05games\x18\r \x01(\r\x12\x14\n\x0crules_preset\x18\x0e \x01(\t\x12\x18\n\x10rule_differences\x18\x0f \x03(\t\x12\r\n\x05\x61rena\x18\x10 \x01(\x08\"\xb7\x02\n\x12\x43reateTableRequest\x12\r\n\x05title\x18\x01 \x01(\t\x12\r\n\x05seats\x18\x02 \x01(\r\x12\"\n\x05rules\x18\x03 \x01(\x0b\x32\x13.unoplay.v1.RuleSet\x12\x14\n\x0cturn_seconds\x18\x04 \x01(\r\x12\x19\n\x11\x62ot_delay_seconds\x18\x05 \x01(\x01\x12\x1f\n\x12\x61way_grace_seconds\x18\x06 \x01(\rH\x00\x88\x01\x01\x12\x16\n\twindow_ms\x18\x07 \x01(\rH\x01\x88\x01\x01\x12\x11\n\x04seed\x18\x08 \x01(\tH\x02\x88\x01\x01\x12\x1e\n\x11max_round_actions\x18\t \x01(\rH\x03\x88\x01\x01\x42\x15\n\x13_away_grace_secondsB\x0c\n\n_window_msB\x07\n\x05_seedB\x14\n\x12_max_round_actions\"7\n\x13\x43reateTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"\x13\n\x11ListTablesRequest\"7\n\x12ListTablesResponse\x12!\n\x06tables\x18\x01 \x03(\x0b\x32\x11.unoplay.v1.Table\"N\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"W\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x05table\x18\x03 \x01(\x0b\x32\x11.unoplay.v1.Table\"_\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x12\n\nseat_token\x18\x04 \x01(\tB\x07\n\x05_seat\"@\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12 \n\x05table\x18\x02 \x01(\x0b\x32\x11.unoplay.v1.Table\"T\n\x10StartGameRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x11\n\x04seed\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"5\n\x11StartGameResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"9\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"6\n\x12LeaveTableResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table\"6\n\x0eRematchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\nseat_token\x18\x02 \x01(\t\"3\n\x0fRematchResponse\x12 \n\x05table\x18\x01 \x01(\x0b\x32\x11.unoplay.v1.Table*u\n\nTableState\x12\x1b\n\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x17\n\x13TABLE_STATE_WAITING\x10\x01\x12\x17\n\x13TABLE_STATE_PLAYING\x10\x02\x12\x18\n\x14TABLE_STATE_FINISHED\x10\x03\x32\x91\x04\n\x0cLobbyService\x12N\n\x0b\x43reateTable\x12\x1e.unoplay.v1.CreateTableRequest\x1a\x1f.unoplay.v1.CreateTableResponse\x12K\n\nListTables\x12\x1d.unoplay.v1.ListTablesRequest\x1a\x1e.unoplay.v1.ListTablesResponse\x12H\n\tJoinTable\x12\x1c.unoplay.v1.JoinTableRequest\x1a\x1d.unoplay.v1.JoinTableResponse\x12?\n\x06\x41\x64\x64\x42ot\x12\x19.unoplay.v1.AddBotRequest\x1a\x1a.unoplay.v1.AddBotResponse\x12H\n\tStartGame\x12\x1c.unoplay.v1.StartGameRequest\x1a\x1d.unoplay.v1.StartGameResponse\x12K\n\nLeaveTable\x12\x1d.unoplay.v1.LeaveTableRequest\x1a\x1e.unoplay.v1.LeaveTableResponse\x12\x42\n\x07Rematch\x12\x1a.unoplay.v1.RematchRequest\x1a\x1b.unoplay.v1.RematchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'unoplay.v1.lobby_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TABLESTATE']._serialized_start=1579
-  _globals['_TABLESTATE']._serialized_end=1696
+  _globals['_TABLESTATE']._serialized_start=1599
+  _globals['_TABLESTATE']._serialized_end=1716
   _globals['_TABLE']._serialized_start=70
   _globals['_TABLE']._serialized_end=451
   _globals['_CREATETABLEREQUEST']._serialized_start=454
@@ -49,21 +49,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINTABLERESPONSE']._serialized_start=982
   _globals['_JOINTABLERESPONSE']._serialized_end=1069
   _globals['_ADDBOTREQUEST']._serialized_start=1071
-  _globals['_ADDBOTREQUEST']._serialized_end=1146
-  _globals['_ADDBOTRESPONSE']._serialized_start=1148
-  _globals['_ADDBOTRESPONSE']._serialized_end=1212
-  _globals['_STARTGAMEREQUEST']._serialized_start=1214
-  _globals['_STARTGAMEREQUEST']._serialized_end=1298
-  _globals['_STARTGAMERESPONSE']._serialized_start=1300
-  _globals['_STARTGAMERESPONSE']._serialized_end=1353
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1355
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1412
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1414
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1468
-  _globals['_REMATCHREQUEST']._serialized_start=1470
-  _globals['_REMATCHREQUEST']._serialized_end=1524
-  _globals['_REMATCHRESPONSE']._serialized_start=1526
-  _globals['_REMATCHRESPONSE']._serialized_end=1577
-  _globals['_LOBBYSERVICE']._serialized_start=1699
-  _globals['_LOBBYSERVICE']._serialized_end=2228
+  _globals['_ADDBOTREQUEST']._serialized_end=1166
+  _globals['_ADDBOTRESPONSE']._serialized_start=1168
+  _globals['_ADDBOTRESPONSE']._serialized_end=1232
+  _globals['_STARTGAMEREQUEST']._serialized_start=1234
+  _globals['_STARTGAMEREQUEST']._serialized_end=1318
+  _globals['_STARTGAMERESPONSE']._serialized_start=1320
+  _globals['_STARTGAMERESPONSE']._serialized_end=1373
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1375
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1432
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1434
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1488
+  _globals['_REMATCHREQUEST']._serialized_start=1490
+  _globals['_REMATCHREQUEST']._serialized_end=1544
+  _globals['_REMATCHRESPONSE']._serialized_start=1546
+  _globals['_REMATCHRESPONSE']._serialized_end=1597
+  _globals['_LOBBYSERVICE']._serialized_start=1719
+  _globals['_LOBBYSERVICE']._serialized_end=2248
 # @@protoc_insertion_point(module_scope)

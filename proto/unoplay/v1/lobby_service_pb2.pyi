@@ -114,14 +114,16 @@ class JoinTableResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., table: _Optional[_Union[Table, _Mapping]] = ...) -> None: ...
 
 class AddBotRequest(_message.Message):
-    __slots__ = ("table_id", "kind", "seat")
+    __slots__ = ("table_id", "kind", "seat", "seat_token")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     kind: str
     seat: int
-    def __init__(self, table_id: _Optional[str] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, table_id: _Optional[str] = ..., kind: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class AddBotResponse(_message.Message):
     __slots__ = ("seat", "table")
