@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sqlite3
 from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
@@ -211,10 +212,13 @@ NO_STORE_YET = " (uno serve --db makes it when its first game is stored)"
 def game_store(args: argparse.Namespace, command: str) -> GameStore:
     """The game store of ``--db`` (default: the one ``uno serve`` uses), open.
     Raises SystemExit, one line naming ``command`` (``uno replay``), when
-    there is no such file yet."""
+    there is no such file yet or it is no game store."""
     from unoplay.server.storage import GameStore, default_db_path
 
     path = args.db or default_db_path()
     if not os.path.exists(path):
         raise SystemExit(f"{command}: no game store at {path} yet{NO_STORE_YET}")
-    return GameStore(path)
+    try:
+        return GameStore(path)
+    except (RuntimeError, OSError, sqlite3.Error) as err:
+        raise SystemExit(f"{command}: {err}") from None

@@ -130,6 +130,20 @@ ALTER TABLE games ADD COLUMN received TEXT NOT NULL DEFAULT '[]';
 """
 
 
+def _check_kind(db: sqlite3.Connection, path: str) -> None:
+    """Raise RuntimeError, before anything is written, when ``path`` is not a
+    game store nor empty: a ``uno match`` results file, another program's
+    SQLite file, or no SQLite file at all."""
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as err:
+        raise RuntimeError(f"{path} is not a game store ({err})") from None
+    if "matches" in tables:
+        raise RuntimeError(f"{path} is a uno match results file (uno replay --match reads it)")
+    if tables and "games" not in tables:
+        raise RuntimeError(f"{path} is not a game store (an SQLite file of something else)")
+
+
 def default_db_path() -> Path:
     """``games.sqlite3`` in the user's data directory for unoplay:
     ``$XDG_DATA_HOME/unoplay`` (default ``~/.local/share/unoplay``) on Linux,
@@ -185,6 +199,7 @@ class GameStore:
                 pass
         db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         try:
+            _check_kind(db, path)
             db.execute("PRAGMA foreign_keys = ON")
             if path != ":memory:":
                 db.execute("PRAGMA journal_mode = WAL")

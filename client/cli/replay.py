@@ -114,7 +114,10 @@ class _MatchGames:
 
         if not os.path.exists(path):
             raise SystemExit(f"uno replay: no match results at {path}")
-        self.store = MatchStore(path)
+        try:
+            self.store = MatchStore(path)
+        except ValueError as err:
+            raise SystemExit(f"uno replay: {err}") from None
         self.match_id = match_id if match_id is not None else self.store.latest()
         try:
             if self.match_id is None:

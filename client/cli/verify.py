@@ -48,12 +48,17 @@ def run(args: argparse.Namespace) -> int:
         print(f"uno verify: {args.game}: no such file", file=sys.stderr)
         return 2
     else:
-        store = arguments.game_store(args, "uno verify")
+        try:
+            store = arguments.game_store(args, "uno verify")
+        except SystemExit as err:  # no store, or no game store: 2, as any unverifiable game
+            print(err.code, file=sys.stderr)
+            return 2
         try:
             record = store.load(args.game)
             verdict = verify(record)
         except KeyError as err:
-            raise SystemExit(f"uno verify: {err.args[0]}") from None
+            print(f"uno verify: {err.args[0]}", file=sys.stderr)
+            return 2
         except (ValueError, TypeError) as err:  # a stored record the engine cannot deal
             print(f"uno verify: game {args.game}: cannot be replayed: {err}", file=sys.stderr)
             return 2

@@ -293,7 +293,10 @@ async def run_match(
     test = Sprt(sprt) if sprt is not None else None
     config = dataclasses.replace(config, sys_path=tuple(p for p in sys.path if p))
     if config.log_dir:
-        Path(config.log_dir).mkdir(parents=True, exist_ok=True)
+        try:
+            Path(config.log_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            raise ValueError(f"--log-dir {config.log_dir}: {err.strerror}") from None
     settings = match_settings(config, plan, pair)
     print_ = fingerprint(settings)
     settings["code"] = code_fingerprints(entrants)  # kept, but not part of the fingerprint

@@ -118,12 +118,29 @@ class StoredMatch:
 
 class MatchStore:
     """A match file. Not shared between processes while a match runs (only
-    the runner writes; workers send it their results)."""
+    the runner writes; workers send it their results). Raises ValueError,
+    writing nothing, for a file that is neither empty nor a match file (a
+    ``uno serve`` game store, say)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), timeout=30.0)
+        try:
+            tables = {
+                r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+        except sqlite3.DatabaseError as err:
+            self.db.close()
+            raise ValueError(f"{path} is not a uno match results file ({err})") from None
+        if tables and "matches" not in tables:  # (nothing written to it)
+            self.db.close()
+            what = (
+                "a uno serve game store"
+                if "games" in tables
+                else "an SQLite file of something else"
+            )
+            raise ValueError(f"{path} is {what}, not a match results file")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)

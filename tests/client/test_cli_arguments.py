@@ -286,6 +286,35 @@ def test_uno_serve_with_its_web_page_on_a_port_in_use_says_so_in_one_line(env, b
     assert line == f"uno serve --web: port {busy_port} is in use (is another server there?)"
 
 
+# ------------------------------------------------------------------ a file for another command
+
+
+def test_a_game_store_and_a_match_file_are_refused_by_each_others_commands_unchanged(env, tmp_path):
+    """uno match --out on a server's --db file, uno replay/verify --db on a
+    match file or on no SQLite file: one line each (verify's exit 2: not
+    verified), and neither file is changed (match --out on a server's file
+    used to add its tables there, and the server's writes failed after)."""
+    from unoplay.client.match.store import MatchStore
+    from unoplay.server.storage import GameStore
+
+    served, results, text = tmp_path / "games.sqlite3", tmp_path / "runs.sqlite3", tmp_path / "x"
+    GameStore(served).close()
+    MatchStore(results).close()
+    text.write_text("not a database\n")
+    before = {p: p.read_bytes() for p in (served, results, text)}
+    status, line = _refusal(
+        env, "match", "--games", "1", "--bots", "greedy,random", "--out", str(served)
+    )
+    assert line == f"uno match: {served} is a uno serve game store, not a match results file"
+    for command in (["replay", "--text"], ["verify", "last"]):
+        status, line = _refusal(env, *command, "--db", str(results))
+        assert line.endswith(f"{results} is a uno match results file (uno replay --match reads it)")
+        status, line = _refusal(env, *command, "--db", str(text))
+        assert line.startswith(f"uno {command[0]}: {text} is not a game store")
+        assert status == (2 if command[0] == "verify" else 1)
+    assert {p: p.read_bytes() for p in before} == before
+
+
 # ------------------------------------------------------------------ uno bot --arena's lines
 
 
