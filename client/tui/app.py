@@ -16,9 +16,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import getpass
 import logging
 import os
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -206,6 +208,14 @@ class UnoApp(App[None]):
     # ------------------------------------------------------------- screens
 
     def on_mount(self) -> None:
+        loop = asyncio.get_running_loop()
+        hangup = getattr(signal, "SIGHUP", signal.SIGTERM)  # (Windows has none)
+        for stop in {signal.SIGTERM, hangup}:  # a kill, the terminal closed: quit as
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                # ctrl+q does (the terminal given back as it was), status 128 + the signal
+                loop.add_signal_handler(
+                    stop, functools.partial(self.call_later, self.quit_now, 128 + stop)
+                )
         if self.options.server and not self.options.new_table:
             self.show_lobby(self.options.server)
         elif self.options.lan:
@@ -370,8 +380,12 @@ class UnoApp(App[None]):
 
     async def action_quit_now(self) -> None:
         """Quit at once: the seat stays (LAN) and the embedded server stops."""
+        await self.quit_now()
+
+    async def quit_now(self, status: int = 0) -> None:
+        """Quit at once, as :meth:`action_quit_now`, with exit ``status``."""
         await self.shutdown()
-        self.exit(return_code=0)
+        self.exit(return_code=status)
 
     async def shutdown(self) -> None:
         """Close streams, channels and the embedded server; seats whose

@@ -1664,3 +1664,52 @@ async def test_a_stray_enter_on_the_colour_prompt_names_no_colour():
         await pilot.press("tab", "tab", "enter")  # moved to the second colour
         await wait_until(pilot, lambda: app.session.sent, "the intent")
         assert wire.action_from_id(app.session.sent[0]).colour == prompt.colours[1]
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP"), reason="a POSIX terminal")
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGHUP"])
+def test_uno_play_killed_or_hung_up_gives_the_terminal_back(stop):
+    """``uno play`` in a terminal (a pty) ended by SIGTERM (a kill) or SIGHUP
+    (its terminal closed) quits as ctrl+q does: it leaves the alternate
+    screen and mouse tracking, and exits 128 + the signal, where it used to
+    die at once and leave the terminal in the game's modes."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color", "UNOPLAY_MDNS": "0"}
+    argv = [sys.executable, "-m", "unoplay.client.cli", "play", "--bots", "1"]
+    child = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True
+    )
+    os.close(slave)
+    out = bytearray()
+
+    def read_until(done: typing.Callable[[], bool]) -> None:
+        deadline = time.monotonic() + 60
+        while not done() and time.monotonic() < deadline:
+            if select.select([master], [], [], 0.2)[0]:
+                try:
+                    out.extend(os.read(master, 65536))
+                except OSError:  # (EIO: the child closed the terminal)
+                    return
+
+    try:
+        read_until(lambda: b"Draw pile" in out)  # the table is on the screen
+        assert b"Draw pile" in out, out[-500:]
+        child.send_signal(getattr(signal, stop))
+        read_until(lambda: child.poll() is not None)
+        assert child.wait(WAIT) == 128 + getattr(signal, stop)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait(WAIT)
+        os.close(master)
+    after = out[out.index(b"Draw pile") :]
+    assert b"\x1b[?1049l" in after  # the alternate screen left
+    assert b"\x1b[?1000l" in after  # mouse tracking off
