@@ -353,7 +353,14 @@ class UnoApp(App[None]):
             return
         self.embedded_table = table.table_id
         self.show_table(
-            Seating(target, table.table_id, joined.seat_token, options.name, embedded=True)
+            Seating(
+                target,
+                table.table_id,
+                joined.seat_token,
+                options.name,
+                embedded=True,
+                remote=bool(options.server),
+            )
         )
 
     async def _fail(self, message: str) -> None:

@@ -647,7 +647,9 @@ class GameScreen(BoardScreen):
         seating = self.seating
         embedded = seating is None or seating.embedded
         playing = view is not None and not self.model.finished
-        self.app.push_screen(QuitPrompt(embedded, playing, lost=self.model.failed), self._left)
+        remote = seating is not None and seating.remote
+        prompt = QuitPrompt(embedded, playing, lost=self.model.failed, remote=remote)
+        self.app.push_screen(prompt, self._left)
 
     def _left(self, choice: QuitChoice | None) -> None:
         if choice is None:

@@ -33,6 +33,9 @@ class Seating:
     name: str
     embedded: bool = False
     last_seq: int = 0  #: resume the table's stream after this message (a rematch)
+    #: an embedded game's table made on another server (uno play --server
+    #: --new-table): it goes on there when this app quits
+    remote: bool = False
 
 
 class Host(Protocol):

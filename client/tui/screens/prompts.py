@@ -475,15 +475,20 @@ class QuitPrompt(Prompt[QuitChoice]):
     ]
     kind = "quit"
 
-    def __init__(self, embedded: bool, playing: bool, lost: str = "") -> None:
+    def __init__(self, embedded: bool, playing: bool, lost: str = "", remote: bool = False) -> None:
         super().__init__()
-        self.embedded, self.playing, self.lost = embedded, playing, lost
+        self.embedded, self.playing, self.lost, self.remote = embedded, playing, lost, remote
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog"):
             if self.embedded:
                 yield Static(Text("Quit the game?", style="bold"), classes="title")
-                yield Static("The local server and its bots stop with it.", classes="body")
+                body = (
+                    "The table goes on at the server: a stand-in plays your seat while you are away."
+                    if self.remote
+                    else "The local server and its bots stop with it."
+                )
+                yield Static(body, classes="body")
                 with Horizontal(classes="buttons"):
                     yield Button("y  Quit", name="quit", variant="error")
                     yield Button("Esc  Stay", name="", variant="primary")
