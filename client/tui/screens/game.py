@@ -216,6 +216,7 @@ class GameScreen(BoardScreen):
         self._prompt: Prompt[Any] | None = None
         self._results_round = 0
         self._final_shown = False
+        self._leaving = False  # the seat is being given up (LeaveTable): its stream ends so
         self._last_status: tuple[int | None, float | None] = (None, None)
         self._keys_shown: tuple[str, bool, bool] | None = None  # the key set shown
 
@@ -353,6 +354,8 @@ class GameScreen(BoardScreen):
                 self.handle(received)
         except ServerError as err:
             log.info("stream ended: %s %s", err.status, err)
+            if self._leaving:  # the seat was given up here: nothing to tell
+                return
             gone = isinstance(err, (SeatGone, TableNotFound))
             if gone:
                 self._forget_seat()
@@ -691,9 +694,11 @@ class GameScreen(BoardScreen):
         if seating is not None and not seating.embedded and not model.finished and not model.failed:
             try:
                 conn = host(self).connection(seating.target)
+                self._leaving = True
                 await conn.leave_table(seating.table_id, seating.token)
                 host(self).store.forget(seating.target, seating.table_id, seating.name)
             except ServerError as err:
+                self._leaving = False
                 self.notify(f"Could not leave: {err}", severity="error")
         if then is QuitChoice.QUIT:
             self.app.call_later(self.app.run_action, "quit_now")
