@@ -163,13 +163,18 @@ def add_rules(
 
 
 def add_target(parser: argparse.ArgumentParser, help: str) -> None:
-    """``--target POINTS``: the game's target score over the preset's (None: the preset's)."""
-    parser.add_argument("--target", type=int, default=None, help=help)
+    """``--target POINTS``: the game's target score over the preset's (None:
+    the preset's), within the rules' bounds (checked as parsed)."""
+    from unoplay.game.rules import option_range
+
+    low, high = option_range("target_score")
+    parser.add_argument("--target", type=number(int, low, high), default=None, help=help)
 
 
-def rule_set(args: argparse.Namespace) -> RuleSet:
+def rule_set(args: argparse.Namespace, command: str) -> RuleSet:
     """The rules of ``--rules``, ``--target`` and every ``--rule`` (server/RULES.md).
-    Raises SystemExit, one line, for a preset, option or value the rules do not know."""
+    Raises SystemExit, one line naming ``command`` (``uno match``), for a
+    preset, option or value the rules do not know."""
     from unoplay.game.rules import RuleError, parse_rule, preset
 
     try:
@@ -179,7 +184,7 @@ def rule_set(args: argparse.Namespace) -> RuleSet:
         options = dict(parse_rule(text) for text in getattr(args, "rule", None) or ())
         return rules.replace(**options) if options else rules
     except RuleError as err:
-        raise SystemExit(f"uno: {err}") from None
+        raise SystemExit(f"{command}: {err}") from None
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                     flush=True,
                 )
             else:
-                print(f"uno bot: {name} takes its seat at table {args.table} back", flush=True)
+                print(f"uno bot: taking {name}'s seat at table {args.table} back...", flush=True)
             try:
                 state = await run_bot(make_bot(args.kind), conn.session(args.table, token))
             except SeatGone:
@@ -105,7 +105,8 @@ def run(args: argparse.Namespace) -> int:
                 return 0
             if state.game_over:
                 store.forget(args.server, args.table, name)
-            log.info("game over: scores %s", state.view.scores if state.view else "?")
+            scores = " ".join(map(str, state.view.scores)) if state.view else "?"
+            print(f"uno bot: game over; scores by seat: {scores}", flush=True)
         return 0
 
     try:

@@ -21,4 +21,4 @@ def run(args: argparse.Namespace) -> int:
     """``uno match``: the match's exit code (0 done, 1 a failure, 130 interrupted)."""
     from ..match.command import run as run_match
 
-    return run_match(args, arguments.rule_set(args))
+    return run_match(args, arguments.rule_set(args, "uno match"))

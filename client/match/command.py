@@ -21,8 +21,9 @@ from .adjudication import ILLEGAL_BUDGET, ILLEGAL_LIMIT
 from .config import MatchConfig, check_outputs, default_concurrency
 from .control import MatchControl
 from .display import Display, stdout_aside
-from .entrants import Entrant, parse_entrants
+from .entrants import Entrant, parse_entrants, short_command
 from .errors import MatchError
+from .procs import program_problem
 from .report import print_report
 from .runner import run_match
 from .schedule import DUPLICATES, SCHEDULES
@@ -327,6 +328,11 @@ def match_config(args: argparse.Namespace, rules: RuleSet) -> MatchConfig:
         sprt = SprtSpec.parse(args.sprt) if args.sprt is not None else None
     except ValueError as err:
         raise refuse(str(err)) from None
+    for entrant in entrants:  # (on a Ray cluster the command is the nodes' to find)
+        if entrant.command and not args.ray:
+            missing = program_problem(entrant.command)
+            if missing:
+                raise refuse(f"--seat {short_command(entrant.command)}: {missing}")
     if args.server:  # asked once here: a worker would say it as a traceback
         problem = asyncio.run(reach_problem(args.server))
         if problem:

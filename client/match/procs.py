@@ -22,7 +22,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 PR_SET_PDEATHSIG = 1
 
@@ -74,6 +74,17 @@ def wrapped(command: list[str] | tuple[str, ...]) -> list[str]:
     return [sys.executable, "-S", "-c", WRAPPER, str(os.getpid()), *command]
 
 
+def program_problem(command: Sequence[str]) -> str:
+    """Why ``command``'s program cannot be started here ("no such program:
+    'x'", "not an executable program: 'x'"), or "" when it can."""
+    program = command[0] if command else ""
+    if not program or (os.sep not in program and shutil.which(program) is None):
+        return f"no such program: {program!r}"
+    if os.sep in program and not os.access(program, os.X_OK):
+        return f"not an executable program: {program!r}"
+    return ""
+
+
 async def spawn(
     command: list[str] | tuple[str, ...],
     *,
@@ -88,11 +99,9 @@ async def spawn(
     with this process: behind :data:`WRAPPER` (``wrap``), or a child that
     asks for it itself (the worker processes, :func:`die_with_parent`).
     Raises OSError when the program does not exist."""
-    program = command[0] if command else ""
-    if not program or (os.sep not in program and shutil.which(program) is None):
-        raise FileNotFoundError(f"no such program: {program!r}")
-    if os.sep in program and not os.access(program, os.X_OK):
-        raise PermissionError(f"not an executable program: {program!r}")
+    problem = program_problem(command)
+    if problem:
+        raise (FileNotFoundError if problem.startswith("no such") else PermissionError)(problem)
     return await asyncio.create_subprocess_exec(
         *(wrapped(command) if wrap else command),
         env=env,

@@ -315,6 +315,22 @@ def test_a_game_store_and_a_match_file_are_refused_by_each_others_commands_uncha
     assert {p: p.read_bytes() for p in before} == before
 
 
+def test_a_seat_command_that_cannot_run_is_refused_before_any_game(env, tmp_path):
+    """uno match --seat CMD whose program is not there (or not executable):
+    one line before the first game, where every game used to be played and
+    lost by a crash, the report printed, and the reason said at the end."""
+    not_executable = tmp_path / "bot.sh"
+    not_executable.write_text("#!/bin/sh\n")
+    for command, why in (
+        ("no-such-bot --fast", "no such program: 'no-such-bot'"),
+        (str(not_executable), f"not an executable program: '{not_executable}'"),
+    ):
+        _, line = _refusal(
+            env, "match", "--games", "2", "--bots", "greedy", "--seat", command, "--no-out"
+        )
+        assert line.startswith("uno match: --seat ") and line.endswith(why), line
+
+
 # ------------------------------------------------------------------ uno bot --arena's lines
 
 
