@@ -38,12 +38,14 @@ class ArenaRecord:
     wins: int = 0
     first_rating: float | None = None
     rating: float | None = None
+    rated: int | None = None  #: the name's rated games, as the standings last said
 
     def entered(self, standing: ArenaStanding) -> None:
         """The standing an ``ArenaWelcome`` gave (the first one is kept)."""
         if self.first_rating is None:
             self.first_rating = standing.rating
         self.rating = standing.rating
+        self.rated = standing.games
 
     def game(
         self, seat: ArenaSeat, view: PlayerView | None, over: bool, standing: ArenaStanding | None
@@ -68,6 +70,12 @@ class ArenaRecord:
         if standing is None:
             return f"{line}; rating not shown (not among the standings' rows)"
         before, self.rating = self.rating, standing.rating
+        counted, self.rated = self.rated, standing.games
+        if counted is not None and standing.games == counted:  # the server did not rate it
+            return (
+                f"{line}; not rated (two seats of one address, or a seat its player left "
+                f"to the server: RULES.md, The arena); rating {standing.rating:.2f}"
+            )
         change = f" ({standing.rating - before:+.2f})" if before is not None else ""
         return f"{line}; rating {standing.rating:.2f}{change}"
 

@@ -358,6 +358,12 @@ def test_the_record_counts_rated_games_and_follows_the_rating():
     stopped = record.game(seat, None, False, None)
     assert stopped.endswith("not finished (the server stopped it); not rated")
     assert record.summary() == "1 arena game (1 won), rating 6.00 (from 1.00)"
+    # a finished game the server did not rate (the name's games did not move)
+    unrated = record.game(seat, _over((40, 0), (1,)), True, ArenaStanding("ann", 1, 1, 27, 7, 6.0))
+    assert unrated.endswith(
+        "; not rated (two seats of one address, or a seat its player left "
+        "to the server: RULES.md, The arena); rating 6.00"
+    )
 
 
 # ------------------------------------------------------------------ uno match's workers
