@@ -192,6 +192,15 @@ async def test_lobby_create_table_with_bots_leave_and_take_the_seat_back(data_di
             assert store.get(server.address, table_id, "Ada") == token
             mode = stat.S_IMODE(os.stat(data_dir / "seats.json").st_mode)
             assert mode == 0o600
+            await pilot.press("i")  # the table's id, at the table too
+            await wait_until(
+                pilot,
+                lambda: any(
+                    str(n.message) == f"uno bot --server {server.address} --table {table_id}"
+                    for n in app._notifications
+                ),
+                "the table id at the table",
+            )
             # Leave for the lobby: the seat stays ours.
             await pilot.press("q")
             await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the quit prompt")

@@ -43,7 +43,7 @@ from ..model import (
     TableModel,
 )
 from ..widgets import HandView, PileView, TableBoard
-from .host import Seating, ShowFinal, ShowLobby, host
+from .host import Seating, ShowFinal, ShowLobby, host, show_table_id
 from .prompts import (
     ColourPrompt,
     DrawnChoice,
@@ -199,6 +199,7 @@ class GameScreen(BoardScreen):
         Binding("b", "add_bot", "Add bot"),
         Binding("s", "start", "Start"),
         Binding("q", "leave", "Leave"),
+        Binding("i", "table_id", "Table id", show=False),
         Binding("question_mark", "help", "Help"),  # last: the first a narrow footer cuts
     ]
 
@@ -629,6 +630,11 @@ class GameScreen(BoardScreen):
     def action_help(self) -> None:
         """?: the keys, the marks and the rules of the table."""
         self.app.push_screen(HelpScreen(self.model.rules))
+
+    def action_table_id(self) -> None:
+        """i: this table's id, as ``uno bot --table`` (another bot) wants it."""
+        if self.seating is not None:
+            show_table_id(self, self.seating.target, self.seating.table_id)
 
     @property
     def mid_game(self) -> bool:

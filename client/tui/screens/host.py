@@ -110,3 +110,12 @@ class ShowFinal(Message):
 
 class NewGame(Message):
     """A new local game with bots (the embedded server's)."""
+
+
+def show_table_id(screen: Any, target: str, table_id: str) -> None:
+    """i: a notice of ``table_id`` at ``target``, as ``uno bot --table`` wants it."""
+    screen.notify(
+        f"uno bot --server {target} --table {table_id}",
+        title=f"Table id: {table_id}",
+        timeout=15,
+    )

@@ -19,7 +19,7 @@ from ..render import SEEDED_NOTE, rules_label
 from ..seats import Prefs
 from ..words import error_words, plural
 from .create import CreateTableScreen, NewTable
-from .host import Seating, ShowConnect, ShowTable, ShowWatch, host
+from .host import Seating, ShowConnect, ShowTable, ShowWatch, host, show_table_id
 from .prompts import HelpScreen
 from .standings import StandingsScreen
 
@@ -291,11 +291,7 @@ class LobbyScreen(Screen[None]):
         if table is None:
             self.notify("No table yet: press n to create one", severity="warning")
             return
-        self.notify(
-            f"uno bot --server {self.target} --table {table.table_id}",
-            title=f"Table id: {table.table_id}",
-            timeout=15,
-        )
+        show_table_id(self, self.target, table.table_id)
 
     def action_sit(self) -> None:
         """Enter: sit at the highlighted table, or take your seat there back."""

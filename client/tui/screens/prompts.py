@@ -368,6 +368,7 @@ HELP = """\
  c  catch a player without UNO   ?       this help
  o  sort the hand: as dealt, by colour, by rank (remembered)
  q  leave the table              ctrl+q  quit at once (Ctrl+C asks)
+ i  the table's id (uno bot --table ID seats a bot of yours here)
 {marking} Mouse: click a card to select it, click it again to play it.
 [b]UNO[/b]
  Playing your second-to-last card? Press u first: the call rides on
