@@ -48,7 +48,7 @@ from unoplay.client.tui.screens.prompts import (
     TargetPrompt,
 )
 from unoplay.client.tui.seats import SeatStore
-from unoplay.client.tui.widgets import TableBoard
+from unoplay.client.tui.widgets import PileView, TableBoard
 from unoplay.game.actions import ActionKind, play
 from unoplay.game.cards import IS_WILD
 from unoplay.game.engine import GameState
@@ -211,6 +211,21 @@ async def test_a_short_terminal_keeps_a_line_of_what_happened():
         await pilot.pause()
         assert board.game_log.display and not board.latest.display
         assert "What happened" in " ".join(screen_lines(app))
+
+
+@pytest.mark.parametrize("width", [104, 110, 112, 114, 116])
+async def test_the_pile_s_words_never_wrap_into_the_card(width):
+    """Beside the top card, a line too long for the panel ends in …; it
+    used to wrap, its end drawn on a line of its own through the card (at
+    110-113 columns: "Draw pile 79 · discards" then "5")."""
+    app = DemoApp()
+    async with app.run_test(size=(width, 32)) as pilot:
+        await pilot.pause()
+        lines = shown_in(app, app.screen.query_one(PileView))
+        inside = [line[1:-1] for line in lines[1:-1]]  # (within the Table panel's frame)
+        card = [line for line in inside if line.strip()]
+        assert all(line.lstrip().startswith(("╭", "│", "╰")) for line in card), lines
+        assert any("Draw pile" in line for line in card)
 
 
 class _BoardApp(App):

@@ -20,7 +20,7 @@ class PileView(Widget):
     terminal's, see :meth:`~.board.TableBoard.lay_out`). Click it to draw."""
 
     DEFAULT_CSS = """
-    PileView { height: 4; }
+    PileView { height: 4; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     class Clicked(Message):
@@ -91,7 +91,7 @@ class PileView(Widget):
         gap = " " if small else "  "
         lines = [Text.assemble(left, gap, right) for left, right in zip(card, info)]
         self.drawn = (max(line.cell_len for line in lines), len(lines))
-        return Text("\n").join(lines)
+        return Text("\n").join(lines)  # (a line too long ends in …: DEFAULT_CSS)
 
     def on_click(self, event: events.Click) -> None:
         """A click on the pile as drawn draws a card; elsewhere in the
