@@ -199,15 +199,24 @@ def add_db(
     parser.add_argument("--db", help=help)
 
 
-def read_file(command: str, flag: str, path: str) -> bytes:
-    """The bytes of the file ``flag`` names (``--tls-cert``). Raises
-    SystemExit, one line naming ``command`` (``uno serve``), the flag and
-    why it cannot be read."""
+#: What each kind of PEM file read by :func:`read_file` must hold.
+PEM_MARKS = {"certificate": b"-----BEGIN CERTIFICATE-----", "private key": b"PRIVATE KEY-----"}
+
+
+def read_file(command: str, flag: str, path: str, pem: str = "") -> bytes:
+    """The bytes of the file ``flag`` names (``--tls-cert``); with ``pem``
+    (a key of :data:`PEM_MARKS`: "certificate", "private key"), one that
+    must hold one in PEM (else grpc logs C-level errors and blames the wrong
+    thing). Raises SystemExit, one line naming ``command`` (``uno serve``),
+    the flag and why it cannot be read or is not that."""
     try:
         with open(path, "rb") as f:
-            return f.read()
+            data = f.read()
     except OSError as err:
         raise SystemExit(f"{command}: {flag} {path}: {err.strerror or err}") from None
+    if pem and PEM_MARKS[pem] not in data:
+        raise SystemExit(f"{command}: {flag} {path}: no PEM {pem} in it")
+    return data
 
 
 #: What a missing game store means (replay, verify).

@@ -67,11 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.tls_ca:  # every Connection made by this command uses TLS (client/sdk.py)
         if not os.path.exists(args.tls_ca):
             raise SystemExit(f"uno: --tls-ca {args.tls_ca}: no such file")
-        # not a certificate: say so (grpc would log C-level errors and blame the server)
-        if b"-----BEGIN CERTIFICATE-----" not in arguments.read_file(
-            "uno", "--tls-ca", args.tls_ca
-        ):
-            raise SystemExit(f"uno: --tls-ca {args.tls_ca}: no PEM certificate in it")
+        arguments.read_file("uno", "--tls-ca", args.tls_ca, pem="certificate")
         os.environ["UNOPLAY_TLS_CA"] = args.tls_ca
     if args.command != "play":  # the TUI owns the terminal
         logging.basicConfig(

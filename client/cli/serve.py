@@ -238,8 +238,8 @@ def run(args: argparse.Namespace) -> int:
         if not (args.tls_cert and args.tls_key):
             raise SystemExit("uno serve: --tls-cert and --tls-key go together")
         tls = (
-            arguments.read_file("uno serve", "--tls-cert", args.tls_cert),
-            arguments.read_file("uno serve", "--tls-key", args.tls_key),
+            arguments.read_file("uno serve", "--tls-cert", args.tls_cert, pem="certificate"),
+            arguments.read_file("uno serve", "--tls-key", args.tls_key, pem="private key"),
         )
     store = None
     if not args.no_db:
@@ -287,11 +287,12 @@ def run(args: argparse.Namespace) -> int:
         except (RuntimeError, ValueError) as err:  # port taken, a bad certificate or key
             raise SystemExit(f"uno serve: {err}") from None
         log.info(
-            "uno server listening on %s:%d%s (connect with: uno%s play --server HOST:%d)",
+            "uno server listening on %s:%d%s (connect with: uno%s play --server %s:%d)",
             args.host,
             server.port,
             " with TLS" if tls else "",
             f" --tls-ca {args.tls_cert}" if tls else "",
+            "HOST" if args.host in ("0.0.0.0", "::", "[::]", "") else args.host,
             server.port,
         )
         try:  # (the web page first: a server that cannot have it is not announced)

@@ -408,6 +408,15 @@ def test_files_named_on_the_command_line_are_checked_in_one_line_naming_them(env
     missing = tmp_path / "missing.pem"
     _, line = _refusal(env, "serve", "--tls-cert", str(missing), "--tls-key", str(missing))
     assert line == f"uno serve: --tls-cert {missing}: No such file or directory"
+    # (a certificate and a key that are not PEM: grpc said "could not listen")
+    _, line = _refusal(
+        env, "serve", "--no-db", "--tls-cert", str(not_pem), "--tls-key", str(not_pem)
+    )
+    assert line == f"uno serve: --tls-cert {not_pem}: no PEM certificate in it"
+    cert = tmp_path / "cert.pem"  # (only its kind is checked before the key's)
+    cert.write_text("-----BEGIN CERTIFICATE-----\nMII=\n-----END CERTIFICATE-----\n")
+    _, line = _refusal(env, "serve", "--no-db", "--tls-cert", str(cert), "--tls-key", str(not_pem))
+    assert line == f"uno serve: --tls-key {not_pem}: no PEM private key in it"
     status, line = _refusal(env, "verify", "./12.jsonl")
     assert status == 2 and line == "uno verify: ./12.jsonl: no such file"
 
