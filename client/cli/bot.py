@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from ..tui.seats import SeatStore
 
     name = (args.name or args.kind).strip()
+    if args.arena and (args.table or args.token):
+        raise SystemExit("uno bot: --arena seats its bot itself: no --table or --token with it")
+    if args.games and not args.arena:
+        raise SystemExit("uno bot: --games goes with --arena (at a --table the bot plays its game)")
     if args.arena:
         return _arena_bot(args, name)
     if not args.table:

@@ -59,4 +59,6 @@ def run(args: argparse.Namespace) -> int:
     """``uno play``: the TUI's exit status."""
     from ..tui.app import run as run_app
 
+    if args.lan and args.server:
+        raise SystemExit("uno play: --lan or --server, not both")
     return run_app(args)

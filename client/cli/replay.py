@@ -35,7 +35,7 @@ def add_arguments(replay: argparse.ArgumentParser) -> None:
         action="store_true",
         help="JSON Lines: the game, every action and every event, the result",
     )
-    replay.add_argument("--limit", type=int, default=50, help="games to list")
+    replay.add_argument("--limit", type=arguments.positive, default=50, help="games to list")
     replay.add_argument(
         "--text", action="store_true", help="print the list or the move list (no screen)"
     )
@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
     terminal (a text dump with ``--text`` or when the output is no terminal;
     JSON Lines with ``--jsonl``)."""
     from ..replay import Frames, jsonl_lines, write_game_list, write_move_list
+
+    if args.jsonl and args.text:
+        raise SystemExit("uno replay: --jsonl or --text, not both")
 
     if args.match:
         store: Any = _MatchGames(args.match, args.match_id)

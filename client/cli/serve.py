@@ -242,6 +242,8 @@ def run(args: argparse.Namespace) -> int:
             arguments.read_file("uno serve", "--tls-key", args.tls_key, pem="private key"),
         )
     store = None
+    if args.no_db and args.db:
+        raise SystemExit("uno serve: --db or --no-db, not both")
     if not args.no_db:
         path = args.db or default_db_path()
         new = not os.path.exists(path)

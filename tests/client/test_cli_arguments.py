@@ -315,6 +315,24 @@ def test_a_game_store_and_a_match_file_are_refused_by_each_others_commands_uncha
     assert {p: p.read_bytes() for p in before} == before
 
 
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["bot", "--server", "127.0.0.1:1", "--arena", "--table", "t1"], "no --table or --token"),
+        (["bot", "--server", "127.0.0.1:1", "--games", "3", "--table", "t1"], "--games goes with"),
+        (["replay", "2", "--jsonl", "--text"], "--jsonl or --text, not both"),
+        (["play", "--lan", "--server", "127.0.0.1:1"], "--lan or --server, not both"),
+        (["serve", "--no-db", "--db", "x.sqlite3"], "--db or --no-db, not both"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else "",
+)
+def test_options_that_contradict_each_other_are_refused_not_one_ignored(env, argv, says):
+    """Two options of which one would be ignored: one line, before anything
+    is done (each used to be accepted without a word, one of them dropped)."""
+    _, line = _refusal(env, *argv)
+    assert line.startswith(f"uno {argv[0]}: ") and says in line, line
+
+
 def test_a_seat_command_that_cannot_run_is_refused_before_any_game(env, tmp_path):
     """uno match --seat CMD whose program is not there (or not executable):
     one line before the first game, where every game used to be played and
