@@ -176,3 +176,44 @@ async def reach_problem(target: str, timeout: float = 30.0) -> str | None:
     except TimeoutError:
         return timed_out(target)
     return None
+
+
+def bind_problem(host: str, port: int, flag: str = "--host") -> str | None:
+    """Why a server (``uno serve``, ``uno web``) cannot listen on ``host:port``, found by binding a
+    plain socket as grpc binds (SO_REUSEADDR on, so a closed server's
+    lingering connections do not count): the name does not resolve, it is
+    not an address of this machine, the port is in use, or it needs
+    privileges. None when it can. grpc refuses too, but says only that it
+    could not bind (and writes a C-level log line)."""
+    import errno
+    import socket
+
+    name = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(
+            name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+    except OSError as err:  # socket.gaierror: no such name
+        return f"{flag} {host}: the name does not resolve ({err.strerror or err})"
+    for family, kind, proto, _, address in infos:
+        try:
+            probe = socket.socket(family, kind, proto)
+        except OSError:  # a family this machine lacks (IPv6 off): grpc skips it too
+            continue
+        with probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as err:
+                if err.errno == errno.EADDRINUSE:
+                    return f"port {port} is in use (is another server there?)"
+                if err.errno == errno.EADDRNOTAVAIL:
+                    return f"{flag} {host} is not an address of this machine"
+                if err.errno in (errno.EACCES, errno.EPERM):
+                    other = f": use --port {DEFAULT_PORT}" if flag == "--host" else ""
+                    return (
+                        f"no permission to listen on port {port} (ports below 1024 need "
+                        f"privileges{other})"
+                    )
+                return f"cannot listen on {host}:{port}: {err.strerror or err}"
+    return None

@@ -13,7 +13,7 @@ HELP = "the server operator's arena tools"
 
 def add_arguments(arena: argparse.ArgumentParser) -> None:
     """The tools of ``uno arena``, a subcommand each."""
-    arena_sub = arena.add_subparsers(dest="arena_command", required=True)
+    arena_sub = arena.add_subparsers(dest="arena_command", metavar="{reset,forget}", required=True)
     for command, what in (
         ("reset", "give NAME a new secret and print it, for its owner (rating kept)"),
         ("forget", "remove NAME from the arena (its rating too): anyone may register it"),

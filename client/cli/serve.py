@@ -12,7 +12,7 @@ import secrets
 import signal
 
 from .. import arguments
-from ..address import DEFAULT_PORT
+from ..address import DEFAULT_PORT, bind_problem
 
 log = logging.getLogger("unoplay")
 HELP = "run a game server for the LAN"
@@ -25,7 +25,10 @@ def add_arguments(serve: argparse.ArgumentParser) -> None:
     """The options of ``uno serve``."""
     serve.add_argument("--host", default="0.0.0.0", help="interface to listen on (default: all)")
     serve.add_argument(
-        "--port", type=arguments.port, default=DEFAULT_PORT, help="port (0: any free port)"
+        "--port",
+        type=arguments.port,
+        default=DEFAULT_PORT,
+        help=f"port (default: {DEFAULT_PORT}; 0: any free port)",
     )
     arguments.add_db(
         serve,
@@ -154,47 +157,6 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def _bind_problem(host: str, port: int, flag: str = "--host") -> str | None:
-    """Why ``uno serve`` cannot listen on ``host:port``, found by binding a
-    plain socket as grpc binds (SO_REUSEADDR on, so a closed server's
-    lingering connections do not count): the name does not resolve, it is
-    not an address of this machine, the port is in use, or it needs
-    privileges. None when it can. grpc refuses too, but says only that it
-    could not bind (and writes a C-level log line)."""
-    import errno
-    import socket
-
-    name = host.strip("[]")
-    try:
-        infos = socket.getaddrinfo(
-            name or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-        )
-    except OSError as err:  # socket.gaierror: no such name
-        return f"{flag} {host}: the name does not resolve ({err.strerror or err})"
-    for family, kind, proto, _, address in infos:
-        try:
-            probe = socket.socket(family, kind, proto)
-        except OSError:  # a family this machine lacks (IPv6 off): grpc skips it too
-            continue
-        with probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            try:
-                probe.bind(address)
-            except OSError as err:
-                if err.errno == errno.EADDRINUSE:
-                    return f"port {port} is in use (is another server there?)"
-                if err.errno == errno.EADDRNOTAVAIL:
-                    return f"{flag} {host} is not an address of this machine"
-                if err.errno in (errno.EACCES, errno.EPERM):
-                    other = f": use --port {DEFAULT_PORT}" if flag == "--host" else ""
-                    return (
-                        f"no permission to listen on port {port} (ports below 1024 need "
-                        f"privileges{other})"
-                    )
-                return f"cannot listen on {host}:{port}: {err.strerror or err}"
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
     """``uno serve``: listen until Ctrl-C or SIGTERM, then stop (storing the
     games in play); SystemExit, one line, when it cannot start."""
@@ -269,11 +231,11 @@ def run(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        problem = _bind_problem(args.host, args.port)
+        problem = bind_problem(args.host, args.port)
         if problem:
             raise SystemExit(f"uno serve: {problem}")
         if args.web:  # (0: any free port)
-            problem = _bind_problem(args.web_host, args.web, "--web-host")
+            problem = bind_problem(args.web_host, args.web, "--web-host")
             if problem:
                 raise SystemExit(f"uno serve --web: {problem}")
         try:

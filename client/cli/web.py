@@ -10,6 +10,7 @@ import secrets
 import signal
 
 from .. import arguments
+from ..address import bind_problem
 
 log = logging.getLogger("unoplay")
 HELP = "serve the terminal client to browsers: each tab its own uno play (textual-serve)"
@@ -72,6 +73,10 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(
             "uno web: --new-table goes with --server (without it every tab gets a new table anyway)"
         )
+
+    problem = bind_problem(args.host, args.port)  # before anything starts
+    if problem:
+        raise SystemExit(f"uno web: {problem}")
 
     async def main() -> None:
         stop = asyncio.Event()

@@ -284,6 +284,17 @@ def test_uno_serve_with_its_web_page_on_a_port_in_use_says_so_in_one_line(env, b
     end on a traceback of the gRPC server it left behind)."""
     _, line = _refusal(env, "serve", "--no-db", "--port", "0", "--web", str(busy_port))
     assert line == f"uno serve --web: port {busy_port} is in use (is another server there?)"
+    # uno web too, before its game server starts (it used to start and log it first)
+    run = subprocess.run(
+        [sys.executable, "-m", "unoplay.client.cli", "web", "--port", str(busy_port)],
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 1 and not run.stdout
+    assert run.stderr == f"uno web: port {busy_port} is in use (is another server there?)\n"
 
 
 # ------------------------------------------------------------------ a file for another command
