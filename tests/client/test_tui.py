@@ -1376,6 +1376,16 @@ async def test_the_lobby_never_says_0_tables_before_the_server_answers_and_names
         assert "0 tables" not in status
         assert f"nothing answers at {target}" in status
         assert "failed to connect" not in status and "last error" not in status
+        # the whole sentence on an 80-column screen (it used to be cut before "running there?")
+        assert any("is uno serve running there?" in line for line in screen_lines(app))
+        form = await open_form(app, pilot)  # a table asked of that server: the same words
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: not form.busy and "nothing answers" in " ".join(screen_lines(app)),
+            "the form's error",
+        )
+        assert "failed to connect" not in " ".join(screen_lines(app))
         await pilot.press("ctrl+q")
 
 

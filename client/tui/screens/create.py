@@ -24,6 +24,7 @@ from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 from unoplay.game.messages import TableInfo
 from unoplay.game.rules import OPTION_NAMES, PRESETS, preset
 
+from ...address import error_words
 from ...sdk import ServerError
 from ..ruleinfo import OPTIONS, OptionInfo, in_form_words, option_label
 from ..seats import Prefs
@@ -325,7 +326,7 @@ class CreateTableScreen(Modal[NewTable]):
             )
         except ServerError as err:
             self.busy = False
-            self.show_error(str(err))
+            self.show_error(error_words(err, self.target))
             return
         if self.prefs is not None:
             self.prefs.put(

@@ -219,7 +219,7 @@ class LobbyScreen(Screen[None]):
         """The line under the list: what the server has, or why it is out of
         reach; never "0 tables" before the server answered."""
         if self.problem:
-            status = Text(f"Cannot reach the server: {self.problem}", style="bold #ef5350")
+            status = Text(self.problem, style="bold #ef5350")  # (a sentence, short: 80 columns)
             if self.listed:
                 status.append(" (the list is the last one it gave)", style="dim")
         elif not self.listed:

@@ -98,7 +98,7 @@ class StandingsScreen(Screen[None]):
         for rank, row in enumerate(rows, 1):
             self.grid.add_row(*standing_row(rank, row))
         if self.problem:
-            status = Text(f"Cannot reach the server: {self.problem}", style="bold #ef5350")
+            status = Text(self.problem, style="bold #ef5350")  # (a sentence, short: 80 columns)
         elif not self.answered:
             status = Text(f"Asking {self.target} for its arena…", style="italic")
         elif not rows:
