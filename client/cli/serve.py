@@ -209,6 +209,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.no_db:
         path = args.db or default_db_path()
         new = not os.path.exists(path)
+        folder = os.path.dirname(os.path.abspath(path))
+        if args.db and not os.path.isdir(folder):  # (a typo would make directories)
+            raise SystemExit(f"uno serve: --db {args.db}: no directory {folder}")
         try:  # an existing file is checked now; a new one is made with the first game
             store = GameStore(path, lazy=new, keep=args.keep_games)
         except Exception as err:

@@ -334,12 +334,14 @@ def test_a_game_store_and_a_match_file_are_refused_by_each_others_commands_uncha
         (["replay", "2", "--jsonl", "--text"], "--jsonl or --text, not both"),
         (["play", "--lan", "--server", "127.0.0.1:1"], "--lan or --server, not both"),
         (["serve", "--no-db", "--db", "x.sqlite3"], "--db or --no-db, not both"),
+        (["serve", "--db", "/no-such-dir/games.sqlite3"], "no directory /no-such-dir"),
     ],
     ids=lambda v: " ".join(v) if isinstance(v, list) else "",
 )
 def test_options_that_contradict_each_other_are_refused_not_one_ignored(env, argv, says):
-    """Two options of which one would be ignored: one line, before anything
-    is done (each used to be accepted without a word, one of them dropped)."""
+    """Two options of which one would be ignored, or a --db in a directory
+    that is not there: one line, before anything is done (each used to be
+    accepted without a word: one option dropped, the directories made)."""
     _, line = _refusal(env, *argv)
     assert line.startswith(f"uno {argv[0]}: ") and says in line, line
 
