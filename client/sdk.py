@@ -765,8 +765,8 @@ class GameSession:
                     and err.code() is grpc.StatusCode.INTERNAL
                     and "from Core" in (err.details() or "")
                 )
-                log.log(
-                    logging.DEBUG if race else logging.INFO,
+                log.log(  # once an outage (its further attempts: DEBUG)
+                    logging.DEBUG if race or retries > 1 else logging.INFO,
                     "stream dropped (%s); reconnecting in %.2fs",
                     f"{err.code()}: {err.details()}"
                     if isinstance(err, grpc.aio.AioRpcError)
