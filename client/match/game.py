@@ -154,7 +154,8 @@ class _Game:
         a server in this process plays the bots of this process without the wire."""
         config, spec, lobby = self.config, self.spec, self.ctx.lobby
         n = len(spec.seats)
-        title = f"match {spec.seed}" + (f" r{spec.rotation}" if spec.rotation else "")
+        # as uno replay --match numbers it (the deal's seed is the record's)
+        title = f"match game {spec.index}" + (f" r{spec.rotation}" if spec.rotation else "")
         table = await lobby.create_table(
             seats=n,
             rules=config.rules,

@@ -279,7 +279,9 @@ class MatchStore:
             (match_id, index),
         ).fetchone()
         if row is None:
-            raise KeyError(f"match {match_id} of {self.path} has no game {index}")
+            raise KeyError(
+                f"match {match_id} of {self.path} has no game {index} (its games are numbered from 0)"
+            )
         return None if row[0] is None else unpack_record(row[0])
 
     def game_list(self, match_id: int) -> list[dict[str, Any]]:
