@@ -1418,28 +1418,14 @@ def test_the_lobby_marks_away_players_and_votes_to_play_again():
     assert state_text(table) == "finished, again 1/2"
 
 
-async def test_ctrl_c_asks_once_in_a_game_and_quits_on_the_second():
-    app = UnoApp(PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=3))
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_until(
-            pilot,
-            lambda: table_screen(app) is not None and table_screen(app).state.view is not None,
-            "the game",
-        )
-        await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: isinstance(app.screen, QuitPrompt), "the question")
-        await pilot.press("ctrl+c")
-        await wait_until(pilot, lambda: app._exit_renderables or not app.is_running, "the exit")
-    assert app.return_code == 0
-
-
 @pytest.mark.parametrize("remote", [False, True])
-async def test_the_quit_question_says_what_happens_to_a_new_table_here_or_at_a_server(
+async def test_ctrl_c_asks_once_in_a_game_says_what_quitting_does_and_quits_on_the_second(
     server, remote
 ):
-    """uno play's own game: its local server stops with it; uno play
-    --server --new-table's table goes on at that server (the question used
-    to say a local server would stop there too)."""
+    """The question says what quitting does: uno play's own game, its local
+    server stops with it; uno play --server --new-table's table goes on at
+    that server (the question used to say a local server would stop there
+    too). A second Ctrl+C quits, exit 0."""
     options = PlayOptions(name="Ada", bots=1, bot_delay=0.0, seed=3)
     if remote:
         options = PlayOptions(
@@ -1457,6 +1443,7 @@ async def test_the_quit_question_says_what_happens_to_a_new_table_here_or_at_a_s
         said = " ".join(str(w.render()) for w in app.screen.query(Static))
         await pilot.press("ctrl+c")  # (its servers and streams closed)
         await wait_until(pilot, lambda: app._exit_renderables or not app.is_running, "the exit")
+    assert app.return_code == 0
     assert ("goes on at the server" in said) is remote
     assert ("local server and its bots stop" in said) is not remote
 

@@ -700,6 +700,16 @@ async def test_the_server_goes_on_after_garbage_to_every_rpc(server, conn):
     assert (await conn.create_table(seats=2)).table_id in server.lobby.tables
 
 
+async def _streams_down_to(streams, count: int) -> None:
+    """Wait (polling, at most WAIT s) until the server's :class:`OpenStreams`
+    ``streams`` counts ``count``: it ends a cancelled stream soon after."""
+    for _ in range(WAIT * 100):
+        if len(streams) == count:
+            return
+        await asyncio.sleep(0.01)
+    pytest.fail(f"the server still counts {len(streams)} {streams.what} streams")
+
+
 async def test_health_watch_streams_are_bounded_per_client_and_in_all():
     """A client may have so many health Watch streams open, the server so many
     in all; past either, Watch is RESOURCE_EXHAUSTED and the others go on. A
@@ -724,11 +734,7 @@ async def test_health_watch_streams_are_bounded_per_client_and_in_all():
         return err.value
 
     async def settled(count):
-        for _ in range(WAIT * 100):  # the server ends a cancelled stream soon after
-            if len(srv.health.watches) == count:
-                return
-            await asyncio.sleep(0.01)
-        pytest.fail(f"the server still counts {len(srv.health.watches)} Watch streams")
+        await _streams_down_to(srv.health.watches, count)
 
     try:
         async with (
@@ -776,11 +782,7 @@ async def test_spectate_and_reflection_streams_are_bounded_per_client_and_in_all
     srv = await start_server("127.0.0.1", 0, limits=limits)
 
     async def settled(count):
-        for _ in range(WAIT * 100):  # the server ends a cancelled stream soon after
-            if len(srv.games.spectating) == count:
-                return
-            await asyncio.sleep(0.01)
-        pytest.fail(f"the server still counts {len(srv.games.spectating)} Spectate streams")
+        await _streams_down_to(srv.games.spectating, count)
 
     async def first(call):
         return await asyncio.wait_for(call.read(), WAIT)
