@@ -13,10 +13,11 @@ would be dialled on gRPC's own default port, 443.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from dataclasses import dataclass
 
-from .sdk import ServerError, ServerUnavailable
+from .sdk import TLS_CA_ENV, ServerError, ServerUnavailable
 
 #: The port of ``uno serve`` (its --port default) and of an address without one.
 DEFAULT_PORT = 50051
@@ -152,6 +153,12 @@ def error_words(err: Exception, target: str) -> str:
             return (
                 f"{target} refused the connection's security: a server with TLS needs "
                 "uno --tls-ca CERT, a plain one none"
+            )
+        if "socket closed" in low and not os.environ.get(TLS_CA_ENV):
+            # something listens there and closed at once: a TLS server at a plain client
+            return (
+                f"{target} answered and closed the connection: a server with TLS needs "
+                "uno --tls-ca CERT (or it is no uno server)"
             )
         if "resolving" in low or "lookup" in low or "name or service" in low:
             host = parse_server(target).host if target else "the server"

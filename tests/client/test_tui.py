@@ -1389,12 +1389,17 @@ async def test_the_lobby_never_says_0_tables_before_the_server_answers_and_names
         await pilot.press("ctrl+q")
 
 
-def test_a_server_error_reads_as_a_sentence():
+def test_a_server_error_reads_as_a_sentence(monkeypatch):
     raw = "failed to connect to all addresses; last error: UNKNOWN: ipv4:127.0.0.1:9: refused"
     said = error_words(ServerUnavailable("UNAVAILABLE", raw), "127.0.0.1:9")
     assert said == "nothing answers at 127.0.0.1:9: is uno serve running there?"
     gone = ServerUnavailable("UNAVAILABLE", "the server is shutting down")
     assert error_words(gone, "h:1") == "the server at h:1 is shutting down"
+    # a plain client at a TLS server: grpc says only that the socket closed
+    monkeypatch.delenv("UNOPLAY_TLS_CA", raising=False)
+    closed = "failed to connect to all addresses; last error: UNAVAILABLE: ipv4:h:1: Socket closed"
+    said = error_words(ServerUnavailable("UNAVAILABLE", closed), "h:1")
+    assert said.startswith("h:1 answered and closed the connection") and "--tls-ca" in said
 
 
 def test_the_lobby_marks_away_players_and_votes_to_play_again():
