@@ -1038,13 +1038,16 @@ async def test_python_entrants_play_the_same_games_without_the_wire(tmp_path, ru
     worker's process (server/localseat.py) unless --network: on seeded deals
     with deterministic bots and no races (two seats), both paths give the
     same records, action for action, with the same scores and winners.
-    The house rules without their jump-in: a jump-in races the turn, and
-    over the wire which update a bot decides on depends on timing (two runs
-    of the network path alone differ), so no path can repeat such games."""
+    Without the two races a match's table has over the wire (no out-of-turn
+    window there), whose winner depends on timing (two runs of the network
+    path alone differ), so that no path can repeat such games: a jump-in
+    races the turn (jump_in off), and a player's own UNO call races the
+    other's catch (uno_call_strict: the call rides on the play; a CI run
+    under load once had the catch first)."""
     from unoplay.client.match.store import MatchStore
 
     entrants = parse_entrants("greedy,random")
-    rules = preset(rules_name).replace(target_score=0, jump_in=False)
+    rules = preset(rules_name).replace(target_score=0, jump_in=False, uno_call_strict=True)
     records = {}
     for network in (False, True):
         out = tmp_path / f"{rules_name}-{network}.sqlite3"
