@@ -131,6 +131,20 @@ class Fanout:
             seat.log.trim(keep)
         self.spectator_log.trim(keep)
 
+    def play_here(self, seat: Seat, observes: bool) -> None:
+        """``seat`` is played in this process (:mod:`.localseat`): its log
+        keeps nothing (no update is encoded for it), and its events go to
+        :attr:`local` when its player ``observes``."""
+        self.close_log(seat)
+        self.local.seats.add(seat.index)
+        if observes:
+            self.local.events[seat.index] = []
+
+    def played_elsewhere(self, seat: Seat) -> None:
+        """``seat`` is no longer played in this process (:meth:`play_here`)."""
+        self.local.seats.discard(seat.index)
+        self.local.events.pop(seat.index, None)
+
     def close_log(self, seat: Seat, first: Message | None = None) -> None:
         """A log that keeps nothing, for a seat no stream will open again (a
         bot's, a seat given up), counting from ``first`` when given."""

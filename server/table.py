@@ -424,20 +424,14 @@ class Table:
         update is encoded for it), its events go to :attr:`local_feed` when
         it ``observes``, and it counts as connected (:meth:`attach`). Undone
         by :meth:`played_elsewhere`."""
-        local = self.fanout.local
-        self.fanout.close_log(seat)
-        local.seats.add(seat.index)
-        if observes:
-            local.events[seat.index] = []
+        self.fanout.play_here(seat, observes)
         self.attach(seat)
 
     def played_elsewhere(self, seat: Seat) -> None:
         """``seat`` is no longer played in this process (:meth:`play_here`):
         its stream closed (:meth:`detach`), if it still holds its place."""
         if self.seats[seat.index] is seat:
-            local = self.fanout.local
-            local.seats.discard(seat.index)
-            local.events.pop(seat.index, None)
+            self.fanout.played_elsewhere(seat)
             self.detach(seat)
 
     def keep_no_spectator_log(self) -> None:
